@@ -1,0 +1,159 @@
+/**
+ * The exporter against a stand-in gRPC server (unit level: the real collector is exercised in
+ * test/e2e). The server answers with scripted statuses and partial successes.
+ */
+import * as grpc from '@grpc/grpc-js';
+import { loadConfig, parseArgs, type Config } from '../../src/config';
+import { OtlpGrpcExporter } from '../../src/export/otlp-grpc';
+import { createLogger } from '../../src/observability/log';
+import { BridgeMetrics } from '../../src/observability/metrics';
+import type { ResourceLogs } from '../../src/otlp/model';
+import { HttpError } from '../../src/server/errors';
+import { lookupType } from '../helpers/otlp-proto';
+
+type Script = (body: Buffer, md: grpc.Metadata) => { error?: Partial<grpc.StatusObject>; response?: Buffer };
+
+async function fakeCollector(script: Script): Promise<{ port: number; calls: { body: Buffer; md: grpc.Metadata }[]; stop: () => void }> {
+  const server = new grpc.Server();
+  const calls: { body: Buffer; md: grpc.Metadata }[] = [];
+  const handler: grpc.handleUnaryCall<Buffer, Buffer> = (call, callback) => {
+    calls.push({ body: call.request, md: call.metadata });
+    const { error, response } = script(call.request, call.metadata);
+    if (error) callback(error as grpc.ServiceError);
+    else callback(null, response ?? Buffer.alloc(0));
+  };
+  const raw = { path: '', requestStream: false, responseStream: false, requestSerialize: (b: Buffer) => b, requestDeserialize: (b: Buffer) => b, responseSerialize: (b: Buffer) => b, responseDeserialize: (b: Buffer) => b };
+  server.addService(
+    {
+      logs: { ...raw, path: '/opentelemetry.proto.collector.logs.v1.LogsService/Export' },
+    } as unknown as grpc.ServiceDefinition,
+    { logs: handler },
+  );
+  const port = await new Promise<number>((resolve, reject) => server.bindAsync('127.0.0.1:0', grpc.ServerCredentials.createInsecure(), (e, p) => (e ? reject(e) : resolve(p))));
+  return { port, calls, stop: () => server.forceShutdown() };
+}
+
+const logs = (n: number, text = 'x'): ResourceLogs[] => [
+  {
+    resource: { attributes: [{ key: 'service.name', value: { string: 'svc' } }] },
+    scopeLogs: [{ scope: { name: 's' }, logRecords: Array.from({ length: n }, (_, i) => ({ timeUnixNano: 1n, observedTimeUnixNano: 2n, severityNumber: 9, severityText: 'info', body: { string: `${text}${i}` }, attributes: [] })) }],
+  },
+];
+
+const configFor = (port: number, extra: string[] = []): Config => loadConfig(parseArgs(['--otlp-endpoint', `http://127.0.0.1:${port}`, '--export-retry-max-elapsed-ms', '1500', ...extra]), {});
+const silent = createLogger('error', {}, () => undefined);
+const partialSuccess = (rejected: number, message: string): Buffer => {
+  const type = lookupType('opentelemetry.proto.collector.logs.v1.ExportLogsServiceResponse');
+  return Buffer.from(type.encode(type.fromObject({ partialSuccess: { rejectedLogRecords: rejected, errorMessage: message } })).finish());
+};
+
+describe('OtlpGrpcExporter', () => {
+  it('sends pre-encoded requests with the raw ClickStack token and counts what was accepted', async () => {
+    const fake = await fakeCollector(() => ({}));
+    const metrics = new BridgeMetrics();
+    const exporter = new OtlpGrpcExporter(configFor(fake.port), 'secret-token', metrics, silent);
+    try {
+      expect(await exporter.export({ signal: 'logs', resources: logs(3) })).toEqual({ accepted: 3, rejected: 0 });
+      expect(fake.calls).toHaveLength(1);
+      expect(fake.calls[0]!.md.get('authorization')).toEqual(['secret-token']);
+      const decoded = lookupType('opentelemetry.proto.collector.logs.v1.ExportLogsServiceRequest').decode(fake.calls[0]!.body) as unknown as { resourceLogs: { scopeLogs: { logRecords: unknown[] }[] }[] };
+      expect(decoded.resourceLogs[0]!.scopeLogs[0]!.logRecords).toHaveLength(3);
+      expect(metrics.recordsOut.get({ signal: 'logs' })).toBe(3);
+    } finally {
+      await exporter.close();
+      fake.stop();
+    }
+  });
+
+  it('prefers an explicit authorization header over OTLP_AUTH_TOKEN', async () => {
+    const fake = await fakeCollector(() => ({}));
+    const exporter = new OtlpGrpcExporter(configFor(fake.port, ['--otlp-headers', 'authorization=Bearer%20x']), 'token', new BridgeMetrics(), silent);
+    try {
+      await exporter.export({ signal: 'logs', resources: logs(1) });
+      expect(fake.calls[0]!.md.get('authorization')).toEqual(['Bearer x']);
+    } finally {
+      await exporter.close();
+      fake.stop();
+    }
+  });
+
+  it('splits below the message limit and sends the parts in order', async () => {
+    const fake = await fakeCollector(() => ({}));
+    const exporter = new OtlpGrpcExporter(configFor(fake.port, ['--export-max-bytes', '2000']), undefined, new BridgeMetrics(), silent);
+    try {
+      expect(await exporter.export({ signal: 'logs', resources: logs(200, 'y'.repeat(50)) })).toEqual({ accepted: 200, rejected: 0 });
+      expect(fake.calls.length).toBeGreaterThan(5);
+      for (const c of fake.calls) expect(c.body.length).toBeLessThanOrEqual(2000);
+    } finally {
+      await exporter.close();
+      fake.stop();
+    }
+  });
+
+  it('retries UNAVAILABLE and succeeds when the collector recovers', async () => {
+    let n = 0;
+    const fake = await fakeCollector(() => (++n <= 2 ? { error: { code: grpc.status.UNAVAILABLE, details: 'busy' } } : {}));
+    const metrics = new BridgeMetrics();
+    const exporter = new OtlpGrpcExporter(configFor(fake.port), undefined, metrics, silent);
+    try {
+      expect(await exporter.export({ signal: 'logs', resources: logs(1) })).toEqual({ accepted: 1, rejected: 0 });
+      expect(n).toBe(3);
+      expect(metrics.exportFailures.get({ signal: 'logs', code: 'UNAVAILABLE' })).toBe(2);
+    } finally {
+      await exporter.close();
+      fake.stop();
+    }
+  });
+
+  it('gives up with 503 + Retry-After when the collector stays unavailable', async () => {
+    const fake = await fakeCollector(() => ({ error: { code: grpc.status.UNAVAILABLE } }));
+    const exporter = new OtlpGrpcExporter(configFor(fake.port), undefined, new BridgeMetrics(), silent);
+    try {
+      const err = await exporter.export({ signal: 'logs', resources: logs(1) }).catch((e: unknown) => e);
+      expect(err).toBeInstanceOf(HttpError);
+      expect((err as HttpError).status).toBe(503);
+      expect((err as HttpError).headers['Retry-After']).toBeDefined();
+    } finally {
+      await exporter.close();
+      fake.stop();
+    }
+  });
+
+  it('answers 400 without retrying when the collector calls the data invalid', async () => {
+    const fake = await fakeCollector(() => ({ error: { code: grpc.status.INVALID_ARGUMENT, details: 'bad field' } }));
+    const exporter = new OtlpGrpcExporter(configFor(fake.port), undefined, new BridgeMetrics(), silent);
+    try {
+      const err = (await exporter.export({ signal: 'logs', resources: logs(1) }).catch((e: unknown) => e)) as HttpError;
+      expect(err.status).toBe(400);
+      expect(err.message).toMatch(/bad field/);
+      expect(fake.calls).toHaveLength(1);
+    } finally {
+      await exporter.close();
+      fake.stop();
+    }
+  });
+
+  it('counts and reports a partial success without failing the request', async () => {
+    const fake = await fakeCollector(() => ({ response: partialSuccess(2, 'dropped two') }));
+    const metrics = new BridgeMetrics();
+    const lines: string[] = [];
+    const exporter = new OtlpGrpcExporter(configFor(fake.port), undefined, metrics, createLogger('warn', {}, (l) => lines.push(l)));
+    try {
+      expect(await exporter.export({ signal: 'logs', resources: logs(5) })).toEqual({ accepted: 3, rejected: 2 });
+      expect(metrics.recordsRejected.get({ signal: 'logs' })).toBe(2);
+      expect(lines.join('\n')).toMatch(/dropped two/);
+    } finally {
+      await exporter.close();
+      fake.stop();
+    }
+  });
+
+  it('answers 503 when nothing listens at the endpoint', async () => {
+    const exporter = new OtlpGrpcExporter(configFor(1), undefined, new BridgeMetrics(), silent);
+    try {
+      expect(((await exporter.export({ signal: 'logs', resources: logs(1) }).catch((e: unknown) => e)) as HttpError).status).toBe(503);
+    } finally {
+      await exporter.close();
+    }
+  });
+});
