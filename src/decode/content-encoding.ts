@@ -1,0 +1,41 @@
+import { unsupportedMediaType } from '../server/errors';
+
+/** A coding we know how to undo; `identity` never appears because it needs no work. */
+export type Codec = 'gzip' | 'deflate' | 'zstd';
+
+// A Map rather than an object literal so that names like "constructor" are not found on the prototype.
+const CODINGS = new Map<string, Codec | 'identity'>([
+  ['identity', 'identity'],
+  ['gzip', 'gzip'],
+  ['x-gzip', 'gzip'],
+  ['deflate', 'deflate'],
+  ['x-deflate', 'deflate'],
+  ['zstd', 'zstd'],
+  ['zstd1', 'zstd'], // what @datadog/datadog-api-client sends
+]);
+
+export const SUPPORTED_CONTENT_ENCODINGS: readonly string[] = [...CODINGS.keys()];
+
+/** Longest encoding name echoed back, so a hostile header cannot make the reply arbitrarily big. */
+const MAX_ECHOED_NAME = 64;
+
+/**
+ * Codecs in the order they were applied (header order); the caller undoes them right to left.
+ * Throws a 415 HttpError naming the first coding it does not know.
+ */
+export function parseContentEncoding(header: string | undefined): Codec[] {
+  const codecs: Codec[] = [];
+  for (const token of (header ?? '').split(',')) {
+    const name = token.trim().toLowerCase();
+    if (name === '') continue;
+    const codec = CODINGS.get(name);
+    if (codec === undefined) {
+      throw unsupportedMediaType(
+        `unsupported Content-Encoding ${JSON.stringify(name.slice(0, MAX_ECHOED_NAME))}; ` +
+          `supported: ${SUPPORTED_CONTENT_ENCODINGS.join(', ')}`,
+      );
+    }
+    if (codec !== 'identity') codecs.push(codec);
+  }
+  return codecs;
+}

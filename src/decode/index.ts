@@ -1,0 +1,35 @@
+/**
+ * Request-body decompression (intake-protocol §3): undo each Content-Encoding, right to left,
+ * never producing more than the cap, and fail with the HttpError the client deserves
+ * (415 unknown coding, 413 over the cap, 400 corrupt data).
+ */
+import { parseContentEncoding, type Codec } from './content-encoding';
+import { tooLarge, type DecodeLimits } from './output';
+import { decodeZstd } from './zstd';
+import { decodeDeflate, decodeGzip } from './zlib';
+
+export { parseContentEncoding, SUPPORTED_CONTENT_ENCODINGS, type Codec } from './content-encoding';
+export type { DecodeLimits } from './output';
+export { isZstdNative, zstdImplementation, type ZstdImplementation } from './zstd';
+
+const DECODERS: Readonly<Record<Codec, (raw: Buffer, limits: DecodeLimits) => Promise<Buffer>>> = {
+  gzip: decodeGzip,
+  deflate: decodeDeflate,
+  zstd: (raw, limits) => decodeZstd(raw, limits),
+};
+
+export async function decodeBody(
+  raw: Buffer,
+  contentEncoding: string | undefined,
+  limits: DecodeLimits,
+): Promise<Buffer> {
+  let body = raw;
+  for (const codec of parseContentEncoding(contentEncoding).reverse()) {
+    // Some clients label an empty body with a coding; there is nothing to undo.
+    if (body.length === 0) break;
+    body = await DECODERS[codec](body, limits);
+  }
+  // Decoders enforce the cap themselves; this catches identity bodies.
+  if (body.length > limits.maxDecodedBytes) throw tooLarge(limits.maxDecodedBytes);
+  return body;
+}
