@@ -1,0 +1,204 @@
+/**
+ * A protobuf wire-format reader for the payloads we decode (Datadog AgentPayload, MetricPayload,
+ * SketchPayload, v3 metrics; OTLP export responses). Every length is checked against the bytes
+ * that remain before anything is sliced or allocated, so a hostile length prefix is a clear error,
+ * not an allocation. Errors carry the field path of the message being read.
+ */
+
+// a plain enum: swc compiles files one at a time and cannot inline a const enum across files
+export enum WireType {
+  Varint = 0,
+  Fixed64 = 1,
+  Len = 2,
+  StartGroup = 3,
+  EndGroup = 4,
+  Fixed32 = 5,
+}
+
+export class ProtoDecodeError extends Error {
+  override name = 'ProtoDecodeError';
+}
+
+const textDecoder = new TextDecoder('utf-8', { fatal: false });
+
+export class ProtoReader {
+  private pos: number;
+  private readonly view: DataView;
+
+  constructor(
+    private readonly bytes: Uint8Array,
+    start = 0,
+    private readonly end = bytes.length,
+    readonly path = '',
+  ) {
+    this.pos = start;
+    this.view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  }
+
+  get done(): boolean {
+    return this.pos >= this.end;
+  }
+
+  fail(message: string): never {
+    throw new ProtoDecodeError(`${this.path || '<root>'}: ${message} (at byte ${this.pos})`);
+  }
+
+  /** Field number and wire type of the next field. */
+  tag(): [field: number, wireType: WireType] {
+    const key = this.uint32();
+    const field = key >>> 3;
+    if (field === 0) this.fail('invalid field number 0');
+    return [field, (key & 7) as WireType];
+  }
+
+  /** A varint that must fit 32 bits unsigned (tags, lengths, enums, string refs). */
+  uint32(): number {
+    let value = 0;
+    for (let shift = 0; shift < 35; shift += 7) {
+      if (this.pos >= this.end) this.fail('truncated varint');
+      const byte = this.bytes[this.pos++] as number;
+      value += (byte & 0x7f) * 2 ** shift;
+      if (byte < 0x80) {
+        if (value > 0xffff_ffff) this.fail('varint exceeds 32 bits');
+        return value;
+      }
+    }
+    // a negative int32 is sign-extended to 10 bytes; keep its low 32 bits
+    return Number(BigInt.asUintN(32, this.finishVarint(BigInt(value))));
+  }
+
+  private finishVarint(low35: bigint): bigint {
+    let value = low35;
+    for (let shift = 35n; shift < 70n; shift += 7n) {
+      if (this.pos >= this.end) this.fail('truncated varint');
+      const byte = this.bytes[this.pos++] as number;
+      value |= BigInt(byte & 0x7f) << shift;
+      if (byte < 0x80) return BigInt.asUintN(64, value);
+    }
+    return this.fail('varint longer than 10 bytes');
+  }
+
+  /** Full 64-bit unsigned varint. */
+  uint64(): bigint {
+    let value = 0n;
+    for (let shift = 0n; shift < 70n; shift += 7n) {
+      if (this.pos >= this.end) this.fail('truncated varint');
+      const byte = this.bytes[this.pos++] as number;
+      value |= BigInt(byte & 0x7f) << shift;
+      if (byte < 0x80) return BigInt.asUintN(64, value);
+    }
+    return this.fail('varint longer than 10 bytes');
+  }
+
+  int64(): bigint {
+    return BigInt.asIntN(64, this.uint64());
+  }
+
+  /** int64 as a JS number (exact up to 2^53; timestamps, counts). */
+  int64Number(): number {
+    return Number(this.int64());
+  }
+
+  int32(): number {
+    return Number(BigInt.asIntN(32, this.uint64()));
+  }
+
+  sint32(): number {
+    const n = this.uint32();
+    return (n >>> 1) ^ -(n & 1);
+  }
+
+  sint64(): bigint {
+    const n = this.uint64();
+    return (n >> 1n) ^ -(n & 1n);
+  }
+
+  bool(): boolean {
+    return this.uint64() !== 0n;
+  }
+
+  private need(n: number): void {
+    if (n < 0 || this.pos + n > this.end) this.fail(`needs ${n} bytes, ${this.end - this.pos} left`);
+  }
+
+  fixed64(): bigint {
+    this.need(8);
+    const v = this.view.getBigUint64(this.pos, true);
+    this.pos += 8;
+    return v;
+  }
+
+  double(): number {
+    this.need(8);
+    const v = this.view.getFloat64(this.pos, true);
+    this.pos += 8;
+    return v;
+  }
+
+  float(): number {
+    this.need(4);
+    const v = this.view.getFloat32(this.pos, true);
+    this.pos += 4;
+    return v;
+  }
+
+  fixed32(): number {
+    this.need(4);
+    const v = this.view.getUint32(this.pos, true);
+    this.pos += 4;
+    return v;
+  }
+
+  /** Bytes of a length-delimited field, without copying. */
+  bytesView(): Uint8Array {
+    const length = this.uint32();
+    this.need(length);
+    const out = this.bytes.subarray(this.pos, this.pos + length);
+    this.pos += length;
+    return out;
+  }
+
+  string(): string {
+    return textDecoder.decode(this.bytesView());
+  }
+
+  /** A reader over an embedded message; `name` extends the error path. */
+  message(name: string): ProtoReader {
+    const length = this.uint32();
+    this.need(length);
+    const child = new ProtoReader(this.bytes, this.pos, this.pos + length, this.path ? `${this.path}.${name}` : name);
+    this.pos += length;
+    return child;
+  }
+
+  /** Repeated scalars, packed (one Len field) or not (one value per field occurrence). */
+  repeated<T>(wireType: WireType, read: (r: ProtoReader) => T, into: T[]): void {
+    if (wireType !== WireType.Len) {
+      into.push(read(this));
+      return;
+    }
+    const packed = this.message('packed');
+    while (!packed.done) into.push(read(packed));
+  }
+
+  skip(wireType: WireType): void {
+    switch (wireType) {
+      case WireType.Varint:
+        this.uint64();
+        return;
+      case WireType.Fixed64:
+        this.need(8);
+        this.pos += 8;
+        return;
+      case WireType.Len:
+        this.bytesView();
+        return;
+      case WireType.Fixed32:
+        this.need(4);
+        this.pos += 4;
+        return;
+      default:
+        this.fail(`unsupported wire type ${wireType}`);
+    }
+  }
+}
