@@ -1,0 +1,50 @@
+#!/usr/bin/env node
+/**
+ * dd-otlp-bridge command line: `serve` (default) runs the sidecar; `collector …` builds and checks
+ * the stock collector; `stack` runs both for local use.
+ */
+import { ConfigError, helpText, loadConfig, parseArgs, type Config } from '../config';
+import { createLogger, type Logger } from '../observability/log';
+import { startSidecar } from '../server/sidecar';
+import { collectorCommand } from './collector';
+import { onShutdown } from './shutdown';
+import { stackCommand } from './stack';
+
+export async function serve(config: Config, env: NodeJS.ProcessEnv, log: Logger): Promise<() => Promise<void>> {
+  const sidecar = await startSidecar(config, env, log);
+  return () => sidecar.stop();
+}
+
+async function main(argv: string[]): Promise<number> {
+  const args = parseArgs(argv);
+  if (args.help) {
+    process.stdout.write(helpText());
+    return 0;
+  }
+  const config = loadConfig(args, process.env);
+  const log = createLogger(config.logLevel, { component: 'dd-otlp-bridge' });
+  const [command = 'serve', ...rest] = args.positionals;
+  switch (command) {
+    case 'serve': {
+      onShutdown(log, await serve(config, process.env, log));
+      return -1; // keep running
+    }
+    case 'collector':
+      return collectorCommand(rest, log);
+    case 'stack':
+      return stackCommand(args, log);
+    default:
+      process.stderr.write(`unknown command "${command}"\n\n${helpText()}`);
+      return 2;
+  }
+}
+
+main(process.argv.slice(2)).then(
+  (code) => {
+    if (code >= 0) process.exit(code);
+  },
+  (err: unknown) => {
+    process.stderr.write(`${err instanceof ConfigError ? 'configuration error' : 'error'}: ${(err as Error).message}\n`);
+    process.exit(err instanceof ConfigError ? 2 : 1);
+  },
+);

@@ -1,0 +1,33 @@
+/**
+ * Which collector failures are worth retrying, and what the sender hears when we give up.
+ *
+ * Retryable codes follow the OTLP exporter spec; RESOURCE_EXHAUSTED is added because the
+ * collector's memory_limiter uses it for "try later". Auth failures are retried by the *sender*
+ * (503): the data is fine, our token is wrong, and an operator fixing it must not cost data.
+ */
+import { status } from '@grpc/grpc-js';
+import { HttpError } from '../server/errors';
+
+const RETRYABLE = new Set<number>([
+  status.CANCELLED,
+  status.DEADLINE_EXCEEDED,
+  status.RESOURCE_EXHAUSTED,
+  status.ABORTED,
+  status.OUT_OF_RANGE,
+  status.UNAVAILABLE,
+  status.DATA_LOSS,
+]);
+
+export const isRetryable = (code: number): boolean => RETRYABLE.has(code);
+
+/** Datadog senders retry 5xx (never 429, which the trace-agent drops); 400 makes them drop. */
+export function replyForFailure(code: number, detail: string): HttpError {
+  const name = status[code] ?? String(code);
+  if (code === status.INVALID_ARGUMENT) return new HttpError(400, `collector rejected the data as invalid (${name}): ${detail}`);
+  return new HttpError(503, `collector did not accept the data (${name}); retry later`, { 'Retry-After': '5' });
+}
+
+/** Exponential backoff with full jitter: 100 ms doubling to a 2 s ceiling. */
+export function* backoffDelays(initialMs = 100, maxMs = 2_000): Generator<number, never> {
+  for (let ceiling = initialMs; ; ceiling = Math.min(ceiling * 2, maxMs)) yield Math.round(ceiling / 2 + (Math.random() * ceiling) / 2);
+}

@@ -1,0 +1,27 @@
+/**
+ * POST /api/v2/logs (logs agent, API clients, logger transports) and the legacy /v1/input
+ * (and /v1/input/<key>). 202 only once the collector has the records; the agent's `{}` probe
+ * exports nothing.
+ */
+import { isJson } from '../parse/media-type';
+import { parseLogsBody } from '../parse/logs';
+import { unsupportedMediaType } from '../server/errors';
+import { translateLogs } from '../translate/logs/chain';
+import { json, type IntakeRoute } from './route';
+
+export const logsRoute: IntakeRoute = {
+  name: 'logs',
+  methods: ['POST'],
+  paths: ['/api/v2/logs', '/v1/input', '/v1/input/:key'],
+  sender: 'agent',
+  readsBody: true,
+  async handle(req, ctx) {
+    if (req.mediaType && !isJson(req.mediaType)) throw unsupportedMediaType(`logs: Content-Type ${req.mediaType.essence} is not supported; send application/json`);
+    const payload = parseLogsBody(req.body, req.query);
+    if (payload.entries.length > 0) {
+      const resources = translateLogs(payload, req.receivedAtNs, { traceIds: ctx.traceIds, decodeJsonMessage: ctx.config.decodeJsonMessage });
+      await ctx.exporter.export({ signal: 'logs', resources });
+    }
+    return json(202, {});
+  },
+};

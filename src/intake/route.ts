@@ -1,0 +1,71 @@
+/**
+ * The contract every intake route implements. A route file declares where it listens and what
+ * it needs; the server does transport (auth, body limits, decompression, replies, metrics) once,
+ * so a route only parses, translates and exports.
+ */
+import type { IncomingHttpHeaders } from 'node:http';
+import type { Config } from '../config';
+import type { Exporter } from '../export/exporter';
+import type { Logger } from '../observability/log';
+import type { MediaType } from '../parse/media-type';
+import type { TraceIdCache } from '../translate/trace-id';
+
+/**
+ * Who calls the route, which decides whether an API key is required: agents and API clients
+ * always send DD-API-KEY; tracers talking to :8126 never do.
+ */
+export type SenderClass = 'agent' | 'tracer';
+
+export interface IntakeRequest {
+  method: string;
+  path: string;
+  headers: IncomingHttpHeaders;
+  query: URLSearchParams;
+  /** Decompressed body (empty for bodiless routes). */
+  body: Buffer;
+  mediaType: MediaType | undefined;
+  receivedAtNs: bigint;
+  /** The accepted key when auth is on, for routes that echo it nowhere but need to know one was sent. */
+  authenticated: boolean;
+}
+
+export interface IntakeReply {
+  status: number;
+  body?: string | Buffer;
+  contentType?: string;
+  headers?: Record<string, string>;
+}
+
+export interface RouteContext {
+  config: Config;
+  exporter: Exporter;
+  log: Logger;
+  /** True when API keys are configured (auth on). */
+  authEnabled: boolean;
+  /** Constant-time check of a candidate key against the configured ones. */
+  isValidKey(candidate: string | undefined): boolean;
+  /** Paths of tracer-facing routes actually served, for /info. */
+  tracerEndpoints: readonly string[];
+  /** low 64 → high 64 bits of trace ids, shared by the traces and logs paths. */
+  traceIds: TraceIdCache;
+}
+
+export interface IntakeRoute {
+  /** Metric label and log field; stable, lower-case. */
+  name: string;
+  methods: readonly ('GET' | 'POST' | 'PUT')[];
+  /** Express 5 path patterns. */
+  paths: readonly string[];
+  sender: SenderClass;
+  /** Routes that check the key themselves (e.g. /api/v1/validate) are not refused up front. */
+  selfAuthenticating?: boolean;
+  readsBody: boolean;
+  handle(req: IntakeRequest, ctx: RouteContext): Promise<IntakeReply> | IntakeReply;
+}
+
+export const json = (status: number, value: unknown, headers?: Record<string, string>): IntakeReply => ({
+  status,
+  body: JSON.stringify(value),
+  contentType: 'application/json',
+  ...(headers ? { headers } : {}),
+});

@@ -1,0 +1,91 @@
+/**
+ * A minimal Prometheus registry (counters and gauges with labels, text exposition 0.0.4).
+ * Hand-written instead of prom-client: we need a handful of series and count per request or per
+ * export batch, never per record, so a Map lookup is all the hot path pays.
+ */
+
+type Labels = Record<string, string>;
+
+abstract class Family {
+  protected readonly series = new Map<string, { labels: Labels; value: number }>();
+  constructor(
+    readonly name: string,
+    readonly help: string,
+    readonly type: 'counter' | 'gauge',
+  ) {}
+
+  protected cell(labels: Labels): { labels: Labels; value: number } {
+    const key = labelKey(labels);
+    let cell = this.series.get(key);
+    if (!cell) {
+      cell = { labels, value: 0 };
+      this.series.set(key, cell);
+    }
+    return cell;
+  }
+
+  get(labels: Labels = {}): number {
+    return this.series.get(labelKey(labels))?.value ?? 0;
+  }
+
+  render(): string {
+    const lines = [`# HELP ${this.name} ${this.help}`, `# TYPE ${this.name} ${this.type}`];
+    for (const { labels, value } of this.series.values()) lines.push(`${this.name}${renderLabels(labels)} ${value}`);
+    return lines.join('\n');
+  }
+}
+
+export class Counter extends Family {
+  constructor(name: string, help: string) {
+    super(name, help, 'counter');
+  }
+  inc(labels: Labels = {}, by = 1): void {
+    this.cell(labels).value += by;
+  }
+}
+
+export class Gauge extends Family {
+  constructor(name: string, help: string) {
+    super(name, help, 'gauge');
+  }
+  set(labels: Labels, value: number): void {
+    this.cell(labels).value = value;
+  }
+  add(labels: Labels, by: number): void {
+    this.cell(labels).value += by;
+  }
+}
+
+const labelKey = (labels: Labels): string =>
+  Object.keys(labels)
+    .sort()
+    .map((k) => `${k}=${labels[k]}`)
+    .join(',');
+
+const escapeLabel = (v: string): string => v.replace(/\\/g, '\\\\').replace(/\n/g, '\\n').replace(/"/g, '\\"');
+
+const renderLabels = (labels: Labels): string => {
+  const keys = Object.keys(labels);
+  return keys.length === 0 ? '' : `{${keys.map((k) => `${k}="${escapeLabel(labels[k] as string)}"`).join(',')}}`;
+};
+
+/** Every self-metric the sidecar exposes, in one place so the README can list them. */
+export class BridgeMetrics {
+  readonly requests = new Counter('ddbridge_http_requests_total', 'Intake requests by route and reply status.');
+  readonly bytesIn = new Counter('ddbridge_http_request_bytes_total', 'Request body bytes as received (compressed), by route.');
+  readonly bytesDecoded = new Counter('ddbridge_http_decoded_bytes_total', 'Request body bytes after decompression, by route.');
+  readonly unknownRoutes = new Counter('ddbridge_unknown_route_requests_total', 'Requests to paths this sidecar does not implement, by method.');
+  readonly recordsOut = new Counter('ddbridge_records_exported_total', 'Log records, spans and metric data points the collector accepted, by signal.');
+  readonly recordsRejected = new Counter('ddbridge_records_rejected_total', 'Records the collector rejected permanently (partial success), by signal.');
+  readonly exportFailures = new Counter('ddbridge_export_failures_total', 'Failed export calls to the collector, by signal and gRPC code.');
+  readonly exportsInFlight = new Gauge('ddbridge_export_queue_depth', 'Export calls waiting for the collector, by signal.');
+  readonly authFailures = new Counter('ddbridge_auth_failures_total', 'Requests refused for a missing or wrong API key, by route.');
+
+  render(): string {
+    return (
+      [this.requests, this.bytesIn, this.bytesDecoded, this.unknownRoutes, this.recordsOut, this.recordsRejected, this.exportFailures, this.exportsInFlight, this.authFailures]
+        .map((f) => f.render())
+        .join('\n') + '\n'
+    );
+  }
+}

@@ -1,0 +1,33 @@
+/**
+ * Parses a /api/v2/logs or /v1/input body: a JSON array of entries or one object. The logs
+ * agent's start-up probe is the literal `{}` and must produce nothing (and never a 400, which
+ * would push an agent without force_use_http to TCP).
+ */
+import type { DatadogLogEntry, DatadogLogPayload } from '../datadog/logs';
+import { badRequest } from '../server/errors';
+import { parseJsonBody, type JsonValue } from './json';
+
+const isObject = (v: JsonValue): v is Record<string, JsonValue> => v !== null && typeof v === 'object' && !Array.isArray(v);
+
+export function parseLogsBody(body: Buffer, query: URLSearchParams): DatadogLogPayload {
+  const value = parseJsonBody(quoteBigIds(body.toString('utf8')), 'logs');
+  const queryTags = query.get('ddtags') ?? undefined;
+  if (Array.isArray(value)) return { entries: value.map(entryAt), queryTags };
+  if (isObject(value)) return { entries: Object.keys(value).length === 0 ? [] : [value], queryTags };
+  throw badRequest(`logs: expected a JSON array of log objects or one object, got ${typeName(value)}`);
+}
+
+function entryAt(value: JsonValue, index: number): DatadogLogEntry {
+  if (!isObject(value)) throw badRequest(`logs: [${index}] must be an object, got ${typeName(value)}`);
+  return value;
+}
+
+const typeName = (v: JsonValue): string => (v === null ? 'null' : Array.isArray(v) ? 'an array' : typeof v);
+
+const BIG_ID = /("(?:dd\.)?(?:trace_id|span_id)"\s*:\s*)(\d{16,})/g;
+
+/**
+ * JSON numbers lose precision past 2^53, and Java/Go loggers write 64-bit trace ids as bare
+ * numbers; quoting them before JSON.parse keeps every digit.
+ */
+export const quoteBigIds = (text: string): string => (text.includes('_id"') ? text.replace(BIG_ID, '$1"$2"') : text);

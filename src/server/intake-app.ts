@@ -1,0 +1,114 @@
+/**
+ * The intake HTTP application: transport concerns shared by every route (auth, size limits,
+ * decompression, error replies, self-metrics), then the route's own handler.
+ */
+import express, { type Request, type Response } from 'express';
+import { presentedKey } from '../auth/api-keys';
+import { decodeBody } from '../decode';
+import type { IntakeReply, IntakeRequest, IntakeRoute, RouteContext } from '../intake/route';
+import { unknownRouteReply } from '../intake/unknown';
+import type { Logger } from '../observability/log';
+import type { BridgeMetrics } from '../observability/metrics';
+import { parseMediaType } from '../parse/media-type';
+import { HttpError } from './errors';
+import { readBody } from './read-body';
+
+const nowNs = (): bigint => BigInt(Date.now()) * 1_000_000n;
+
+export function createIntakeApp(routes: readonly IntakeRoute[], ctx: RouteContext, metrics: BridgeMetrics, log: Logger): express.Express {
+  const app = express();
+  app.disable('x-powered-by');
+  app.set('etag', false);
+  app.set('query parser', 'simple');
+
+  for (const route of routes) {
+    for (const method of route.methods) {
+      app[method.toLowerCase() as 'get' | 'post' | 'put'](route.paths as string[], (req, res) => {
+        void serve(route, req, res, ctx, metrics, log);
+      });
+    }
+  }
+  for (const route of routes) {
+    app.all(route.paths as string[], (req, res) => {
+      metrics.requests.inc({ route: route.name, status: '405' });
+      send(res, {
+        status: 405,
+        body: `${req.method} is not allowed on ${req.path}; use ${route.methods.join(' or ')}\n`,
+        headers: { Allow: route.methods.join(', ') },
+      });
+    });
+  }
+  app.use((req, res) => {
+    const reply = unknownRouteReply(req.method, req.path);
+    metrics.unknownRoutes.inc({ method: req.method });
+    log.warn('request to a route this sidecar does not implement', { method: req.method, path: req.path, status: reply.status });
+    send(res, reply);
+  });
+  return app;
+}
+
+async function serve(route: IntakeRoute, req: Request, res: Response, ctx: RouteContext, metrics: BridgeMetrics, log: Logger): Promise<void> {
+  let reply: IntakeReply;
+  try {
+    reply = await handle(route, req, ctx, metrics);
+  } catch (err) {
+    reply = errorReply(err, route, req, log);
+  }
+  metrics.requests.inc({ route: route.name, status: String(reply.status) });
+  send(res, reply);
+}
+
+async function handle(route: IntakeRoute, req: Request, ctx: RouteContext, metrics: BridgeMetrics): Promise<IntakeReply> {
+  const receivedAtNs = nowNs();
+  const query = new URL(req.originalUrl, 'http://intake').searchParams;
+  const mustAuth = ctx.authEnabled && !route.selfAuthenticating && (route.sender === 'agent' || ctx.config.authTracerRoutes);
+  const authenticated = ctx.isValidKey(presentedKey(req.headers, query, req.path));
+  if (mustAuth && !authenticated) {
+    metrics.authFailures.inc({ route: route.name });
+    throw new HttpError(403, 'API key missing or not accepted (send it in the DD-API-KEY header)');
+  }
+  let body: Buffer = Buffer.alloc(0);
+  if (route.readsBody) {
+    const raw = await readBody(req, ctx.config.maxBodyBytes);
+    metrics.bytesIn.inc({ route: route.name }, raw.length);
+    body = await decodeBody(raw, req.headers['content-encoding'], { maxDecodedBytes: ctx.config.maxDecodedBytes });
+    metrics.bytesDecoded.inc({ route: route.name }, body.length);
+  }
+  const intakeRequest: IntakeRequest = {
+    method: req.method,
+    path: req.path,
+    headers: req.headers,
+    query,
+    body,
+    mediaType: parseMediaType(req.headers['content-type']),
+    receivedAtNs,
+    authenticated,
+  };
+  return route.handle(intakeRequest, ctx);
+}
+
+function errorReply(err: unknown, route: IntakeRoute, req: Request, log: Logger): IntakeReply {
+  if (err instanceof HttpError) {
+    const fields = { route: route.name, method: req.method, path: req.path, status: err.status, error: err.message };
+    if (err.status >= 500) log.warn('request not accepted', fields);
+    else log.info('request refused', fields);
+    return { status: err.status, body: err.message + '\n', contentType: 'text/plain; charset=utf-8', headers: { ...err.headers } };
+  }
+  log.error('unexpected error while handling a request', { route: route.name, method: req.method, path: req.path, error: err });
+  // 503 rather than 500: every Datadog sender retries it, and the bug may be transient
+  return { status: 503, body: 'internal error; retry later\n', contentType: 'text/plain; charset=utf-8' };
+}
+
+function send(res: Response, reply: IntakeReply): void {
+  if (res.headersSent) return;
+  res.status(reply.status);
+  for (const [k, v] of Object.entries(reply.headers ?? {})) res.setHeader(k, v);
+  if (reply.status === 413) res.setHeader('Connection', 'close');
+  if (reply.body === undefined) {
+    res.end();
+    return;
+  }
+  res.setHeader('Content-Type', reply.contentType ?? 'text/plain; charset=utf-8');
+  res.setHeader('X-Content-Type-Options', 'nosniff');
+  res.end(reply.body);
+}

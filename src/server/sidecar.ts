@@ -1,0 +1,93 @@
+/**
+ * The sidecar process: admin server always, intake server only when enabled, one exporter and
+ * one trace-id cache shared by every route.
+ */
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { keyChecker } from '../auth/api-keys';
+import { acceptedKeys, type Config, type HostPort } from '../config';
+import { zstdImplementation } from '../decode';
+import type { Exporter } from '../export/exporter';
+import { OtlpGrpcExporter } from '../export/otlp-grpc';
+import { ROUTES, tracerEndpoints } from '../intake';
+import type { RouteContext } from '../intake/route';
+import type { Logger } from '../observability/log';
+import { BridgeMetrics } from '../observability/metrics';
+import { TraceIdCache } from '../translate/trace-id';
+import { createAdminServer, type HealthState } from './admin-server';
+import { createIntakeApp } from './intake-app';
+
+export interface Sidecar {
+  intakeAddress: AddressInfo | undefined;
+  adminAddress: AddressInfo;
+  metrics: BridgeMetrics;
+  stop(): Promise<void>;
+}
+
+const listen = (server: Server, at: HostPort): Promise<AddressInfo> =>
+  new Promise((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(at.port, at.host, () => {
+      server.off('error', reject);
+      resolve(server.address() as AddressInfo);
+    });
+  });
+
+const close = (server: Server): Promise<void> =>
+  new Promise((resolve) => {
+    server.close(() => resolve());
+    server.closeIdleConnections();
+  });
+
+export async function startSidecar(config: Config, env: NodeJS.ProcessEnv, log: Logger, exporterOverride?: Exporter): Promise<Sidecar> {
+  const metrics = new BridgeMetrics();
+  let status: HealthState['status'] = config.enabled ? 'ok' : 'disabled';
+  let intakeListen: string | undefined;
+  const admin = createAdminServer(
+    () => ({ status, intake: { enabled: config.enabled, ...(intakeListen ? { listen: intakeListen } : {}) }, collector: { endpoint: config.otlpEndpoint } }),
+    metrics,
+  );
+  const adminAddress = await listen(admin, config.adminListen);
+
+  if (!config.enabled) {
+    log.info('Datadog intake is disabled; set ENABLE_VENDOR_RECEIVER=true (or ENABLE_DATADOG_RECEIVER=true) to enable it', { admin: `${adminAddress.address}:${adminAddress.port}` });
+    return { intakeAddress: undefined, adminAddress, metrics, stop: () => close(admin) };
+  }
+
+  const keys = acceptedKeys(config, env);
+  if (keys.length === 0) log.warn('no API keys configured: the intake accepts every request; set OTLP_AUTH_TOKEN or DD_BRIDGE_API_KEYS to require DD-API-KEY');
+  const exporter = exporterOverride ?? new OtlpGrpcExporter(config, env.OTLP_AUTH_TOKEN?.trim() || undefined, metrics, log);
+  const ctx: RouteContext = {
+    config,
+    exporter,
+    log,
+    authEnabled: keys.length > 0,
+    isValidKey: keyChecker(keys),
+    tracerEndpoints: tracerEndpoints(ROUTES),
+    traceIds: new TraceIdCache({ maxEntries: config.traceIdCacheSize, ttlMs: config.traceIdCacheTtlMs }),
+  };
+  const intake = createIntakeApp(ROUTES, ctx, metrics, log);
+  const server = createServer({ keepAlive: true, headersTimeout: config.headersTimeoutMs, requestTimeout: config.requestTimeoutMs }, intake);
+  server.keepAliveTimeout = config.keepAliveTimeoutMs;
+  const intakeAddress = await listen(server, config.listen);
+  intakeListen = `${intakeAddress.address}:${intakeAddress.port}`;
+  log.info('Datadog intake listening', {
+    listen: intakeListen,
+    admin: `${adminAddress.address}:${adminAddress.port}`,
+    collector: config.otlpEndpoint,
+    auth: keys.length > 0 ? `${keys.length} key(s)` : 'open',
+    zstd: zstdImplementation,
+  });
+
+  return {
+    intakeAddress,
+    adminAddress,
+    metrics,
+    async stop() {
+      status = 'stopping';
+      await close(server);
+      await exporter.close();
+      await close(admin);
+    },
+  };
+}

@@ -1,0 +1,45 @@
+/**
+ * The log translator chain. THE ORDER LIVES HERE. JSON-message decoding runs first so that
+ * fields found inside a message go through exactly the same steps as envelope fields; the
+ * timestamp, severity and resource steps then each consume their reserved keys; trace correlation
+ * runs after resource promotion only because neither reads the other's keys.
+ */
+import type { DatadogLogPayload } from '../../datadog/logs';
+import type { ResourceLogs } from '../../otlp/model';
+import { resourceKey, toKeyValues } from '../resource-promotion';
+import { SCOPE } from '../scope';
+import { decodeJsonMessage } from './decode-json-message';
+import { createDraft, type LogContext, type LogDraft, type LogStep } from './draft';
+import { toLogRecord } from './finish';
+import { resourcePromotion } from './resource';
+import { severity } from './severity';
+import { timestamps } from './timestamps';
+import { traceCorrelation } from './trace-correlation';
+
+export const LOG_STEPS: readonly { name: string; step: LogStep }[] = [
+  { name: 'decode_json_message', step: decodeJsonMessage },
+  { name: 'timestamps', step: timestamps },
+  { name: 'severity', step: severity },
+  { name: 'resource_promotion', step: resourcePromotion },
+  { name: 'trace_correlation', step: traceCorrelation },
+];
+
+export const runLogSteps = (draft: LogDraft, ctx: LogContext): LogDraft => LOG_STEPS.reduce((d, { step }) => step(d, ctx), draft);
+
+/** Records sharing a resource share one ResourceLogs, in first-seen order. */
+export function translateLogs(payload: DatadogLogPayload, receivedAtNs: bigint, ctx: Omit<LogContext, 'queryTags'>): ResourceLogs[] {
+  const groups = new Map<string, ResourceLogs>();
+  const stepCtx: LogContext = { ...ctx, queryTags: payload.queryTags };
+  for (const entry of payload.entries) {
+    const draft = runLogSteps(createDraft(entry, receivedAtNs), stepCtx);
+    const attributes = toKeyValues(draft.promoted.resource);
+    const key = resourceKey(attributes);
+    let group = groups.get(key);
+    if (!group) {
+      group = { resource: { attributes }, scopeLogs: [{ scope: SCOPE, logRecords: [] }] };
+      groups.set(key, group);
+    }
+    group.scopeLogs[0]!.logRecords.push(toLogRecord(draft));
+  }
+  return [...groups.values()];
+}

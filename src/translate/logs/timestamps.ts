@@ -1,0 +1,50 @@
+/**
+ * Timestamps: the first timestamp alias present, as epoch seconds, ms, µs or ns (told apart by
+ * magnitude), a numeric string, or an ISO-8601 / RFC 3339 string (fractional seconds kept to the
+ * ns). A missing or unusable timestamp falls back to the receive time: a record never lands at the
+ * Unix epoch (ClickHouse would file it in 1970).
+ */
+import { TIMESTAMP_KEYS } from '../../datadog/logs';
+import type { JsonValue } from '../../parse/json';
+import { takeFirst, type LogStep } from './draft';
+
+const NS_PER_MS = 1_000_000n;
+
+/** Epoch number in an unknown unit → ns. Cut-offs keep any date between 1973 and 5138 right. */
+export function epochToNs(value: number | bigint): bigint | undefined {
+  const v = typeof value === 'bigint' ? Number(value) : value;
+  if (!Number.isFinite(v) || v <= 0) return undefined;
+  if (v < 1e11) return BigInt(Math.round(v * 1e3)) * NS_PER_MS; // seconds (ms precision kept)
+  if (v < 1e14) return BigInt(Math.round(v * 1e3)) * 1000n; // ms (µs precision kept)
+  if (v < 1e17) return BigInt(Math.round(v)) * 1000n; // µs
+  return typeof value === 'bigint' ? value : BigInt(Math.round(v)); // ns
+}
+
+const ISO = /^(\d{4}-\d{2}-\d{2})[Tt ](\d{2}:\d{2}(?::\d{2})?)(?:[.,](\d{1,9}))?\s*(Z|z|[+-]\d{2}:?\d{2})?$/;
+
+/** RFC 3339 / ISO-8601 → ns, keeping sub-millisecond digits that Date.parse would drop. */
+export function isoToNs(text: string): bigint | undefined {
+  const m = ISO.exec(text.trim());
+  if (!m) {
+    const ms = Date.parse(text);
+    return Number.isNaN(ms) || ms <= 0 ? undefined : BigInt(ms) * NS_PER_MS;
+  }
+  const [, date, time, fraction = '', zone = 'Z'] = m;
+  const offset = zone.toUpperCase() === 'Z' ? 'Z' : zone.length === 5 ? `${zone.slice(0, 3)}:${zone.slice(3)}` : zone;
+  const ms = Date.parse(`${date}T${(time as string).length === 5 ? `${time}:00` : time}${offset}`);
+  if (Number.isNaN(ms) || ms <= 0) return undefined;
+  return BigInt(ms) * NS_PER_MS + BigInt(fraction.padEnd(9, '0'));
+}
+
+export function timestampToNs(value: JsonValue | undefined): bigint | undefined {
+  if (typeof value === 'number') return epochToNs(value);
+  if (typeof value !== 'string' || value.trim() === '') return undefined;
+  return /^\d+(\.\d+)?$/.test(value.trim()) ? epochToNs(/^\d+$/.test(value.trim()) && value.trim().length > 15 ? BigInt(value.trim()) : Number(value)) : isoToNs(value);
+}
+
+export const timestamps: LogStep = (draft) => {
+  const [value, rest] = takeFirst(draft.fields, TIMESTAMP_KEYS);
+  const ns = timestampToNs(value);
+  // an unusable value stays visible as an attribute instead of silently vanishing
+  return { ...draft, fields: ns === undefined ? draft.fields : rest, timeUnixNano: ns ?? draft.receivedAtNs };
+};

@@ -1,0 +1,90 @@
+/**
+ * 128-bit trace ids. Datadog carries the low 64 bits in `trace_id` and the high 64 bits as 16 hex
+ * chars in `_dd.p.tid`, usually on a chunk's first span only. The cache remembers low → high so
+ * that spans in later payloads, and logs that carry only the decimal low half, get the same
+ * 128-bit id as the span that announced `_dd.p.tid`. It is one instance per process, shared by
+ * the traces and logs paths; bounded in entries and in age (upstream's is a 100-entry LRU, §7 #13).
+ */
+
+const U64 = (1n << 64n) - 1n;
+const U128 = (1n << 128n) - 1n;
+
+export interface TraceIdCacheOptions {
+  maxEntries: number;
+  ttlMs: number;
+}
+
+export class TraceIdCache {
+  private readonly entries = new Map<bigint, { high: bigint; expiresAt: number }>();
+  constructor(
+    private readonly options: TraceIdCacheOptions = { maxEntries: 100_000, ttlMs: 10 * 60_000 },
+    private readonly now: () => number = Date.now,
+  ) {}
+
+  remember(low: bigint, high: bigint): void {
+    if (high === 0n) return;
+    this.entries.delete(low); // re-insert: Map order is our LRU order
+    this.entries.set(low, { high, expiresAt: this.now() + this.options.ttlMs });
+    if (this.entries.size > this.options.maxEntries) this.entries.delete(this.entries.keys().next().value as bigint);
+  }
+
+  highFor(low: bigint): bigint | undefined {
+    const hit = this.entries.get(low);
+    if (!hit) return undefined;
+    if (hit.expiresAt <= this.now()) {
+      this.entries.delete(low);
+      return undefined;
+    }
+    return hit.high;
+  }
+
+  get size(): number {
+    return this.entries.size;
+  }
+}
+
+/** `_dd.p.tid`: exactly 16 hex chars; anything else is ignored (logged by the caller). */
+export function parseTid(value: string | undefined): bigint | undefined {
+  return value !== undefined && /^[0-9a-fA-F]{16}$/.test(value) ? BigInt('0x' + value) : undefined;
+}
+
+/**
+ * A trace id as written by loggers: 32 (or fewer) hex chars when it has a hex letter or is 32
+ * long, else decimal up to 128 bits. Zero and unparseable → undefined.
+ */
+export function parseTraceIdText(text: string): bigint | undefined {
+  const t = text.trim();
+  let id: bigint | undefined;
+  if (/^[0-9a-fA-F]{1,32}$/.test(t) && (/[a-fA-F]/.test(t) || t.length === 32)) id = BigInt('0x' + t);
+  else if (/^\d{1,39}$/.test(t)) id = BigInt(t);
+  return id !== undefined && id > 0n && id <= U128 ? id : undefined;
+}
+
+/** A span id: hex when it has a hex letter (≤ 16 chars), else decimal uint64. */
+export function parseSpanIdText(text: string): bigint | undefined {
+  const t = text.trim();
+  let id: bigint | undefined;
+  if (/^[0-9a-fA-F]{1,16}$/.test(t) && /[a-fA-F]/.test(t)) id = BigInt('0x' + t);
+  else if (/^\d{1,20}$/.test(t)) id = BigInt(t);
+  return id !== undefined && id > 0n && id <= U64 ? id : undefined;
+}
+
+/** Full id from a 64-bit low half: explicit high half, else what the cache learned. */
+export function widenTraceId(id: bigint, tidHigh: bigint | undefined, cache: TraceIdCache): bigint {
+  if (id > U64) return id;
+  const high = tidHigh ?? cache.highFor(id);
+  return high ? (high << 64n) | id : id;
+}
+
+export function traceIdBytes(id: bigint): Uint8Array {
+  const out = Buffer.alloc(16);
+  out.writeBigUInt64BE(id >> 64n, 0);
+  out.writeBigUInt64BE(id & U64, 8);
+  return out;
+}
+
+export function spanIdBytes(id: bigint): Uint8Array {
+  const out = Buffer.alloc(8);
+  out.writeBigUInt64BE(id & U64, 0);
+  return out;
+}
