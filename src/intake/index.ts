@@ -3,12 +3,24 @@ import { agentIntakeRoute } from './agent-intake';
 import { infoRoute } from './info';
 import { logsRoute } from './logs';
 import { metadataRoute } from './metadata';
+import { METRIC_ROUTES } from './metric-routes';
 import { remoteConfigRoute } from './remote-config';
 import type { IntakeRoute } from './route';
 import { telemetryRoute } from './telemetry';
+import { TRACE_ROUTES } from './trace-routes';
 import { validateRoute } from './validate';
 
-export const ROUTES: readonly IntakeRoute[] = [validateRoute, agentIntakeRoute, metadataRoute, logsRoute, infoRoute, remoteConfigRoute, telemetryRoute];
+export const ROUTES: readonly IntakeRoute[] = [
+  validateRoute,
+  agentIntakeRoute,
+  metadataRoute,
+  logsRoute,
+  ...METRIC_ROUTES,
+  ...TRACE_ROUTES,
+  infoRoute,
+  remoteConfigRoute,
+  telemetryRoute,
+];
 
 /** Tracer data endpoints advertised in /info: tracer routes that carry data, not the probes. */
 const TRACER_PROBES = new Set(['info', 'remote_config', 'telemetry']);

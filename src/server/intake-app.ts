@@ -6,6 +6,7 @@ import express, { type Request, type Response } from 'express';
 import { presentedKey } from '../auth/api-keys';
 import { decodeBody } from '../decode';
 import type { IntakeReply, IntakeRequest, IntakeRoute, RouteContext } from '../intake/route';
+import { agentState, AGENT_VERSION, infoDocument } from '../intake/info';
 import { unknownRouteReply } from '../intake/unknown';
 import type { Logger } from '../observability/log';
 import type { BridgeMetrics } from '../observability/metrics';
@@ -15,8 +16,15 @@ import { readBody } from './read-body';
 
 const nowNs = (): bigint => BigInt(Date.now()) * 1_000_000n;
 
+/**
+ * The trace-agent stamps every tracer reply but /info with its version and a hash of /info;
+ * tracers re-read /info when the hash changes.
+ */
+const tracerHeaders = (ctx: RouteContext): Record<string, string> => ({ 'Datadog-Agent-Version': AGENT_VERSION, 'Datadog-Agent-State': agentState(infoDocument(ctx)) });
+
 export function createIntakeApp(routes: readonly IntakeRoute[], ctx: RouteContext, metrics: BridgeMetrics, log: Logger): express.Express {
   const app = express();
+  const stamp = tracerHeaders(ctx);
   app.disable('x-powered-by');
   app.set('etag', false);
   app.set('query parser', 'simple');
@@ -24,6 +32,7 @@ export function createIntakeApp(routes: readonly IntakeRoute[], ctx: RouteContex
   for (const route of routes) {
     for (const method of route.methods) {
       app[method.toLowerCase() as 'get' | 'post' | 'put'](route.paths as string[], (req, res) => {
+        if (route.sender === 'tracer' && route.name !== 'info') for (const [k, v] of Object.entries(stamp)) res.setHeader(k, v);
         void serve(route, req, res, ctx, metrics, log);
       });
     }
