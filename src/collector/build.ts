@@ -25,7 +25,11 @@ interface Manifest {
   hash: string;
   name: string;
   version: string;
+  /** `module@version` of every component and provider. */
+  modules: string[];
 }
+
+const COMPONENT_KINDS = ['receivers', 'processors', 'exporters', 'extensions', 'connectors', 'providers'];
 
 function readManifest(path: string): Manifest {
   const text = readFileSync(path, 'utf8');
@@ -33,7 +37,9 @@ function readManifest(path: string): Manifest {
   const name = doc.getIn(['dist', 'name']);
   const version = doc.getIn(['dist', 'version']);
   if (typeof name !== 'string' || typeof version !== 'string') throw new Error(`${path}: dist.name and dist.version are required`);
-  return { text, hash: createHash('sha256').update(text).digest('hex').slice(0, 16), name, version };
+  const data = doc.toJS() as Record<string, { gomod?: string }[] | undefined>;
+  const modules = COMPONENT_KINDS.flatMap((kind) => (data[kind] ?? []).map((c) => (c.gomod ?? '').trim().split(/\s+/).join('@'))).filter((m) => m.includes('@'));
+  return { text, hash: createHash('sha256').update(text).digest('hex').slice(0, 16), name, version, modules };
 }
 
 /** Where the binary for this manifest lives (whether or not it is built yet). */
@@ -100,8 +106,13 @@ export async function ensureCollector(log: Logger, options: BuildOptions = {}): 
   doc.setIn(['dist', 'output_path'], work);
   const manifestCopy = join(dir, `manifest-${process.pid}.yaml`);
   writeFileSync(manifestCopy, doc.toString());
-  await run(builder, ['--config', manifestCopy], env, logFile, dir);
-  if (!existsSync(join(work, m.name))) throw new Error(`the builder finished without producing ${m.name}; see ${logFile}`);
+  // the builder only generates the sources; modules are resolved by `go get` (see the manifest)
+  await run(builder, ['--config', manifestCopy, '--skip-get-modules', '--skip-compilation'], env, logFile, dir);
+  const goEnv = { ...env, GOFLAGS: '-mod=mod' };
+  await run('go', ['mod', 'init', m.name], goEnv, logFile, work);
+  await run('go', ['get', ...m.modules, `go.opentelemetry.io/collector/otelcol@v${m.version.replace(/^v/, '')}`], goEnv, logFile, work);
+  await run('go', ['build', '-trimpath', '-ldflags=-s -w', '-o', m.name, '.'], goEnv, logFile, work);
+  if (!existsSync(join(work, m.name))) throw new Error(`the build finished without producing ${m.name}; see ${logFile}`);
   renameSync(join(work, m.name), binary); // atomic: a concurrent reader sees no binary or a whole one
   rmSync(work, { recursive: true, force: true });
   rmSync(manifestCopy, { force: true });
