@@ -79,6 +79,10 @@ export const KNOWN_KEYS: ReadonlyMap<string, KnownKey> = new Map<string, KnownKe
   ['error.message', record('exception.message')],
   ['error.kind', record('exception.type')],
   ['error.type', record('exception.type')],
+  // pino's standard error serializer
+  ['err.type', record('exception.type')],
+  ['err.message', record('exception.message')],
+  ['err.stack', record('exception.stacktrace')],
 ]);
 
 const HEADER_PREFIXES: readonly [string, string][] = [
