@@ -1,0 +1,120 @@
+/**
+ * A real stack for end-to-end tests: the collector built from the manifest (file-sink overlay, and
+ * the auth overlay when a token is given) plus the sidecar as its own node process from dist/,
+ * exactly as an operator runs it. Ports are picked free so test files can run in parallel.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { REPO_ROOT } from '../../src/collector/build';
+import { startCollector, type OverlayName, type RunningCollector } from '../../src/collector/run';
+import { freePort } from './ports';
+
+export interface StackOptions {
+  authToken?: string;
+  sidecarEnv?: Record<string, string>;
+  /** Start the sidecar without a collector behind it. */
+  collector?: boolean;
+}
+
+export interface TestStack {
+  intakeUrl: string;
+  adminUrl: string;
+  sinkDir: string;
+  sidecarOutput(): string;
+  startCollector(): Promise<void>;
+  stopCollector(): Promise<void>;
+  stop(): Promise<void>;
+}
+
+const collectorBinary = (): string => {
+  const binary = process.env.DD_BRIDGE_TEST_COLLECTOR;
+  if (!binary) throw new Error('DD_BRIDGE_TEST_COLLECTOR is unset: jest globalSetup did not build the collector');
+  return binary;
+};
+
+async function healthy(url: string): Promise<boolean> {
+  try {
+    return (await fetch(url)).ok;
+  } catch {
+    return false;
+  }
+}
+
+/** Resolves true as soon as `check` does, false after `timeoutMs`. */
+export async function eventually(check: () => Promise<boolean>, timeoutMs: number): Promise<boolean> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    if (await check()) return true;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  return false;
+}
+
+export async function startStack(options: StackOptions = {}): Promise<TestStack> {
+  const [grpcPort, httpPort, healthPort, metricsPort, intakePort, adminPort] = await Promise.all(Array.from({ length: 6 }, freePort));
+  const dir = mkdtempSync(join(tmpdir(), 'dd-otlp-bridge-e2e-'));
+  const sinkDir = join(dir, 'sink');
+  const collectorEnv: NodeJS.ProcessEnv = {
+    PATH: process.env.PATH,
+    HOME: process.env.HOME,
+    OTLP_GRPC_ENDPOINT: `127.0.0.1:${grpcPort}`,
+    OTLP_HTTP_ENDPOINT: `127.0.0.1:${httpPort}`,
+    COLLECTOR_HEALTH_ENDPOINT: `127.0.0.1:${healthPort}`,
+    COLLECTOR_METRICS_HOST: '127.0.0.1',
+    COLLECTOR_METRICS_PORT: String(metricsPort),
+    COLLECTOR_BATCH_TIMEOUT: '100ms',
+    FILE_SINK_DIR: sinkDir,
+    ...(options.authToken ? { OTLP_AUTH_TOKEN: options.authToken } : {}),
+  };
+  const overlays: OverlayName[] = options.authToken ? ['auth', 'fileSink'] : ['fileSink'];
+  let collector: RunningCollector | undefined;
+  const launchCollector = async (): Promise<void> => {
+    collector = await startCollector({
+      binary: collectorBinary(),
+      overlays,
+      env: collectorEnv,
+      healthUrl: `http://127.0.0.1:${healthPort}/`,
+      logFile: join(dir, 'collector.log'),
+    });
+  };
+  if (options.collector !== false) await launchCollector();
+
+  let output = '';
+  const sidecar: ChildProcess = spawn(process.execPath, [join(REPO_ROOT, 'dist', 'cli', 'main.js')], {
+    env: {
+      PATH: process.env.PATH,
+      ENABLE_VENDOR_RECEIVER: 'true',
+      DD_BRIDGE_LISTEN: `127.0.0.1:${intakePort}`,
+      DD_BRIDGE_ADMIN_LISTEN: `127.0.0.1:${adminPort}`,
+      OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${grpcPort}`,
+      DD_BRIDGE_EXPORT_RETRY_MAX_ELAPSED_MS: '1500',
+      ...(options.authToken ? { OTLP_AUTH_TOKEN: options.authToken } : {}),
+      ...options.sidecarEnv,
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  sidecar.stdout?.on('data', (d: Buffer) => (output += d.toString()));
+  sidecar.stderr?.on('data', (d: Buffer) => (output += d.toString()));
+  const adminUrl = `http://127.0.0.1:${adminPort}`;
+  const up = await eventually(() => healthy(`${adminUrl}/health`), 15_000);
+  if (!up) throw new Error(`sidecar did not become healthy:\n${output}`);
+
+  return {
+    intakeUrl: `http://127.0.0.1:${intakePort}`,
+    adminUrl,
+    sinkDir,
+    sidecarOutput: () => output,
+    startCollector: launchCollector,
+    async stopCollector() {
+      await collector?.stop();
+      collector = undefined;
+    },
+    async stop() {
+      sidecar.kill('SIGTERM');
+      await new Promise((r) => (sidecar.exitCode !== null ? r(undefined) : sidecar.once('exit', r)));
+      await collector?.stop();
+    },
+  };
+}

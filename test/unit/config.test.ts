@@ -1,0 +1,66 @@
+import { writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { acceptedKeys, ConfigError, helpText, loadConfig, OPTIONS, parseArgs, parseOtlpHeaders } from '../../src/config';
+
+const load = (argv: string[], env: NodeJS.ProcessEnv = {}) => loadConfig(parseArgs(argv), env);
+
+describe('config', () => {
+  it('has sensible defaults: intake off on :8126, OTLP to localhost:4317, 64 MiB decoded limit', () => {
+    const c = load([]);
+    expect(c.enabled).toBe(false);
+    expect(c.listen).toEqual({ host: '0.0.0.0', port: 8126 });
+    expect(c.otlpEndpoint).toBe('http://localhost:4317');
+    expect(c.maxDecodedBytes).toBe(64 * 1024 * 1024);
+    expect(c.exportMaxBytes).toBeLessThan(4 * 1024 * 1024);
+  });
+
+  it.each([
+    ['ENABLE_VENDOR_RECEIVER', 'true', true],
+    ['ENABLE_DATADOG_RECEIVER', 'true', true],
+    ['ENABLE_VENDOR_RECEIVER', 'false', false],
+    ['ENABLE_DATADOG_RECEIVER', 'TRUE', true],
+  ])('%s=%s → enabled %s', (name, value, expected) => {
+    expect(load([], { [name]: value }).enabled).toBe(expected);
+  });
+
+  it('rejects a toggle value that is not a boolean', () => {
+    expect(() => load([], { ENABLE_VENDOR_RECEIVER: 'maybe' })).toThrow(/ENABLE_VENDOR_RECEIVER: expected true or false/);
+  });
+
+  it('takes flag over env over file over default', () => {
+    const file = join(tmpdir(), `ddb-${process.pid}.yaml`);
+    writeFileSync(file, 'listen: "127.0.0.1:7000"\nmax_body_bytes: 1000\notlp:\n  endpoint: http://file:4317\n  headers:\n    authorization: abc def\napi_keys: [k1, k2]\n');
+    const c = load(['--config', file, '--listen', '127.0.0.1:9000'], { DD_BRIDGE_MAX_BODY_BYTES: '2000' });
+    expect(c.listen).toEqual({ host: '127.0.0.1', port: 9000 });
+    expect(c.maxBodyBytes).toBe(2000);
+    expect(c.otlpEndpoint).toBe('http://file:4317');
+    expect(c.otlpHeaders).toEqual({ authorization: 'abc def' });
+    expect(c.apiKeys).toEqual(['k1', 'k2']);
+  });
+
+  it('parses OTEL_EXPORTER_OTLP_HEADERS per the spec (percent-encoded values, keys lower-cased)', () => {
+    expect(parseOtlpHeaders('Authorization=tok%20en, x-team = a=b', 'h')).toEqual({ authorization: 'tok en', 'x-team': 'a=b' });
+    expect(() => parseOtlpHeaders('novalue', 'h')).toThrow(ConfigError);
+  });
+
+  it('accepts OTLP_AUTH_TOKEN as an ingestion key beside the configured list', () => {
+    const c = load(['--api-keys', 'a,b']);
+    expect(acceptedKeys(c, { OTLP_AUTH_TOKEN: 'tok' }).sort()).toEqual(['a', 'b', 'tok']);
+    expect(acceptedKeys(c, {})).toEqual(['a', 'b']);
+  });
+
+  it('refuses unknown flags and bad values with the source named', () => {
+    expect(() => parseArgs(['--nope'])).toThrow(/unknown option --nope/);
+    expect(() => load(['--listen', 'localhost'])).toThrow(/--listen: expected host:port/);
+    expect(() => load([], { DD_BRIDGE_MAX_BODY_BYTES: '-1' })).toThrow(/DD_BRIDGE_MAX_BODY_BYTES: expected a positive integer/);
+  });
+
+  it('documents every option in --help with its env names', () => {
+    const help = helpText();
+    for (const o of OPTIONS) {
+      expect(help).toContain(o.flag);
+      for (const e of o.env) expect(help).toContain(e);
+    }
+  });
+});
