@@ -10,7 +10,11 @@ export function anyValue(value: JsonValue): AnyValue {
   if (value === null) return { string: '' };
   if (typeof value === 'string') return { string: value };
   if (typeof value === 'boolean') return { bool: value };
-  if (typeof value === 'number') return Number.isSafeInteger(value) ? { int: BigInt(value) } : { double: value };
+  if (typeof value === 'number') {
+    if (Number.isSafeInteger(value)) return { int: BigInt(value) };
+    // 1e400 parses to Infinity, which OTLP/JSON cannot carry as a double
+    return Number.isFinite(value) ? { double: value } : { string: String(value) };
+  }
   if (Array.isArray(value)) return { array: value.map(anyValue) };
   return { kvlist: Object.entries(value).map(([key, v]) => ({ key, value: anyValue(v) })) };
 }

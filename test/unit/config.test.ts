@@ -64,3 +64,13 @@ describe('config', () => {
     }
   });
 });
+
+describe('README', () => {
+  it('documents every option with its flag and environment variables', () => {
+    const readme = require('node:fs').readFileSync(join(__dirname, '..', '..', 'README.md'), 'utf8') as string;
+    for (const o of OPTIONS) {
+      expect(readme).toContain(`\`${o.flag}\``);
+      for (const e of o.env) expect(readme).toContain(e);
+    }
+  });
+});

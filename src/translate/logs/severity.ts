@@ -34,7 +34,7 @@ const BY_NAME: ReadonlyMap<string, Severity> = new Map(
 
 /** RFC 5424 numeric levels. */
 const SYSLOG: readonly Severity[] = [
-  { number: FATAL, text: 'emergency' },
+  { number: FATAL, text: 'fatal' },
   { number: ERROR3, text: 'alert' },
   { number: ERROR2, text: 'critical' },
   { number: ERROR, text: 'error' },

@@ -6,7 +6,7 @@
  */
 import { TIMESTAMP_KEYS } from '../../datadog/logs';
 import type { JsonValue } from '../../parse/json';
-import { takeFirst, type LogStep } from './draft';
+import type { LogStep } from './draft';
 
 const NS_PER_MS = 1_000_000n;
 
@@ -42,9 +42,15 @@ export function timestampToNs(value: JsonValue | undefined): bigint | undefined 
   return /^\d+(\.\d+)?$/.test(value.trim()) ? epochToNs(/^\d+$/.test(value.trim()) && value.trim().length > 15 ? BigInt(value.trim()) : Number(value)) : isoToNs(value);
 }
 
+/** The first alias that holds a usable time wins; unusable values stay visible as attributes. */
 export const timestamps: LogStep = (draft) => {
-  const [value, rest] = takeFirst(draft.fields, TIMESTAMP_KEYS);
-  const ns = timestampToNs(value);
-  // an unusable value stays visible as an attribute instead of silently vanishing
-  return { ...draft, fields: ns === undefined ? draft.fields : rest, timeUnixNano: ns ?? draft.receivedAtNs };
+  for (const key of TIMESTAMP_KEYS) {
+    if (!draft.fields.has(key)) continue;
+    const ns = timestampToNs(draft.fields.get(key));
+    if (ns === undefined) continue;
+    const fields = new Map(draft.fields);
+    fields.delete(key);
+    return { ...draft, fields, timeUnixNano: ns };
+  }
+  return { ...draft, timeUnixNano: draft.receivedAtNs };
 };
