@@ -30,6 +30,12 @@ export interface Config {
   exportMaxBytes: number;
   exportRetryMaxElapsedMs: number;
   decodeJsonMessage: boolean;
+  spoolDir: string | undefined;
+  spoolMaxBytes: number;
+  spoolFsync: 'always' | 'never';
+  maxInflightRequests: number;
+  maxInflightBytes: number;
+  shutdownGraceMs: number;
   traceIdCacheSize: number;
   traceIdCacheTtlMs: number;
   logLevel: LogLevel;
@@ -286,6 +292,64 @@ export const OPTIONS = [
     default: 5_000,
     parse: parsePositiveInt,
     help: 'How long one request retries a failing collector before the sender gets 503 (and retries itself).',
+  }),
+  option({
+    key: 'spoolDir',
+    flag: '--spool-dir',
+    env: ['DD_BRIDGE_SPOOL_DIR'],
+    file: 'spool.dir',
+    default: undefined,
+    parse: optionalString,
+    help: 'Durable spool: acknowledge once data is on disk here, deliver it in order, survive restarts. Off when unset.',
+  }),
+  option({
+    key: 'spoolMaxBytes',
+    flag: '--spool-max-bytes',
+    env: ['DD_BRIDGE_SPOOL_MAX_BYTES'],
+    file: 'spool.max_bytes',
+    default: 1024 * MiB,
+    parse: parsePositiveInt,
+    help: 'Spool size bound; when full, senders get 503 + Retry-After (never a code that makes them drop).',
+  }),
+  option({
+    key: 'spoolFsync',
+    flag: '--spool-fsync',
+    env: ['DD_BRIDGE_SPOOL_FSYNC'],
+    file: 'spool.fsync',
+    default: 'always',
+    parse: (raw, source) => {
+      const v = raw.trim().toLowerCase();
+      if (v === 'always' || v === 'never') return v;
+      throw new ConfigError(`${source}: expected always or never, got "${raw}"`);
+    },
+    help: 'always: fsync (group-committed) before 2xx, survives power loss; never: survives a process crash only.',
+  }),
+  option({
+    key: 'maxInflightRequests',
+    flag: '--max-inflight-requests',
+    env: ['DD_BRIDGE_MAX_INFLIGHT_REQUESTS'],
+    file: 'max_inflight_requests',
+    default: 256,
+    parse: parsePositiveInt,
+    help: 'Requests handled at once; more get 503 + Retry-After at once (back-pressure).',
+  }),
+  option({
+    key: 'maxInflightBytes',
+    flag: '--max-inflight-bytes',
+    env: ['DD_BRIDGE_MAX_INFLIGHT_BYTES'],
+    file: 'max_inflight_bytes',
+    default: 128 * MiB,
+    parse: parsePositiveInt,
+    help: 'Body bytes (as sent plus decompressed) held at once; more gets 503 + Retry-After.',
+  }),
+  option({
+    key: 'shutdownGraceMs',
+    flag: '--shutdown-grace-ms',
+    env: ['DD_BRIDGE_SHUTDOWN_GRACE_MS'],
+    file: 'shutdown_grace_ms',
+    default: 20_000,
+    parse: parsePositiveInt,
+    help: 'On SIGTERM: stop accepting, let in-flight requests finish for up to this long, then exit.',
   }),
   option({
     key: 'decodeJsonMessage',

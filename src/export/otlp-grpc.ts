@@ -23,6 +23,17 @@ const METHODS: Record<Signal, string> = {
 
 const passThrough = (b: Buffer): Buffer => b;
 
+const sleep = (ms: number, abort?: AbortSignal): Promise<void> =>
+  new Promise((resolve) => {
+    const timer = setTimeout(done, ms);
+    function done(): void {
+      clearTimeout(timer);
+      abort?.removeEventListener('abort', done);
+      resolve();
+    }
+    abort?.addEventListener('abort', done, { once: true });
+  });
+
 export interface GrpcTarget {
   address: string;
   tls: boolean;
@@ -85,32 +96,36 @@ export class OtlpGrpcExporter implements Exporter {
     const outcome: ExportOutcome = { accepted: 0, rejected: 0 };
     // sequential: the collector sees records in the order the sender wrote them
     for (const request of requests) {
-      const rejected = await this.sendWithRetry(request);
+      const rejected = await this.send(request, Date.now() + this.config.exportRetryMaxElapsedMs);
       outcome.rejected += rejected;
       outcome.accepted += request.records - rejected;
     }
     return outcome;
   }
 
-  private async sendWithRetry(request: EncodedExport): Promise<number> {
+  /**
+   * Sends one pre-encoded request, retrying retryable failures until `giveUpAt` (Infinity for
+   * the spool drainer) or until `abort` fires; resolves with the number of records the collector
+   * rejected permanently.
+   */
+  async send(request: EncodedExport, giveUpAt: number, abort?: AbortSignal): Promise<number> {
     const labels = { signal: request.signal };
-    const giveUpAt = Date.now() + this.config.exportRetryMaxElapsedMs;
     const delays = backoffDelays();
     this.metrics.exportsInFlight.add(labels, 1);
     try {
       for (;;) {
         try {
-          const response = await this.call(request, Math.min(this.config.otlpTimeoutMs, Math.max(giveUpAt - Date.now(), 1)));
+          const response = await this.call(request, Math.max(Math.min(this.config.otlpTimeoutMs, giveUpAt - Date.now()), 1));
           return this.account(request, decodeExportResponse(response));
         } catch (err) {
           const code = (err as grpc.ServiceError).code ?? grpc.status.UNKNOWN;
           this.metrics.exportFailures.inc({ signal: request.signal, code: grpc.status[code] ?? String(code) });
           const delay = delays.next().value as number;
-          if (!isRetryable(code) || Date.now() + delay >= giveUpAt) {
+          if (!isRetryable(code) || Date.now() + delay >= giveUpAt || abort?.aborted) {
             this.log.warn('export to collector failed', { signal: request.signal, code: grpc.status[code], error: (err as Error).message, records: request.records });
             throw replyForFailure(code, (err as grpc.ServiceError).details ?? (err as Error).message);
           }
-          await new Promise((r) => setTimeout(r, delay));
+          await sleep(delay, abort);
         }
       }
     } finally {

@@ -12,6 +12,7 @@ import type { Logger } from '../observability/log';
 import type { BridgeMetrics } from '../observability/metrics';
 import { parseMediaType } from '../parse/media-type';
 import { HttpError } from './errors';
+import { OverloadedError, type InflightBudget, type Lease } from './inflight-budget';
 import { readBody } from './read-body';
 
 const nowNs = (): bigint => BigInt(Date.now()) * 1_000_000n;
@@ -22,7 +23,7 @@ const nowNs = (): bigint => BigInt(Date.now()) * 1_000_000n;
  */
 const tracerHeaders = (ctx: RouteContext): Record<string, string> => ({ 'Datadog-Agent-Version': AGENT_VERSION, 'Datadog-Agent-State': agentState(infoDocument(ctx)) });
 
-export function createIntakeApp(routes: readonly IntakeRoute[], ctx: RouteContext, metrics: BridgeMetrics, log: Logger): express.Express {
+export function createIntakeApp(routes: readonly IntakeRoute[], ctx: RouteContext, metrics: BridgeMetrics, log: Logger, budget: InflightBudget): express.Express {
   const app = express();
   const stamp = tracerHeaders(ctx);
   app.disable('x-powered-by');
@@ -33,7 +34,7 @@ export function createIntakeApp(routes: readonly IntakeRoute[], ctx: RouteContex
     for (const method of route.methods) {
       app[method.toLowerCase() as 'get' | 'post' | 'put'](route.paths as string[], (req, res) => {
         if (route.sender === 'tracer' && route.name !== 'info') for (const [k, v] of Object.entries(stamp)) res.setHeader(k, v);
-        void serve(route, req, res, ctx, metrics, log);
+        void serve(route, req, res, ctx, metrics, log, budget);
       });
     }
   }
@@ -56,18 +57,23 @@ export function createIntakeApp(routes: readonly IntakeRoute[], ctx: RouteContex
   return app;
 }
 
-async function serve(route: IntakeRoute, req: Request, res: Response, ctx: RouteContext, metrics: BridgeMetrics, log: Logger): Promise<void> {
+async function serve(route: IntakeRoute, req: Request, res: Response, ctx: RouteContext, metrics: BridgeMetrics, log: Logger, budget: InflightBudget): Promise<void> {
   let reply: IntakeReply;
+  let lease: Lease | undefined;
   try {
-    reply = await handle(route, req, ctx, metrics);
+    lease = budget.lease();
+    reply = await handle(route, req, ctx, metrics, lease);
   } catch (err) {
+    if (err instanceof OverloadedError) metrics.overloaded.inc({ route: route.name });
     reply = errorReply(err, route, req, log);
+  } finally {
+    lease?.release();
   }
   metrics.requests.inc({ route: route.name, status: String(reply.status) });
   send(res, reply);
 }
 
-async function handle(route: IntakeRoute, req: Request, ctx: RouteContext, metrics: BridgeMetrics): Promise<IntakeReply> {
+async function handle(route: IntakeRoute, req: Request, ctx: RouteContext, metrics: BridgeMetrics, lease: Lease): Promise<IntakeReply> {
   const receivedAtNs = nowNs();
   const query = new URL(req.originalUrl, 'http://intake').searchParams;
   const mustAuth = ctx.authEnabled && !route.selfAuthenticating && (route.sender === 'agent' || ctx.config.authTracerRoutes);
@@ -78,9 +84,10 @@ async function handle(route: IntakeRoute, req: Request, ctx: RouteContext, metri
   }
   let body: Buffer = Buffer.alloc(0);
   if (route.readsBody) {
-    const raw = await readBody(req, ctx.config.maxBodyBytes);
+    const raw = await readBody(req, ctx.config.maxBodyBytes, lease.reserve);
     metrics.bytesIn.inc({ route: route.name }, raw.length);
     body = await decodeBody(raw, req.headers['content-encoding'], { maxDecodedBytes: ctx.config.maxDecodedBytes });
+    if (body !== raw) lease.reserve(body.length);
     metrics.bytesDecoded.inc({ route: route.name }, body.length);
   }
   const intakeRequest: IntakeRequest = {

@@ -5,7 +5,8 @@
 import type { IncomingMessage } from 'node:http';
 import { HttpError, payloadTooLarge } from './errors';
 
-export function readBody(req: IncomingMessage, maxBytes: number): Promise<Buffer> {
+/** `reserve` is told about every chunk before it is kept; it throws to refuse the body (back-pressure). */
+export function readBody(req: IncomingMessage, maxBytes: number, reserve: (bytes: number) => void = () => undefined): Promise<Buffer> {
   const declared = Number(req.headers['content-length']);
   if (Number.isFinite(declared) && declared > maxBytes) {
     return Promise.reject(payloadTooLarge(`request body of ${declared} bytes exceeds the ${maxBytes}-byte limit`));
@@ -15,10 +16,13 @@ export function readBody(req: IncomingMessage, maxBytes: number): Promise<Buffer
     let size = 0;
     const onData = (chunk: Buffer): void => {
       size += chunk.length;
-      if (size > maxBytes) {
+      try {
+        if (size > maxBytes) throw payloadTooLarge(`request body exceeds the ${maxBytes}-byte limit`);
+        reserve(chunk.length);
+      } catch (err) {
         cleanup();
         req.resume(); // drain without keeping what arrives
-        reject(payloadTooLarge(`request body exceeds the ${maxBytes}-byte limit`));
+        reject(err as Error);
         return;
       }
       chunks.push(chunk);

@@ -9,12 +9,15 @@ import { acceptedKeys, type Config, type HostPort } from '../config';
 import { zstdImplementation } from '../decode';
 import type { Exporter } from '../export/exporter';
 import { OtlpGrpcExporter } from '../export/otlp-grpc';
+import { DiskSpool } from '../export/spool';
+import { SpoolingExporter } from '../export/spooling-exporter';
 import { ROUTES, tracerEndpoints } from '../intake';
 import type { RouteContext } from '../intake/route';
 import type { Logger } from '../observability/log';
 import { BridgeMetrics } from '../observability/metrics';
 import { TraceIdCache } from '../translate/trace-id';
 import { createAdminServer, type HealthState } from './admin-server';
+import { InflightBudget } from './inflight-budget';
 import { createIntakeApp } from './intake-app';
 
 export interface Sidecar {
@@ -33,11 +36,29 @@ const listen = (server: Server, at: HostPort): Promise<AddressInfo> =>
     });
   });
 
-const close = (server: Server): Promise<void> =>
+/**
+ * Stops accepting connections and lets requests in progress finish; connections that go idle
+ * meanwhile are closed as they do, and whatever is still open after `graceMs` is cut.
+ */
+const close = (server: Server, graceMs = 0): Promise<void> =>
   new Promise((resolve) => {
-    server.close(() => resolve());
+    const sweep = setInterval(() => server.closeIdleConnections(), 50);
+    const cut = setTimeout(() => server.closeAllConnections(), graceMs);
+    server.close(() => {
+      clearInterval(sweep);
+      clearTimeout(cut);
+      resolve();
+    });
     server.closeIdleConnections();
   });
+
+function createExporter(config: Config, env: NodeJS.ProcessEnv, metrics: BridgeMetrics, log: Logger): Exporter {
+  const grpc = new OtlpGrpcExporter(config, env.OTLP_AUTH_TOKEN?.trim() || undefined, metrics, log);
+  if (!config.spoolDir) return grpc;
+  const spool = DiskSpool.open({ dir: config.spoolDir, maxBytes: config.spoolMaxBytes, segmentBytes: 64 * 1024 * 1024, fsync: config.spoolFsync });
+  log.info('durable spool enabled', { dir: config.spoolDir, maxBytes: config.spoolMaxBytes, fsync: config.spoolFsync, pendingBytes: spool.bytes });
+  return new SpoolingExporter(spool, grpc, config, metrics, log);
+}
 
 export async function startSidecar(config: Config, env: NodeJS.ProcessEnv, log: Logger, exporterOverride?: Exporter): Promise<Sidecar> {
   const metrics = new BridgeMetrics();
@@ -56,7 +77,7 @@ export async function startSidecar(config: Config, env: NodeJS.ProcessEnv, log: 
 
   const keys = acceptedKeys(config, env);
   if (keys.length === 0) log.warn('no API keys configured: the intake accepts every request; set OTLP_AUTH_TOKEN or DD_BRIDGE_API_KEYS to require DD-API-KEY');
-  const exporter = exporterOverride ?? new OtlpGrpcExporter(config, env.OTLP_AUTH_TOKEN?.trim() || undefined, metrics, log);
+  const exporter = exporterOverride ?? createExporter(config, env, metrics, log);
   const ctx: RouteContext = {
     config,
     exporter,
@@ -66,7 +87,7 @@ export async function startSidecar(config: Config, env: NodeJS.ProcessEnv, log: 
     tracerEndpoints: tracerEndpoints(ROUTES),
     traceIds: new TraceIdCache({ maxEntries: config.traceIdCacheSize, ttlMs: config.traceIdCacheTtlMs }),
   };
-  const intake = createIntakeApp(ROUTES, ctx, metrics, log);
+  const intake = createIntakeApp(ROUTES, ctx, metrics, log, new InflightBudget(config.maxInflightRequests, config.maxInflightBytes));
   const server = createServer({ keepAlive: true, headersTimeout: config.headersTimeoutMs, requestTimeout: config.requestTimeoutMs }, intake);
   server.keepAliveTimeout = config.keepAliveTimeoutMs;
   const intakeAddress = await listen(server, config.listen);
@@ -85,8 +106,10 @@ export async function startSidecar(config: Config, env: NodeJS.ProcessEnv, log: 
     metrics,
     async stop() {
       status = 'stopping';
-      await close(server);
+      const started = Date.now();
+      await close(server, config.shutdownGraceMs);
       await exporter.close();
+      log.info('intake stopped', { ms: Date.now() - started, spooledBytes: metrics.spoolBytes.get() });
       await close(admin);
     },
   };

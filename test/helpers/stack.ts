@@ -23,6 +23,11 @@ export interface TestStack {
   adminUrl: string;
   sinkDir: string;
   sidecarOutput(): string;
+  sidecarPid(): number | undefined;
+  /** Sends the signal and resolves with the exit code once the process is gone. */
+  stopSidecar(signal: NodeJS.Signals): Promise<number | null>;
+  /** Starts the sidecar again on the same ports and settings (e.g. the same spool directory). */
+  restartSidecar(): Promise<void>;
   startCollector(): Promise<void>;
   stopCollector(): Promise<void>;
   stop(): Promise<void>;
@@ -82,38 +87,51 @@ export async function startStack(options: StackOptions = {}): Promise<TestStack>
   if (options.collector !== false) await launchCollector();
 
   let output = '';
-  const sidecar: ChildProcess = spawn(process.execPath, [join(REPO_ROOT, 'dist', 'cli', 'main.js')], {
-    env: {
-      PATH: process.env.PATH,
-      ENABLE_VENDOR_RECEIVER: 'true',
-      DD_BRIDGE_LISTEN: `127.0.0.1:${intakePort}`,
-      DD_BRIDGE_ADMIN_LISTEN: `127.0.0.1:${adminPort}`,
-      OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${grpcPort}`,
-      DD_BRIDGE_EXPORT_RETRY_MAX_ELAPSED_MS: '1500',
-      ...(options.authToken ? { OTLP_AUTH_TOKEN: options.authToken } : {}),
-      ...options.sidecarEnv,
-    },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  sidecar.stdout?.on('data', (d: Buffer) => (output += d.toString()));
-  sidecar.stderr?.on('data', (d: Buffer) => (output += d.toString()));
+  let sidecar: ChildProcess | undefined;
   const adminUrl = `http://127.0.0.1:${adminPort}`;
-  const up = await eventually(() => healthy(`${adminUrl}/health`), 15_000);
-  if (!up) throw new Error(`sidecar did not become healthy:\n${output}`);
+  const launchSidecar = async (): Promise<void> => {
+    const child = spawn(process.execPath, [join(REPO_ROOT, 'dist', 'cli', 'main.js')], {
+      env: {
+        PATH: process.env.PATH,
+        ENABLE_VENDOR_RECEIVER: 'true',
+        DD_BRIDGE_LISTEN: `127.0.0.1:${intakePort}`,
+        DD_BRIDGE_ADMIN_LISTEN: `127.0.0.1:${adminPort}`,
+        OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${grpcPort}`,
+        DD_BRIDGE_EXPORT_RETRY_MAX_ELAPSED_MS: '1500',
+        ...(options.authToken ? { OTLP_AUTH_TOKEN: options.authToken } : {}),
+        ...options.sidecarEnv,
+      },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    child.stdout?.on('data', (d: Buffer) => (output += d.toString()));
+    child.stderr?.on('data', (d: Buffer) => (output += d.toString()));
+    sidecar = child;
+    if (!(await eventually(() => healthy(`${adminUrl}/health`), 15_000))) throw new Error(`sidecar did not become healthy:\n${output}`);
+  };
+  const stopSidecar = async (signal: NodeJS.Signals): Promise<number | null> => {
+    const child = sidecar;
+    if (!child || child.exitCode !== null || child.signalCode !== null) return child?.exitCode ?? null;
+    const exited = new Promise<number | null>((r) => child.once('exit', (code) => r(code)));
+    child.kill(signal);
+    return exited;
+  };
+  await launchSidecar();
 
   return {
     intakeUrl: `http://127.0.0.1:${intakePort}`,
     adminUrl,
     sinkDir,
     sidecarOutput: () => output,
+    sidecarPid: () => sidecar?.pid,
+    stopSidecar,
+    restartSidecar: launchSidecar,
     startCollector: launchCollector,
     async stopCollector() {
       await collector?.stop();
       collector = undefined;
     },
     async stop() {
-      sidecar.kill('SIGTERM');
-      await new Promise((r) => (sidecar.exitCode !== null ? r(undefined) : sidecar.once('exit', r)));
+      await stopSidecar('SIGTERM');
       await collector?.stop();
     },
   };
