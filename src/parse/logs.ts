@@ -24,7 +24,7 @@ function entryAt(value: JsonValue, index: number): DatadogLogEntry {
 
 const typeName = (v: JsonValue): string => (v === null ? 'null' : Array.isArray(v) ? 'an array' : typeof v);
 
-const BIG_ID = /("(?:dd\.)?(?:trace_id|span_id)"\s*:\s*)(\d{16,})/g;
+const BIG_ID = /("(?:dd\.)?(?:trace_id|span_id)"\s*:\s*)(\d{16,})(?=\s*[,}\]])/g;
 
 /**
  * JSON numbers lose precision past 2^53, and Java/Go loggers write 64-bit trace ids as bare

@@ -65,7 +65,7 @@ async function serve(route: IntakeRoute, req: Request, res: Response, ctx: Route
     reply = await handle(route, req, ctx, metrics, lease);
   } catch (err) {
     if (err instanceof OverloadedError) metrics.overloaded.inc({ route: route.name });
-    reply = errorReply(err, route, req, log);
+    reply = errorReply(err, route, req, log, metrics);
   } finally {
     lease?.release();
   }
@@ -103,16 +103,19 @@ async function handle(route: IntakeRoute, req: Request, ctx: RouteContext, metri
   return route.handle(intakeRequest, ctx);
 }
 
-function errorReply(err: unknown, route: IntakeRoute, req: Request, log: Logger): IntakeReply {
+function errorReply(err: unknown, route: IntakeRoute, req: Request, log: Logger, metrics: BridgeMetrics): IntakeReply {
   if (err instanceof HttpError) {
     const fields = { route: route.name, method: req.method, path: req.path, status: err.status, error: err.message };
     if (err.status >= 500) log.warn('request not accepted', fields);
     else log.info('request refused', fields);
     return { status: err.status, body: err.message + '\n', contentType: 'text/plain; charset=utf-8', headers: { ...err.headers } };
   }
-  log.error('unexpected error while handling a request', { route: route.name, method: req.method, path: req.path, error: err });
-  // 503 rather than 500: every Datadog sender retries it, and the bug may be transient
-  return { status: 503, body: 'internal error; retry later\n', contentType: 'text/plain; charset=utf-8' };
+  metrics.internalErrors.inc({ route: route.name });
+  log.error('unexpected error while handling a request; the payload was refused', { route: route.name, method: req.method, path: req.path, error: err });
+  // Failures to export are HttpErrors (503) above; anything else is a bug that this payload will
+  // hit every time. 400 makes the sender drop it: a 5xx would make the logs agent resend the same
+  // batch forever and block everything behind it.
+  return { status: 400, body: `dd-otlp-bridge could not translate this payload (${(err as Error)?.message ?? 'unknown error'}); it was not forwarded\n`, contentType: 'text/plain; charset=utf-8' };
 }
 
 function send(res: Response, reply: IntakeReply): void {

@@ -10,14 +10,19 @@ import type { LogStep } from './draft';
 
 const NS_PER_MS = 1_000_000n;
 
+const MAX_NS = (1n << 64n) - 1n;
+
+/** Only what fits OTLP's fixed64: anything larger is not a time, and would not encode. */
+const inRange = (ns: bigint): bigint | undefined => (ns > 0n && ns <= MAX_NS ? ns : undefined);
+
 /** Epoch number in an unknown unit → ns. Cut-offs keep any date between 1973 and 5138 right. */
 export function epochToNs(value: number | bigint): bigint | undefined {
   const v = typeof value === 'bigint' ? Number(value) : value;
   if (!Number.isFinite(v) || v <= 0) return undefined;
-  if (v < 1e11) return BigInt(Math.round(v * 1e3)) * NS_PER_MS; // seconds (ms precision kept)
-  if (v < 1e14) return BigInt(Math.round(v * 1e3)) * 1000n; // ms (µs precision kept)
-  if (v < 1e17) return BigInt(Math.round(v)) * 1000n; // µs
-  return typeof value === 'bigint' ? value : BigInt(Math.round(v)); // ns
+  if (v < 1e11) return inRange(BigInt(Math.round(v * 1e3)) * NS_PER_MS); // seconds (ms precision kept)
+  if (v < 1e14) return inRange(BigInt(Math.round(v * 1e3)) * 1000n); // ms (µs precision kept)
+  if (v < 1e17) return inRange(BigInt(Math.round(v)) * 1000n); // µs
+  return inRange(typeof value === 'bigint' ? value : BigInt(Math.round(v))); // ns
 }
 
 const ISO = /^(\d{4}-\d{2}-\d{2})[Tt ](\d{2}:\d{2}(?::\d{2})?)(?:[.,](\d{1,9}))?\s*(Z|z|[+-]\d{2}:?\d{2})?$/;
@@ -26,14 +31,17 @@ const ISO = /^(\d{4}-\d{2}-\d{2})[Tt ](\d{2}:\d{2}(?::\d{2})?)(?:[.,](\d{1,9}))?
 export function isoToNs(text: string): bigint | undefined {
   const m = ISO.exec(text.trim());
   if (!m) {
+    // other common forms (RFC 1123, "Nov 21 2026 10:00:00"), but only when the text has both a
+    // year and a time of day: Date.parse alone reads "version 2000" as a date
+    if (!/\b\d{4}\b/.test(text) || !/\d{1,2}:\d{2}/.test(text)) return undefined;
     const ms = Date.parse(text);
-    return Number.isNaN(ms) || ms <= 0 ? undefined : BigInt(ms) * NS_PER_MS;
+    return Number.isNaN(ms) || ms <= 0 ? undefined : inRange(BigInt(ms) * NS_PER_MS);
   }
   const [, date, time, fraction = '', zone = 'Z'] = m;
   const offset = zone.toUpperCase() === 'Z' ? 'Z' : zone.length === 5 ? `${zone.slice(0, 3)}:${zone.slice(3)}` : zone;
   const ms = Date.parse(`${date}T${(time as string).length === 5 ? `${time}:00` : time}${offset}`);
   if (Number.isNaN(ms) || ms <= 0) return undefined;
-  return BigInt(ms) * NS_PER_MS + BigInt(fraction.padEnd(9, '0'));
+  return inRange(BigInt(ms) * NS_PER_MS + BigInt(fraction.padEnd(9, '0')));
 }
 
 export function timestampToNs(value: JsonValue | undefined): bigint | undefined {

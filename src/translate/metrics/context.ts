@@ -1,0 +1,18 @@
+/** What every metric translator step receives and yields. */
+import type { DropCounts } from '../../datadog/metrics';
+import type { KeyValue, Metric } from '../../otlp/model';
+import type { StreamStartTimes } from './start-times';
+
+export interface MetricContext {
+  streams: StreamStartTimes;
+  /** when a point without a timestamp (a service check) is taken to have happened */
+  receivedAtNs: bigint;
+  /** request-scoped tally of what could not be translated */
+  dropped: DropCounts;
+}
+
+/** One input series as one OTLP metric, with the resource it belongs to (grouped later). */
+export interface MetricItem {
+  resource: KeyValue[];
+  metric: Metric;
+}

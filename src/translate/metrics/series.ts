@@ -1,0 +1,33 @@
+/**
+ * Count, rate and gauge series → OTLP Sum and Gauge (translation-rules §3.2–3.3). Datadog counts
+ * are per-interval deltas that can go down, so Sum/Delta/non-monotonic (ClickStack stores delta
+ * sums as sent; it has no delta-to-cumulative step). A rate is a per-second value over `interval`
+ * seconds: × interval turns it back into the count it came from (DogStatsD counters arrive as
+ * rates with interval 10); without an interval it is kept as sent. Gauges are instantaneous and
+ * carry no start time (0 means "none" in OTLP).
+ */
+import type { Series } from '../../datadog/metrics';
+import { AggregationTemporality, type NumberDataPoint } from '../../otlp/model';
+import { toKeyValues } from '../resource-promotion';
+import type { MetricContext, MetricItem } from './context';
+import { metricOrigin } from './resource';
+import { streamIdentity, windowStart } from './start-times';
+import { secondsToNanos } from './time';
+
+export function seriesMetric(series: Series, ctx: MetricContext): MetricItem {
+  const promoted = metricOrigin(series.tags, series.resources, series.sourceTypeName);
+  const resource = toKeyValues(promoted.resource);
+  const attributes = toKeyValues(promoted.attributes);
+  const head = { name: series.metric, ...(series.unit ? { unit: series.unit } : {}) };
+  if (series.type === 'gauge') {
+    const dataPoints = series.points.map((p): NumberDataPoint => ({ attributes, startTimeUnixNano: 0n, timeUnixNano: secondsToNanos(p.timestamp), value: { double: p.value } }));
+    return { resource, metric: { ...head, gauge: { dataPoints } } };
+  }
+  const stream = streamIdentity('sum', series.metric, resource, attributes);
+  const factor = series.type === 'rate' && series.interval > 0 ? series.interval : 1;
+  const dataPoints = series.points.map((p): NumberDataPoint => {
+    const timeUnixNano = secondsToNanos(p.timestamp);
+    return { attributes, startTimeUnixNano: windowStart(ctx.streams, stream, timeUnixNano, series.interval), timeUnixNano, value: { double: p.value * factor } };
+  });
+  return { resource, metric: { ...head, sum: { dataPoints, aggregationTemporality: AggregationTemporality.Delta, isMonotonic: false } } };
+}

@@ -1,0 +1,59 @@
+/**
+ * Agent sketch bins → exponential-histogram buckets (translation-rules §3.4, reproducing
+ * upstream's `sketches.go` numbers). A Datadog sketch key k ≠ 0 stands for the values whose
+ * magnitude lies in [γ^(|k|−1338), γ^(|k|−1337)) with γ = 1 + 2/128 (relative accuracy 1/128,
+ * minimum value 1e-9, hence the bias 1338); k < 0 mirrors k > 0 for negative values, k = 0 holds
+ * values too small to tell from zero. Sketch buckets do not line up with base-2 buckets, so each
+ * bin's count is spread over the scale-5 buckets it overlaps, in proportion to the overlap,
+ * truncated to integers; whatever truncation leaves goes to the bucket with the largest overlap.
+ */
+import { addTo, bucketIndex, bucketLowerBound } from './exponential';
+
+const GAMMA = 1 + 2 / 128;
+const BIAS = 1338;
+/** The agent reserves 32767 for +∞; anything at or past it has no bucket (upstream drops the point). */
+export const MAX_SKETCH_KEY = 32_767;
+
+// the same operation order as upstream (divide by 1/ln γ), so boundaries match to the last bit
+const sketchLowerBound = (key: number): number => Math.exp((key - BIAS) / (1 / Math.log(GAMMA)));
+
+/** Magnitudes below this are in the zero bucket: the lower bound of sketch key 1. */
+export const ZERO_THRESHOLD = sketchLowerBound(1);
+
+export interface SketchBuckets {
+  zeroCount: number;
+  positive: Map<number, number>;
+  negative: Map<number, number>;
+}
+
+/** Undefined when a key lies outside the mapping. */
+export function sketchBuckets(keys: readonly number[], counts: readonly number[]): SketchBuckets | undefined {
+  const out: SketchBuckets = { zeroCount: 0, positive: new Map(), negative: new Map() };
+  for (let i = 0; i < keys.length; i++) {
+    const key = keys[i] as number;
+    const count = counts[i] as number;
+    if (key === 0) out.zeroCount += count;
+    else if (Math.abs(key) >= MAX_SKETCH_KEY) return undefined;
+    else spread(Math.abs(key), count, key < 0 ? out.negative : out.positive);
+  }
+  return out;
+}
+
+function spread(key: number, count: number, into: Map<number, number>): void {
+  const low = sketchLowerBound(key);
+  const high = sketchLowerBound(key + 1);
+  let largest = 0;
+  let largestAt = 0;
+  let assigned = 0;
+  for (let index = bucketIndex(low); bucketLowerBound(index) < high; index++) {
+    const overlap = Math.min(bucketLowerBound(index + 1), high) - Math.max(bucketLowerBound(index), low);
+    const share = overlap / (high - low);
+    if (share <= 0) continue;
+    if (share > largest) [largest, largestAt] = [share, index];
+    const part = Math.trunc(share * count);
+    // a bucket the bin touches is kept even when its share truncates to 0 (it widens the range, as upstream)
+    addTo(into, index, part);
+    assigned += part;
+  }
+  if (largest > 0) addTo(into, largestAt, Math.max(0, count - assigned));
+}

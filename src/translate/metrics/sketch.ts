@@ -1,0 +1,22 @@
+/**
+ * Agent sketches (DDSketch, one per flush interval) → exponential histograms: count, sum, min and
+ * max as sent, bins mapped by sketch-buckets.ts. A point with a bin outside the mapping is
+ * dropped (counted), not the whole sketch.
+ */
+import { countDrop, type Sketch } from '../../datadog/metrics';
+import type { MetricContext, MetricItem } from './context';
+import { SCALE } from './exponential';
+import { exponentialHistogramMetric, type DistributionSummary } from './exponential-metric';
+import { sketchBuckets } from './sketch-buckets';
+
+export function sketchMetric(sketch: Sketch, ctx: MetricContext): MetricItem {
+  const points = sketch.points.flatMap((p): DistributionSummary[] => {
+    const buckets = sketchBuckets(p.keys, p.counts);
+    if (!buckets) {
+      countDrop(ctx.dropped, 'sketch_key_out_of_range');
+      return [];
+    }
+    return [{ timestamp: p.timestamp, count: p.count, sum: p.sum, min: p.min, max: p.max, scale: SCALE, ...buckets }];
+  });
+  return exponentialHistogramMetric(sketch.metric, sketch.tags, sketch.resources, points, ctx);
+}

@@ -1,0 +1,76 @@
+/**
+ * Start times for delta points whose window the sender did not state (counts and rates without
+ * an interval, sketches, distribution points): a point's window starts where the previous point
+ * of the same stream ended. Upstream keeps every stream's last timestamp forever and gives first
+ * points StartTimeUnixNano 0, the epoch, which some backends reject (translation-rules §7 #11).
+ *
+ * Here the memory is bounded twice: at most `maxEntries` streams (least recently seen evicted
+ * first) and none idle longer than `idleMs`; stream identities are stored as fixed-size hashes, so
+ * long tag lists cost no more than short ones. A stream not seen recently starts its window at its
+ * own timestamp. The same point sent again (the agent retries after a 503) gets the same start.
+ */
+import { createHash } from 'node:crypto';
+import type { KeyValue } from '../../otlp/model';
+import { resourceKey } from '../resource-promotion';
+import { secondsToNanos } from './time';
+
+export interface StartTimeOptions {
+  maxEntries: number;
+  idleMs: number;
+}
+
+export const DEFAULT_START_TIME_OPTIONS: StartTimeOptions = { maxEntries: 100_000, idleMs: 15 * 60_000 };
+
+interface StreamEntry {
+  lastNs: bigint;
+  startNs: bigint;
+  idleUntil: number;
+}
+
+export class StreamStartTimes {
+  private readonly streams = new Map<string, StreamEntry>();
+
+  constructor(
+    private readonly options: StartTimeOptions = DEFAULT_START_TIME_OPTIONS,
+    private readonly now: () => number = Date.now,
+  ) {}
+
+  /** Start of the window ending at `timeNs` for the stream `identity` (any string naming it). */
+  startFor(identity: string, timeNs: bigint): bigint {
+    const now = this.now();
+    this.expireIdle(now);
+    const key = createHash('sha256').update(identity).digest('base64');
+    const seen = this.streams.get(key);
+    if (seen && timeNs < seen.lastNs) return timeNs; // a late point: its window is unknown, and the stream's end stays put
+    const startNs = !seen ? timeNs : timeNs === seen.lastNs ? seen.startNs : seen.lastNs;
+    this.streams.delete(key); // re-insert: Map order is least recently seen first
+    this.streams.set(key, { lastNs: timeNs, startNs, idleUntil: now + this.options.idleMs });
+    if (this.streams.size > this.options.maxEntries) this.streams.delete(this.streams.keys().next().value as string);
+    return startNs;
+  }
+
+  get size(): number {
+    return this.streams.size;
+  }
+
+  /** Every entry was last touched no later than the ones after it, so the idle ones sit at the front. */
+  private expireIdle(now: number): void {
+    for (const [key, entry] of this.streams) {
+      if (entry.idleUntil > now) return;
+      this.streams.delete(key);
+    }
+  }
+}
+
+/** A stream: one metric of one kind from one resource with one set of point attributes. */
+export const streamIdentity = (kind: string, name: string, resource: readonly KeyValue[], attributes: readonly KeyValue[]): string =>
+  [kind, name, resourceKey(resource), resourceKey(attributes)].join('\0');
+
+/**
+ * A delta point's window: the `interval` seconds before it when the sender says (the agent's
+ * flush or check interval, exact and stateless), otherwise from the stream's history.
+ */
+export function windowStart(streams: StreamStartTimes, identity: string, timeNs: bigint, intervalSeconds: number): bigint {
+  if (intervalSeconds > 0) return timeNs - secondsToNanos(intervalSeconds);
+  return streams.startFor(identity, timeNs);
+}
