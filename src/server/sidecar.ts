@@ -88,7 +88,16 @@ export async function startSidecar(config: Config, env: NodeJS.ProcessEnv, log: 
     traceIds: new TraceIdCache({ maxEntries: config.traceIdCacheSize, ttlMs: config.traceIdCacheTtlMs }),
   };
   const intake = createIntakeApp(ROUTES, ctx, metrics, log, new InflightBudget(config.maxInflightRequests, config.maxInflightBytes));
-  const server = createServer({ keepAlive: true, headersTimeout: config.headersTimeoutMs, requestTimeout: config.requestTimeoutMs }, intake);
+  const server = createServer(
+    {
+      keepAlive: true,
+      headersTimeout: config.headersTimeoutMs,
+      requestTimeout: config.requestTimeoutMs,
+      // node checks those timeouts only this often (default 30 s): a slow client would outstay them
+      connectionsCheckingInterval: Math.min(1_000, config.headersTimeoutMs),
+    },
+    intake,
+  );
   server.keepAliveTimeout = config.keepAliveTimeoutMs;
   const intakeAddress = await listen(server, config.listen);
   intakeListen = `${intakeAddress.address}:${intakeAddress.port}`;
