@@ -8,7 +8,8 @@ ARG NODE_IMAGE=node:22.23-bookworm-slim
 FROM ${NODE_IMAGE} AS build
 WORKDIR /app
 COPY package.json package-lock.json ./
-RUN npm ci --no-audit --no-fund --ignore-scripts
+# npm install, not npm ci: see src/bootstrap.js (the lock file lacks other platforms' optional packages)
+RUN npm install --no-audit --no-fund --ignore-scripts --no-save
 COPY tsconfig.json ./
 COPY src ./src
 RUN npm run build && npm prune --omit=dev --ignore-scripts
