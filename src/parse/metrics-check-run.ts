@@ -5,7 +5,7 @@
  */
 import { emptyPayload, type MetricsPayload, type ServiceCheck } from '../datadog/metrics';
 import { parseJsonBody, type JsonValue } from './json';
-import { fieldError, finiteNumber, isObject, objectAt, optionalNumber, optionalString, requiredString, stringList } from './metrics-json';
+import { fieldError, requiredNumber, isObject, objectAt, optionalNumber, optionalString, requiredString, stringList } from './metrics-json';
 
 const WHAT = 'check_run';
 
@@ -18,7 +18,7 @@ export function parseCheckRuns(body: Buffer): MetricsPayload {
 
 function checkAt(value: JsonValue, path: string): ServiceCheck {
   const o = objectAt(WHAT, value, path);
-  const status = finiteNumber(WHAT, o.status, `${path}.status`);
+  const status = requiredNumber(WHAT, o.status, `${path}.status`);
   if (!Number.isInteger(status)) throw fieldError(WHAT, `${path}.status`, 'an integer 0–3', status);
   return {
     check: requiredString(WHAT, o.check, `${path}.check`),

@@ -3,9 +3,9 @@
  * `{"series":[{metric, points:[[timestamp, [value, …]]], tags, host, type:"distribution"}]}`.
  * Each point holds the raw values measured at that second; `null` values are skipped and counted.
  */
-import { countDrop, emptyPayload, hostResources, type DistributionPoint, type DistributionSeries, type DropCounts, type MetricsPayload } from '../datadog/metrics';
+import { emptyPayload, hostResources, type DistributionPoint, type DistributionSeries, type DropCounts, type MetricsPayload } from '../datadog/metrics';
 import type { JsonValue } from './json';
-import { arrayAt, fieldError, finiteNumber, objectAt, optionalString, readSeries, requiredString, stringList } from './metrics-json';
+import { arrayAt, fieldError, requiredNumber, objectAt, optionalString, pointValue, readSeries, requiredString, stringList } from './metrics-json';
 
 const WHAT = 'distribution_points';
 
@@ -27,10 +27,6 @@ function seriesAt(value: JsonValue, path: string, dropped: DropCounts): Distribu
 
 function pointAt(value: JsonValue, path: string, dropped: DropCounts): DistributionPoint {
   if (!Array.isArray(value) || value.length !== 2) throw fieldError(WHAT, path, '[timestamp, [values]]', value);
-  const values = arrayAt(WHAT, value[1], `${path}[1]`).flatMap((v, i) => {
-    if (v !== null) return [finiteNumber(WHAT, v, `${path}[1][${i}]`)];
-    countDrop(dropped, 'null_value');
-    return [];
-  });
-  return { timestamp: finiteNumber(WHAT, value[0], `${path}[0]`), values };
+  const values = arrayAt(WHAT, value[1], `${path}[1]`).flatMap((v, i) => pointValue(WHAT, v, `${path}[1][${i}]`, dropped) ?? []);
+  return { timestamp: requiredNumber(WHAT, value[0], `${path}[0]`), values };
 }

@@ -4,6 +4,7 @@
  * so an API client sees exactly what it sent wrong. Optional fields accept `null` as absent:
  * agents write `"tags": null` for an empty list.
  */
+import { countDrop, type DropCounts } from '../datadog/metrics';
 import { badRequest, type HttpError } from '../server/errors';
 import { parseJsonBody, type JsonValue } from './json';
 
@@ -11,10 +12,10 @@ export type JsonObject = { [key: string]: JsonValue };
 
 export const isObject = (v: JsonValue | undefined): v is JsonObject => v !== null && typeof v === 'object' && !Array.isArray(v);
 
-const describe = (v: JsonValue | undefined): string => (v === undefined ? 'nothing' : v === null ? 'null' : Array.isArray(v) ? 'an array' : typeof v === 'object' ? 'an object' : typeof v);
+const kindOf = (v: JsonValue | undefined): string => (v === undefined ? 'nothing' : v === null ? 'null' : Array.isArray(v) ? 'an array' : typeof v === 'object' ? 'an object' : typeof v);
 
 export const fieldError = (what: string, path: string, expected: string, got: JsonValue | undefined): HttpError =>
-  badRequest(`${what}: ${path}: expected ${expected}, got ${describe(got)}`);
+  badRequest(`${what}: ${path}: expected ${expected}, got ${kindOf(got)}`);
 
 export function objectAt(what: string, value: JsonValue | undefined, path: string): JsonObject {
   if (!isObject(value)) throw fieldError(what, path, 'an object', value);
@@ -37,13 +38,20 @@ export function optionalString(what: string, value: JsonValue | undefined, path:
   return value;
 }
 
-export function finiteNumber(what: string, value: JsonValue | undefined, path: string): number {
+export function requiredNumber(what: string, value: JsonValue | undefined, path: string): number {
   if (typeof value !== 'number') throw fieldError(what, path, 'a number', value);
   return value;
 }
 
 export function optionalNumber(what: string, value: JsonValue | undefined, path: string): number | undefined {
-  return value === undefined || value === null ? undefined : finiteNumber(what, value, path);
+  return value === undefined || value === null ? undefined : requiredNumber(what, value, path);
+}
+
+/** A point value; `null`, which third-party clients send, is counted as dropped and gives undefined. */
+export function pointValue(what: string, value: JsonValue | undefined, path: string, dropped: DropCounts): number | undefined {
+  if (value !== null && value !== undefined) return requiredNumber(what, value, path);
+  countDrop(dropped, 'null_value');
+  return undefined;
 }
 
 export function stringList(what: string, value: JsonValue | undefined, path: string): string[] {

@@ -6,10 +6,11 @@
  */
 import { countDrop, emptyPayload, hostResources, type DropCounts, type MetricsPayload, type Series, type SeriesPoint, type SeriesType } from '../datadog/metrics';
 import type { JsonValue } from './json';
-import { arrayAt, fieldError, finiteNumber, objectAt, optionalNumber, optionalString, requiredString, readSeries, stringList } from './metrics-json';
+import { arrayAt, fieldError, requiredNumber, objectAt, optionalNumber, optionalString, pointValue, readSeries, requiredString, stringList } from './metrics-json';
 
 const WHAT = 'v1 series';
 const V1_TYPES: ReadonlySet<string> = new Set<SeriesType>(['count', 'rate', 'gauge']);
+const isSeriesType = (type: string): type is SeriesType => V1_TYPES.has(type);
 
 export function parseSeriesV1(body: Buffer): MetricsPayload {
   const payload = emptyPayload();
@@ -22,13 +23,13 @@ function seriesAt(value: JsonValue, path: string, dropped: DropCounts): Series |
   const metric = requiredString(WHAT, o.metric, `${path}.metric`);
   const type = optionalString(WHAT, o.type, `${path}.type`) || 'gauge';
   const points = arrayAt(WHAT, o.points, `${path}.points`).flatMap((p, i) => pointAt(p, `${path}.points[${i}]`, dropped));
-  if (!V1_TYPES.has(type)) {
+  if (!isSeriesType(type)) {
     countDrop(dropped, 'unknown_type', points.length);
     return undefined;
   }
   return {
     metric,
-    type: type as SeriesType,
+    type,
     points,
     tags: stringList(WHAT, o.tags, `${path}.tags`),
     resources: hostResources(optionalString(WHAT, o.host, `${path}.host`), optionalString(WHAT, o.device, `${path}.device`)),
@@ -40,10 +41,7 @@ function seriesAt(value: JsonValue, path: string, dropped: DropCounts): Series |
 
 function pointAt(value: JsonValue, path: string, dropped: DropCounts): SeriesPoint[] {
   if (!Array.isArray(value) || value.length !== 2) throw fieldError(WHAT, path, '[timestamp, value]', value);
-  const timestamp = finiteNumber(WHAT, value[0], `${path}[0]`);
-  if (value[1] === null) {
-    countDrop(dropped, 'null_value');
-    return [];
-  }
-  return [{ timestamp, value: finiteNumber(WHAT, value[1], `${path}[1]`) }];
+  const timestamp = requiredNumber(WHAT, value[0], `${path}[0]`);
+  const v = pointValue(WHAT, value[1], `${path}[1]`, dropped);
+  return v === undefined ? [] : [{ timestamp, value: v }];
 }

@@ -6,7 +6,7 @@
  */
 import { countDrop, emptyPayload, SERIES_TYPE_BY_NUMBER, type DropCounts, type MetricResource, type MetricsPayload, type Series, type SeriesPoint } from '../datadog/metrics';
 import type { JsonValue } from './json';
-import { arrayAt, finiteNumber, objectAt, optionalNumber, optionalString, requiredString, readSeries, stringList } from './metrics-json';
+import { arrayAt, requiredNumber, objectAt, optionalNumber, optionalString, pointValue, readSeries, requiredString, stringList } from './metrics-json';
 
 const WHAT = 'v2 series';
 
@@ -39,12 +39,9 @@ function seriesAt(value: JsonValue, path: string, dropped: DropCounts): Series |
 
 function pointAt(value: JsonValue, path: string, dropped: DropCounts): SeriesPoint[] {
   const o = objectAt(WHAT, value, path);
-  const timestamp = finiteNumber(WHAT, o.timestamp, `${path}.timestamp`);
-  if (o.value === null || o.value === undefined) {
-    countDrop(dropped, 'null_value');
-    return [];
-  }
-  return [{ timestamp, value: finiteNumber(WHAT, o.value, `${path}.value`) }];
+  const timestamp = requiredNumber(WHAT, o.timestamp, `${path}.timestamp`);
+  const v = pointValue(WHAT, o.value, `${path}.value`, dropped);
+  return v === undefined ? [] : [{ timestamp, value: v }];
 }
 
 function resourceAt(value: JsonValue, path: string): MetricResource {

@@ -190,7 +190,9 @@ function tagsetDictionary(packed: readonly number[], tagStrings: readonly string
     }
     tagsets.push(tags);
   }
-  return metadataTags.length === 0 ? tagsets : tagsets.map((tags) => unionTags(tags, metadataTags));
+  if (metadataTags.length === 0) return tagsets;
+  if (expanded + tagsets.length * metadataTags.length > MAX_EXPANDED_TAGS) throw badRequest(`${WHAT}: tagsets with metadata tags expand to more than ${MAX_EXPANDED_TAGS} tags`);
+  return tagsets.map((tags) => unionTags(tags, metadataTags));
 }
 
 function unionTags(tags: readonly string[], extra: readonly string[]): string[] {
@@ -268,27 +270,34 @@ function decodeBlock(d: MetricData, metadata: PayloadMetadata, payload: MetricsP
   const [intervals, numPoints] = [col('intervals'), col('numPoints')];
   const values: Values = { timestamps: col('timestamps'), sint64: col('valsSint64'), float32: col('valsFloat32'), float64: col('valsFloat64'), numBins: col('sketchNumBins'), binKeys: col('sketchBinKeys'), binCounts: col('sketchBinCnts') };
 
-  for (const word of d.types) {
+  for (const [index, word] of d.types.entries()) {
     const metric = entry(names, nameRefs.nextDelta(), 'dictNameStr');
     const tags = entry(tagsets, tagsetRefs.nextDelta(), 'dictTagsets');
     const resources = entry(resourceSets, resourcesRefs.nextDelta(), 'dictResourceLen');
     const sourceTypeName = entry(sourceTypeNames, sourceTypeNameRefs.nextDelta(), 'dictSourceTypeName');
-    const unit = word & FLAG_HAS_UNIT ? entry(units, unitRefs.nextDelta(), 'dictUnitStr') : '';
+    const unit = (word & FLAG_HAS_UNIT) !== 0 ? entry(units, unitRefs.nextDelta(), 'dictUnitStr') : '';
     const interval = intervals.next();
     const count = numPoints.next();
-    if (metric === '') throw badRequest(`${WHAT}: series ${payload.series.length + payload.sketches.length} has an empty metric name`);
+    if (metric === '') throw badRequest(`${WHAT}: series ${index} has an empty metric name`);
     const metricType = word & 0x0f;
     const valueType = word & 0xf0;
     if (metricType === METRIC_SKETCH) {
-      const points = Array.from({ length: count }, () => sketchPoint(values, valueType));
+      const points = repeat(count, () => sketchPoint(values, valueType));
       payload.sketches.push({ metric, tags, resources, points });
       continue;
     }
-    const points = Array.from({ length: count }, () => seriesPoint(values, valueType));
+    const points = repeat(count, () => seriesPoint(values, valueType));
     const type = metricType === 0 ? undefined : SERIES_TYPE_BY_NUMBER.get(metricType);
     if (type) payload.series.push({ metric, type, points, tags, resources, interval, unit, sourceTypeName });
     else countDrop(payload.dropped, 'unknown_type', points.length);
   }
+}
+
+/** `count` comes from the payload: read point by point, so a huge count fails on the first missing timestamp instead of allocating. */
+function repeat<T>(count: number, read: () => T): T[] {
+  const out: T[] = [];
+  for (let i = 0; i < count; i++) out.push(read());
+  return out;
 }
 
 interface Values {

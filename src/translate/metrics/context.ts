@@ -14,5 +14,7 @@ export interface MetricContext {
 /** One input series as one OTLP metric, with the resource it belongs to (grouped later). */
 export interface MetricItem {
   resource: KeyValue[];
+  /** resourceKey(resource), computed once */
+  resourceKey: string;
   metric: Metric;
 }

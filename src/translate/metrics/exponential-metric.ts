@@ -6,10 +6,9 @@
  */
 import type { MetricResource } from '../../datadog/metrics';
 import { AggregationTemporality, type ExponentialHistogramDataPoint } from '../../otlp/model';
-import { toKeyValues } from '../resource-promotion';
 import type { MetricContext, MetricItem } from './context';
 import { denseBuckets } from './exponential';
-import { metricOrigin } from './resource';
+import { originOf, promoteOrigin } from './resource';
 import { ZERO_THRESHOLD } from './sketch-buckets';
 import { streamIdentity } from './start-times';
 import { secondsToNanos } from './time';
@@ -28,10 +27,9 @@ export interface DistributionSummary {
 }
 
 export function exponentialHistogramMetric(name: string, tags: readonly string[], resources: readonly MetricResource[], points: readonly DistributionSummary[], ctx: MetricContext): MetricItem {
-  const promoted = metricOrigin(tags, resources);
-  const resource = toKeyValues(promoted.resource);
-  const attributes = toKeyValues(promoted.attributes);
-  const stream = streamIdentity('exponential_histogram', name, resource, attributes);
+  const origin = originOf(promoteOrigin(tags, resources));
+  const { resource, resourceKey, attributes } = origin;
+  const stream = streamIdentity('exponential_histogram', name, origin);
   const dataPoints = points.map((p): ExponentialHistogramDataPoint => {
     const timeUnixNano = secondsToNanos(p.timestamp);
     return {
@@ -49,5 +47,5 @@ export function exponentialHistogramMetric(name: string, tags: readonly string[]
       zeroThreshold: ZERO_THRESHOLD,
     };
   });
-  return { resource, metric: { name, exponentialHistogram: { dataPoints, aggregationTemporality: AggregationTemporality.Delta } } };
+  return { resource, resourceKey, metric: { name, exponentialHistogram: { dataPoints, aggregationTemporality: AggregationTemporality.Delta } } };
 }

@@ -4,7 +4,6 @@
  * many series of one metric becomes one metric with many points, as OTLP expects.
  */
 import type { Metric, ResourceMetrics } from '../../otlp/model';
-import { resourceKey } from '../resource-promotion';
 import { SCOPE } from '../scope';
 import type { MetricItem } from './context';
 
@@ -19,13 +18,12 @@ function dataPoints(m: Metric): unknown[] {
 
 export function groupByResource(items: readonly MetricItem[]): ResourceMetrics[] {
   const groups = new Map<string, { resource: ResourceMetrics; metrics: Map<string, Metric> }>();
-  for (const { resource, metric } of items) {
+  for (const { resource, resourceKey, metric } of items) {
     if (dataPoints(metric).length === 0) continue;
-    const key = resourceKey(resource);
-    let group = groups.get(key);
+    let group = groups.get(resourceKey);
     if (!group) {
       group = { resource: { resource: { attributes: resource }, scopeMetrics: [{ scope: SCOPE, metrics: [] }] }, metrics: new Map() };
-      groups.set(key, group);
+      groups.set(resourceKey, group);
     }
     const identity = [metric.name, kindOf(metric), metric.unit ?? ''].join('\0');
     const existing = group.metrics.get(identity);

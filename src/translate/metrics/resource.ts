@@ -8,10 +8,18 @@
  * statement. `source_type_name` becomes resource `source`, as upstream names it, only when sent.
  */
 import type { MetricResource } from '../../datadog/metrics';
+import type { KeyValue } from '../../otlp/model';
 import { KNOWN_KEYS } from '../known-keys';
-import { promoteTag, promoteTags, type Promoted } from '../resource-promotion';
+import { promoteTag, promoteTags, resourceKey, toKeyValues, type Promoted } from '../resource-promotion';
 
-export function metricOrigin(tags: readonly string[], resources: readonly MetricResource[], sourceTypeName = ''): Promoted {
+/** A series' resource and point attributes, final; `resourceKey` groups equal resources. */
+export interface MetricOrigin {
+  resource: KeyValue[];
+  resourceKey: string;
+  attributes: KeyValue[];
+}
+
+export function promoteOrigin(tags: readonly string[], resources: readonly MetricResource[], sourceTypeName = ''): Promoted {
   const promoted: Promoted = { resource: new Map(), attributes: new Map() };
   promoteTags(tags, promoted);
   for (const { type, name } of resources) {
@@ -21,4 +29,9 @@ export function metricOrigin(tags: readonly string[], resources: readonly Metric
   }
   if (sourceTypeName !== '') promoted.resource.set('source', { string: sourceTypeName });
   return promoted;
+}
+
+export function originOf(promoted: Promoted): MetricOrigin {
+  const resource = toKeyValues(promoted.resource);
+  return { resource, resourceKey: resourceKey(resource), attributes: toKeyValues(promoted.attributes) };
 }

@@ -8,26 +8,24 @@
  */
 import type { Series } from '../../datadog/metrics';
 import { AggregationTemporality, type NumberDataPoint } from '../../otlp/model';
-import { toKeyValues } from '../resource-promotion';
 import type { MetricContext, MetricItem } from './context';
-import { metricOrigin } from './resource';
-import { streamIdentity, windowStart } from './start-times';
+import { originOf, promoteOrigin } from './resource';
+import { streamIdentity, windowStarts } from './start-times';
 import { secondsToNanos } from './time';
 
 export function seriesMetric(series: Series, ctx: MetricContext): MetricItem {
-  const promoted = metricOrigin(series.tags, series.resources, series.sourceTypeName);
-  const resource = toKeyValues(promoted.resource);
-  const attributes = toKeyValues(promoted.attributes);
+  const origin = originOf(promoteOrigin(series.tags, series.resources, series.sourceTypeName));
+  const { resource, resourceKey, attributes } = origin;
   const head = { name: series.metric, ...(series.unit ? { unit: series.unit } : {}) };
   if (series.type === 'gauge') {
     const dataPoints = series.points.map((p): NumberDataPoint => ({ attributes, startTimeUnixNano: 0n, timeUnixNano: secondsToNanos(p.timestamp), value: { double: p.value } }));
-    return { resource, metric: { ...head, gauge: { dataPoints } } };
+    return { resource, resourceKey, metric: { ...head, gauge: { dataPoints } } };
   }
-  const stream = streamIdentity('sum', series.metric, resource, attributes);
+  const startOf = windowStarts(ctx.streams, () => streamIdentity('sum', series.metric, origin), series.interval);
   const factor = series.type === 'rate' && series.interval > 0 ? series.interval : 1;
   const dataPoints = series.points.map((p): NumberDataPoint => {
     const timeUnixNano = secondsToNanos(p.timestamp);
-    return { attributes, startTimeUnixNano: windowStart(ctx.streams, stream, timeUnixNano, series.interval), timeUnixNano, value: { double: p.value * factor } };
+    return { attributes, startTimeUnixNano: startOf(timeUnixNano), timeUnixNano, value: { double: p.value * factor } };
   });
-  return { resource, metric: { ...head, sum: { dataPoints, aggregationTemporality: AggregationTemporality.Delta, isMonotonic: false } } };
+  return { resource, resourceKey, metric: { ...head, sum: { dataPoints, aggregationTemporality: AggregationTemporality.Delta, isMonotonic: false } } };
 }

@@ -5,15 +5,15 @@
  * a timestamp happened when it arrived, not at the epoch.
  */
 import { hostResources, type ServiceCheck } from '../../datadog/metrics';
-import { toKeyValues } from '../resource-promotion';
 import type { MetricContext, MetricItem } from './context';
-import { metricOrigin } from './resource';
+import { originOf, promoteOrigin } from './resource';
 import { secondsToNanos } from './time';
 
 export function serviceCheckMetric(check: ServiceCheck, ctx: MetricContext): MetricItem {
-  const promoted = metricOrigin(check.tags, hostResources(check.hostName));
+  const promoted = promoteOrigin(check.tags, hostResources(check.hostName));
   if (check.message !== '') promoted.attributes.set('message', { string: check.message });
+  const { resource, resourceKey, attributes } = originOf(promoted);
   const timeUnixNano = check.timestamp ? secondsToNanos(check.timestamp) : ctx.receivedAtNs;
-  const dataPoints = [{ attributes: toKeyValues(promoted.attributes), startTimeUnixNano: 0n, timeUnixNano, value: { int: BigInt(check.status) } }];
-  return { resource: toKeyValues(promoted.resource), metric: { name: check.check, gauge: { dataPoints } } };
+  const dataPoints = [{ attributes, startTimeUnixNano: 0n, timeUnixNano, value: { int: BigInt(check.status) } }];
+  return { resource, resourceKey, metric: { name: check.check, gauge: { dataPoints } } };
 }

@@ -12,7 +12,7 @@ import { addTo, bucketIndex, bucketLowerBound } from './exponential';
 const GAMMA = 1 + 2 / 128;
 const BIAS = 1338;
 /** The agent reserves 32767 for +∞; anything at or past it has no bucket (upstream drops the point). */
-export const MAX_SKETCH_KEY = 32_767;
+const MAX_SKETCH_KEY = 32_767;
 
 // the same operation order as upstream (divide by 1/ln γ), so boundaries match to the last bit
 const sketchLowerBound = (key: number): number => Math.exp((key - BIAS) / (1 / Math.log(GAMMA)));

@@ -10,8 +10,8 @@
  * own timestamp. The same point sent again (the agent retries after a 503) gets the same start.
  */
 import { createHash } from 'node:crypto';
-import type { KeyValue } from '../../otlp/model';
 import { resourceKey } from '../resource-promotion';
+import type { MetricOrigin } from './resource';
 import { secondsToNanos } from './time';
 
 export interface StartTimeOptions {
@@ -63,14 +63,18 @@ export class StreamStartTimes {
 }
 
 /** A stream: one metric of one kind from one resource with one set of point attributes. */
-export const streamIdentity = (kind: string, name: string, resource: readonly KeyValue[], attributes: readonly KeyValue[]): string =>
-  [kind, name, resourceKey(resource), resourceKey(attributes)].join('\0');
+export const streamIdentity = (kind: string, name: string, origin: MetricOrigin): string => [kind, name, origin.resourceKey, resourceKey(origin.attributes)].join('\0');
 
 /**
- * A delta point's window: the `interval` seconds before it when the sender says (the agent's
- * flush or check interval, exact and stateless), otherwise from the stream's history.
+ * Where delta points' windows start: the `interval` seconds before each point when the sender
+ * says (the agent's flush or check interval: exact and stateless, and the stream identity is not
+ * even computed), otherwise from the stream's history.
  */
-export function windowStart(streams: StreamStartTimes, identity: string, timeNs: bigint, intervalSeconds: number): bigint {
-  if (intervalSeconds > 0) return timeNs - secondsToNanos(intervalSeconds);
-  return streams.startFor(identity, timeNs);
+export function windowStarts(streams: StreamStartTimes, identity: () => string, intervalSeconds: number): (timeNs: bigint) => bigint {
+  if (intervalSeconds > 0) {
+    const width = secondsToNanos(intervalSeconds);
+    return (timeNs) => timeNs - width;
+  }
+  const stream = identity();
+  return (timeNs) => streams.startFor(stream, timeNs);
 }

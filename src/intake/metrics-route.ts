@@ -1,0 +1,40 @@
+/**
+ * What every metric route does once its body is parsed: translate, export, and answer 202 only
+ * after the collector took the data (a failed export throws the HttpError the sender should get:
+ * 503, which every Datadog sender retries). Points that cannot be translated are logged with
+ * their count by reason, never a reason to refuse the rest.
+ *
+ * `agent diagnose` probes every metric route with the body `{}`, protobuf routes included
+ * (datadog-agent `pkg/diagnose/connectivity/endpoint_info.go`); it is acknowledged, not decoded.
+ */
+import { emptyPayload, type MetricsPayload } from '../datadog/metrics';
+import { translateMetrics } from '../translate/metrics/chain';
+import type { StreamStartTimes } from '../translate/metrics/start-times';
+import { json, type IntakeRequest, type IntakeRoute } from './route';
+
+const isProbe = (body: Buffer): boolean => body.length <= 8 && body.toString('utf8').trim() === '{}';
+
+export interface MetricRouteSpec {
+  name: string;
+  paths: readonly string[];
+  parse(req: IntakeRequest): MetricsPayload;
+  /** the 202 body the real intake sends on this route */
+  accepted: unknown;
+}
+
+export function metricRoute(spec: MetricRouteSpec, streams: StreamStartTimes): IntakeRoute {
+  return {
+    name: spec.name,
+    methods: ['POST'],
+    paths: spec.paths,
+    sender: 'agent',
+    readsBody: true,
+    async handle(req, ctx) {
+      const payload = isProbe(req.body) ? emptyPayload() : spec.parse(req);
+      const { resources, dropped } = translateMetrics(payload, streams, req.receivedAtNs);
+      if (Object.keys(dropped).length > 0) ctx.log.info('metric points not translated', { route: spec.name, dropped });
+      if (resources.length > 0) await ctx.exporter.export({ signal: 'metrics', resources });
+      return json(202, spec.accepted);
+    },
+  };
+}

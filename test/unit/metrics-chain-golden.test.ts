@@ -1,0 +1,61 @@
+/**
+ * Whole-chain golden files for metrics: test/fixtures/metrics/chain/*.json each hold a body as a
+ * sender writes it (JSON as sent, or the protobufjs object form of an agent payload, or v3 series
+ * the fixture builder encodes the agent's way) beside the OTLP/JSON the parse + translate chain
+ * must produce and what it counts as dropped. Set UPDATE_GOLDEN=1 to rewrite `expected` and
+ * `dropped` after a deliberate change, then review the diff.
+ */
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { MetricsPayload } from '../../src/datadog/metrics';
+import { parseCheckRuns } from '../../src/parse/metrics-check-run';
+import { parseDistributionPoints } from '../../src/parse/metrics-distribution';
+import { decodeSketchPayload } from '../../src/parse/metrics-sketches';
+import { parseSeriesV1 } from '../../src/parse/metrics-v1';
+import { parseSeriesV2Json } from '../../src/parse/metrics-v2-json';
+import { decodeMetricPayload } from '../../src/parse/metrics-v2-proto';
+import { decodeV3Payload } from '../../src/parse/metrics-v3';
+import { translateMetrics } from '../../src/translate/metrics/chain';
+import { StreamStartTimes } from '../../src/translate/metrics/start-times';
+import { encodeMetricPayload, encodeSketchPayload, v3Body, type V3Series } from '../fixtures/metrics/agent-payloads';
+import { resourceMetricsJson } from '../helpers/otlp-json-metrics';
+
+const DIR = join(__dirname, '..', 'fixtures', 'metrics', 'chain');
+
+interface Golden {
+  description: string;
+  format: keyof typeof PARSE;
+  receivedAtNs: string;
+  input: unknown;
+  expected: unknown;
+  dropped: unknown;
+}
+
+const asJson = (input: unknown): Buffer => Buffer.from(JSON.stringify(input));
+const PARSE = {
+  v1: (input: unknown) => parseSeriesV1(asJson(input)),
+  'v2-json': (input: unknown) => parseSeriesV2Json(asJson(input)),
+  'v2-proto': (input: unknown) => decodeMetricPayload(encodeMetricPayload(input as Record<string, unknown>)),
+  sketches: (input: unknown) => decodeSketchPayload(encodeSketchPayload(input as Record<string, unknown>)),
+  v3: (input: unknown) => decodeV3Payload(v3Body(input as V3Series[])),
+  check_run: (input: unknown) => parseCheckRuns(asJson(input)),
+  distribution_points: (input: unknown) => parseDistributionPoints(asJson(input)),
+} satisfies Record<string, (input: unknown) => MetricsPayload>;
+
+const files = readdirSync(DIR).filter((f) => f.endsWith('.json'));
+
+describe('metric chain goldens', () => {
+  it('has golden files for every body format', () => {
+    const formats = new Set(files.map((f) => (JSON.parse(readFileSync(join(DIR, f), 'utf8')) as Golden).format));
+    expect([...formats].sort()).toEqual(Object.keys(PARSE).sort());
+  });
+
+  it.each(files)('%s', (file) => {
+    const golden = JSON.parse(readFileSync(join(DIR, file), 'utf8')) as Golden;
+    const { resources, dropped } = translateMetrics(PARSE[golden.format](golden.input), new StreamStartTimes(), BigInt(golden.receivedAtNs));
+    const actual = resourceMetricsJson(resources);
+    if (process.env.UPDATE_GOLDEN) writeFileSync(join(DIR, file), JSON.stringify({ ...golden, expected: actual, dropped }, null, 2) + '\n');
+    expect(actual).toEqual(golden.expected);
+    expect(dropped).toEqual(golden.dropped);
+  });
+});

@@ -1,0 +1,126 @@
+/**
+ * The metric routes inside a real sidecar (in process, fake exporter): which body each path
+ * takes, what it answers, that nothing is exported for empty payloads, and that an export failure
+ * reaches the sender as the exporter's status (503: retried) rather than a 2xx.
+ */
+import { compress } from '@mongodb-js/zstd';
+import { gzipSync } from 'node:zlib';
+import { loadConfig, parseArgs } from '../../src/config';
+import type { Exporter } from '../../src/export/exporter';
+import { createLogger } from '../../src/observability/log';
+import type { ResourceMetrics, SignalBatch } from '../../src/otlp/model';
+import { HttpError } from '../../src/server/errors';
+import { startSidecar, type Sidecar } from '../../src/server/sidecar';
+import { AGENT_PROTOBUF_HEADERS, agentV3Body, encodeMetricPayload, encodeSketchPayload } from '../fixtures/metrics/agent-payloads';
+
+class FakeExporter implements Exporter {
+  batches: SignalBatch[] = [];
+  failWith: HttpError | undefined;
+  async export(batch: SignalBatch) {
+    if (this.failWith) throw this.failWith;
+    this.batches.push(batch);
+    return { accepted: 1, rejected: 0 };
+  }
+  async close() {}
+  metricNames(): string[] {
+    return this.batches.flatMap((b) => (b.signal === 'metrics' ? b.resources.flatMap((r: ResourceMetrics) => r.scopeMetrics.flatMap((s) => s.metrics.map((m) => m.name))) : []));
+  }
+}
+
+let sidecar: Sidecar;
+let base: string;
+const exporter = new FakeExporter();
+
+beforeAll(async () => {
+  const config = loadConfig(parseArgs(['--enable', '--listen', '127.0.0.1:0', '--admin-listen', '127.0.0.1:0']), {});
+  sidecar = await startSidecar(config, {}, createLogger('error', {}, () => undefined), exporter);
+  base = `http://127.0.0.1:${sidecar.intakeAddress!.port}`;
+});
+afterAll(() => sidecar.stop());
+beforeEach(() => {
+  exporter.batches = [];
+  exporter.failWith = undefined;
+});
+
+const post = (path: string, body: Buffer | string, headers: Record<string, string> = {}) => fetch(base + path, { method: 'POST', body, headers });
+const T = 1_700_000_000;
+
+describe('metric routes', () => {
+  it('v1 series: 202 {"status":"ok"}, gzip body, text/json as the API client sends', async () => {
+    const res = await post('/api/v1/series', gzipSync(JSON.stringify({ series: [{ metric: 'v1.m', points: [[T, 1]] }] })), { 'Content-Type': 'text/json', 'Content-Encoding': 'gzip' });
+    expect([res.status, await res.json()]).toEqual([202, { status: 'ok' }]);
+    expect(exporter.metricNames()).toEqual(['v1.m']);
+  });
+
+  it('v2 series: JSON by Content-Type (with charset), protobuf otherwise; 202 {"errors":[]}', async () => {
+    const asJson = await post('/api/v2/series', JSON.stringify({ series: [{ metric: 'v2.json', type: 3, points: [{ timestamp: T, value: 1 }] }] }), { 'Content-Type': 'application/json; charset=utf-8' });
+    expect([asJson.status, await asJson.json()]).toEqual([202, { errors: [] }]);
+    const proto = await post('/api/v2/series', await compress(encodeMetricPayload({ series: [{ metric: 'v2.proto', type: 3, points: [{ value: 1, timestamp: T }] }] }), 1), AGENT_PROTOBUF_HEADERS);
+    expect(proto.status).toBe(202);
+    const untyped = await post('/api/v2/series', JSON.stringify({ series: [{ metric: 'v2.untyped', points: [{ timestamp: T, value: 1 }] }] }));
+    expect(untyped.status).toBe(202);
+    expect(exporter.metricNames()).toEqual(['v2.json', 'v2.proto', 'v2.untyped']);
+  });
+
+  it.each(['/api/beta/sketches', '/api/v1/sketches'])('%s: protobuf SketchPayload, 202', async (path) => {
+    const body = encodeSketchPayload({ sketches: [{ metric: 'sk', host: 'h', dogsketches: [{ ts: T, cnt: 1, min: 1, max: 1, sum: 1, k: [1338], n: [1] }] }] });
+    const res = await post(path, await compress(body, 1), AGENT_PROTOBUF_HEADERS);
+    expect(res.status).toBe(202);
+    expect(exporter.metricNames()).toEqual(['sk']);
+  });
+
+  it.each(['/api/intake/metrics/v3/series', '/api/intake/metrics/v3/sketches'])('%s: the agent’s multi-stream zstd body, 202', async (path) => {
+    const body = await agentV3Body([
+      { name: 'v3.s', type: 'gauge', points: [{ ts: T, value: 1 }] },
+      { name: 'v3.k', type: 'sketch', points: [{ ts: T, sketch: { sum: 1, min: 1, max: 1, cnt: 1, k: [1338], n: [1] } }] },
+    ]);
+    const res = await post(path, body, AGENT_PROTOBUF_HEADERS);
+    expect(res.status).toBe(202);
+    expect(exporter.metricNames()).toEqual(['v3.s', 'v3.k']);
+  });
+
+  it('check_run: array or single object, 202 {"status":"ok"}', async () => {
+    const res = await post('/api/v1/check_run', JSON.stringify({ check: 'app.ok', status: 0 }), { 'Content-Type': 'application/json' });
+    expect([res.status, await res.json()]).toEqual([202, { status: 'ok' }]);
+    expect(exporter.metricNames()).toEqual(['app.ok']);
+  });
+
+  it('distribution_points: 202 {"status":"ok"}', async () => {
+    const res = await post('/api/v1/distribution_points', JSON.stringify({ series: [{ metric: 'dist', points: [[T, [1, 2]]] }] }), { 'Content-Type': 'text/json' });
+    expect([res.status, await res.json()]).toEqual([202, { status: 'ok' }]);
+    expect(exporter.metricNames()).toEqual(['dist']);
+  });
+
+  it('exports nothing for the agent’s empty flushes, and still answers 202', async () => {
+    expect((await post('/api/v1/check_run', '[]')).status).toBe(202);
+    expect((await post('/api/v1/series', JSON.stringify({ series: [{ metric: 'm', points: [[T, null]] }] }))).status).toBe(202);
+    expect((await post('/api/intake/metrics/v3/series', Buffer.alloc(0), { 'Content-Type': 'application/x-protobuf' })).status).toBe(202);
+    expect(exporter.batches).toEqual([]);
+  });
+
+  it.each(['/api/v1/series', '/api/v2/series', '/api/beta/sketches', '/api/v1/check_run', '/api/intake/metrics/v3/series'])('acknowledges the `agent diagnose` probe body {} on %s', async (path) => {
+    const res = await post(path, '{}', { 'Content-Type': path.includes('sketches') || path.includes('v3') ? 'application/x-protobuf' : 'application/json' });
+    expect(res.status).toBe(202);
+    expect(exporter.batches).toEqual([]);
+  });
+
+  it('answers a malformed body 400 with the field path', async () => {
+    const res = await post('/api/v1/series', JSON.stringify({ series: [{ metric: 'm', points: [[T]] }] }));
+    expect(res.status).toBe(400);
+    expect(await res.text()).toContain('series[0].points[0]: expected [timestamp, value]');
+    const proto = await post('/api/beta/sketches', Buffer.from([0x0a, 0x05, 0x01]), { 'Content-Type': 'application/x-protobuf' });
+    expect(proto.status).toBe(400);
+  });
+
+  it('passes an export failure through (503, which every Datadog sender retries)', async () => {
+    exporter.failWith = new HttpError(503, 'collector unavailable');
+    const res = await post('/api/v2/series', JSON.stringify({ series: [{ metric: 'm', type: 1, points: [{ timestamp: T, value: 1 }] }] }), { 'Content-Type': 'application/json' });
+    expect(res.status).toBe(503);
+  });
+
+  it('never answers 404 on a metric path', async () => {
+    for (const path of ['/api/v1/series', '/api/v2/series', '/api/beta/sketches', '/api/v1/sketches', '/api/v1/check_run', '/api/v1/distribution_points', '/api/intake/metrics/v3/series', '/api/intake/metrics/v3/sketches']) {
+      expect((await post(path, Buffer.alloc(0))).status).not.toBe(404);
+    }
+  });
+});
