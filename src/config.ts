@@ -38,6 +38,8 @@ export interface Config {
   shutdownGraceMs: number;
   traceIdCacheSize: number;
   traceIdCacheTtlMs: number;
+  metricStreamsMax: number;
+  metricStreamsIdleMs: number;
   logLevel: LogLevel;
 }
 
@@ -377,6 +379,24 @@ export const OPTIONS = [
     default: 600_000,
     parse: parsePositiveInt,
     help: 'How long a trace stays in that cache after its last span.',
+  }),
+  option({
+    key: 'metricStreamsMax',
+    flag: '--metric-streams-max',
+    env: ['DD_BRIDGE_METRIC_STREAMS_MAX'],
+    file: 'metrics.streams_max',
+    default: 100_000,
+    parse: parsePositiveInt,
+    help: 'Metric streams whose last point is remembered for start times (least recently seen evicted).',
+  }),
+  option({
+    key: 'metricStreamsIdleMs',
+    flag: '--metric-streams-idle-ms',
+    env: ['DD_BRIDGE_METRIC_STREAMS_IDLE_MS'],
+    file: 'metrics.streams_idle_ms',
+    default: 900_000,
+    parse: parsePositiveInt,
+    help: 'A metric stream not seen for this long is forgotten.',
   }),
   option({
     key: 'logLevel',

@@ -1,8 +1,7 @@
 /** POST /api/v1/check_run: service checks from the agent (array) and API clients (one object too). */
 import { parseCheckRuns } from '../parse/metrics-check-run';
-import type { StreamStartTimes } from '../translate/metrics/start-times';
 import { metricRoute } from './metrics-route';
 import type { IntakeRoute } from './route';
 
-export const checkRunRoute = (streams: StreamStartTimes): IntakeRoute =>
-  metricRoute({ name: 'check_run', paths: ['/api/v1/check_run'], parse: (req) => parseCheckRuns(req.body), accepted: { status: 'ok' } }, streams);
+export const checkRunRoute: IntakeRoute =
+  metricRoute({ name: 'check_run', paths: ['/api/v1/check_run'], parse: (req) => parseCheckRuns(req.body), accepted: { status: 'ok' } });

@@ -1,9 +1,8 @@
 /**
  * Metric intake routes (agent, API clients), one file per route. They share one start-time
- * memory (bounded; see translate/metrics/start-times.ts): a stream's points may arrive on
- * different routes, e.g. v2 then v3 after an agent upgrade.
+ * memory, RouteContext.metricStreams (bounded; see translate/metrics/start-times.ts): a stream's
+ * points may arrive on different routes, e.g. v2 then v3 after an agent upgrade.
  */
-import { StreamStartTimes } from '../translate/metrics/start-times';
 import { checkRunRoute } from './check-run';
 import { distributionPointsRoute } from './distribution-points';
 import { seriesV1Route } from './metrics-v1';
@@ -12,7 +11,4 @@ import { metricsV3Route } from './metrics-v3';
 import type { IntakeRoute } from './route';
 import { sketchesRoute } from './sketches';
 
-export const createMetricRoutes = (streams: StreamStartTimes): IntakeRoute[] =>
-  [seriesV1Route, seriesV2Route, metricsV3Route, sketchesRoute, distributionPointsRoute, checkRunRoute].map((route) => route(streams));
-
-export const METRIC_ROUTES: readonly IntakeRoute[] = createMetricRoutes(new StreamStartTimes());
+export const METRIC_ROUTES: readonly IntakeRoute[] = [seriesV1Route, seriesV2Route, metricsV3Route, sketchesRoute, distributionPointsRoute, checkRunRoute];

@@ -9,7 +9,6 @@
  */
 import { emptyPayload, type MetricsPayload } from '../datadog/metrics';
 import { translateMetrics } from '../translate/metrics/chain';
-import type { StreamStartTimes } from '../translate/metrics/start-times';
 import { json, type IntakeRequest, type IntakeRoute } from './route';
 
 const isProbe = (body: Buffer): boolean => body.length <= 8 && body.toString('utf8').trim() === '{}';
@@ -22,7 +21,7 @@ export interface MetricRouteSpec {
   accepted: unknown;
 }
 
-export function metricRoute(spec: MetricRouteSpec, streams: StreamStartTimes): IntakeRoute {
+export function metricRoute(spec: MetricRouteSpec): IntakeRoute {
   return {
     name: spec.name,
     methods: ['POST'],
@@ -31,7 +30,8 @@ export function metricRoute(spec: MetricRouteSpec, streams: StreamStartTimes): I
     readsBody: true,
     async handle(req, ctx) {
       const payload = isProbe(req.body) ? emptyPayload() : spec.parse(req);
-      const { resources, dropped } = translateMetrics(payload, streams, req.receivedAtNs);
+      const { resources, dropped } = translateMetrics(payload, ctx.metricStreams, req.receivedAtNs);
+      for (const [reason, count] of Object.entries(dropped)) ctx.metrics.pointsDropped.inc({ route: spec.name, reason }, count);
       if (Object.keys(dropped).length > 0) ctx.log.info('metric points not translated', { route: spec.name, dropped });
       if (resources.length > 0) await ctx.exporter.export({ signal: 'metrics', resources });
       return json(202, spec.accepted);

@@ -7,19 +7,16 @@
 import { isJson, isProtobuf } from '../parse/media-type';
 import { parseSeriesV2Json } from '../parse/metrics-v2-json';
 import { decodeMetricPayload } from '../parse/metrics-v2-proto';
-import type { StreamStartTimes } from '../translate/metrics/start-times';
 import { metricRoute } from './metrics-route';
 import type { IntakeRequest, IntakeRoute } from './route';
 
 const isJsonBody = (req: IntakeRequest): boolean => isJson(req.mediaType) || (!isProtobuf(req.mediaType) && req.body[0] === 0x7b);
 
-export const seriesV2Route = (streams: StreamStartTimes): IntakeRoute =>
+export const seriesV2Route: IntakeRoute =
   metricRoute(
     {
       name: 'series_v2',
       paths: ['/api/v2/series'],
       parse: (req) => (isJsonBody(req) ? parseSeriesV2Json(req.body) : decodeMetricPayload(req.body)),
       accepted: { errors: [] },
-    },
-    streams,
-  );
+    });

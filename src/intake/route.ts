@@ -8,6 +8,8 @@ import type { Config } from '../config';
 import type { Exporter } from '../export/exporter';
 import type { Logger } from '../observability/log';
 import type { MediaType } from '../parse/media-type';
+import type { BridgeMetrics } from '../observability/metrics';
+import type { StreamStartTimes } from '../translate/metrics/start-times';
 import type { TraceIdCache } from '../translate/trace-id';
 
 /**
@@ -48,6 +50,10 @@ export interface RouteContext {
   tracerEndpoints: readonly string[];
   /** low 64 → high 64 bits of trace ids, shared by the traces and logs paths. */
   traceIds: TraceIdCache;
+  /** Start-time memory of metric streams, shared by every metric route. */
+  metricStreams: StreamStartTimes;
+  /** Self-metrics, for what a route counts itself (e.g. points it could not translate). */
+  metrics: BridgeMetrics;
 }
 
 export interface IntakeRoute {

@@ -1,8 +1,7 @@
 /** POST /api/beta/sketches (and the legacy /api/v1/sketches): the agent's distributions. */
 import { decodeSketchPayload } from '../parse/metrics-sketches';
-import type { StreamStartTimes } from '../translate/metrics/start-times';
 import { metricRoute } from './metrics-route';
 import type { IntakeRoute } from './route';
 
-export const sketchesRoute = (streams: StreamStartTimes): IntakeRoute =>
-  metricRoute({ name: 'sketches', paths: ['/api/beta/sketches', '/api/v1/sketches'], parse: (req) => decodeSketchPayload(req.body), accepted: {} }, streams);
+export const sketchesRoute: IntakeRoute =
+  metricRoute({ name: 'sketches', paths: ['/api/beta/sketches', '/api/v1/sketches'], parse: (req) => decodeSketchPayload(req.body), accepted: {} });

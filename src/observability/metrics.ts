@@ -81,12 +81,13 @@ export class BridgeMetrics {
   readonly exportsInFlight = new Gauge('ddbridge_export_queue_depth', 'Export calls waiting for the collector, by signal.');
   readonly authFailures = new Counter('ddbridge_auth_failures_total', 'Requests refused for a missing or wrong API key, by route.');
   readonly spoolBytes = new Gauge('ddbridge_spool_bytes', 'Bytes spooled on disk and not yet accepted by the collector.');
+  readonly pointsDropped = new Counter('ddbridge_metric_points_dropped_total', 'Metric points that could not be translated (null values, unknown types, infinite sketch keys), by route and reason.');
   readonly internalErrors = new Counter('ddbridge_internal_errors_total', 'Payloads refused because translating them hit a bug (answered 400 so the sender does not resend forever), by route.');
   readonly overloaded = new Counter('ddbridge_overload_rejections_total', 'Requests answered 503 because the in-flight budget was used up, by route.');
 
   render(): string {
     return (
-      [this.requests, this.bytesIn, this.bytesDecoded, this.unknownRoutes, this.recordsOut, this.recordsRejected, this.exportFailures, this.exportsInFlight, this.authFailures, this.spoolBytes, this.overloaded, this.internalErrors]
+      [this.requests, this.bytesIn, this.bytesDecoded, this.unknownRoutes, this.recordsOut, this.recordsRejected, this.exportFailures, this.exportsInFlight, this.authFailures, this.spoolBytes, this.overloaded, this.internalErrors, this.pointsDropped]
         .map((f) => f.render())
         .join('\n') + '\n'
     );

@@ -15,6 +15,7 @@ import { ROUTES, tracerEndpoints } from '../intake';
 import type { RouteContext } from '../intake/route';
 import type { Logger } from '../observability/log';
 import { BridgeMetrics } from '../observability/metrics';
+import { StreamStartTimes } from '../translate/metrics/start-times';
 import { TraceIdCache } from '../translate/trace-id';
 import { createAdminServer, type HealthState } from './admin-server';
 import { InflightBudget } from './inflight-budget';
@@ -86,6 +87,8 @@ export async function startSidecar(config: Config, env: NodeJS.ProcessEnv, log: 
     isValidKey: keyChecker(keys),
     tracerEndpoints: tracerEndpoints(ROUTES),
     traceIds: new TraceIdCache({ maxEntries: config.traceIdCacheSize, ttlMs: config.traceIdCacheTtlMs }),
+    metricStreams: new StreamStartTimes({ maxEntries: config.metricStreamsMax, idleMs: config.metricStreamsIdleMs }),
+    metrics,
   };
   const intake = createIntakeApp(ROUTES, ctx, metrics, log, new InflightBudget(config.maxInflightRequests, config.maxInflightBytes));
   const server = createServer(

@@ -96,6 +96,8 @@ describe('metric routes', () => {
     expect((await post('/api/v1/series', JSON.stringify({ series: [{ metric: 'm', points: [[T, null]] }] }))).status).toBe(202);
     expect((await post('/api/intake/metrics/v3/series', Buffer.alloc(0), { 'Content-Type': 'application/x-protobuf' })).status).toBe(202);
     expect(exporter.batches).toEqual([]);
+    // the null point is not silently gone: it is counted for /metrics
+    expect(sidecar.metrics.render()).toMatch(/ddbridge_metric_points_dropped_total\{route="series_v1",reason="[a-z_ ]+"\} 1/);
   });
 
   it.each(['/api/v1/series', '/api/v2/series', '/api/beta/sketches', '/api/v1/check_run', '/api/intake/metrics/v3/series'])('acknowledges the `agent diagnose` probe body {} on %s', async (path) => {
