@@ -17,7 +17,7 @@ export function infoDocument(ctx: Pick<RouteContext, 'tracerEndpoints' | 'config
     client_drop_p0s: false,
     span_meta_structs: false,
     long_running_spans: false,
-    span_events: false,
+    span_events: true,
     evp_proxy_allowed_headers: [],
     config: {
       default_env: 'none',

@@ -1,0 +1,21 @@
+/**
+ * POST /api/v0.2/stats: the trace-agent's StatsPayload (msgpack, gzip), every tracer's stats
+ * and the agent's own, exported as one batch of RED metrics (see translate/traces/stats.ts).
+ */
+import { parseAgentStats } from '../parse/traces/stats';
+import { translateStats } from '../translate/traces/stats';
+import type { IntakeRoute } from './route';
+import { okReply } from './traces-reply';
+
+export const statsAgentRoute: IntakeRoute = {
+  name: 'stats_agent',
+  methods: ['POST'],
+  paths: ['/api/v0.2/stats'],
+  sender: 'agent',
+  readsBody: true,
+  async handle(req, ctx) {
+    const resources = translateStats(parseAgentStats(req.body, 'agent stats'));
+    if (resources.length > 0) await ctx.exporter.export({ signal: 'metrics', resources });
+    return okReply();
+  },
+};

@@ -1,0 +1,21 @@
+/**
+ * POST /api/v0.2/traces: the trace-agent's AgentPayload (zstd or gzip, undone by the server),
+ * classic and idx tracer payloads alike. The whole payload is exported as one batch, so it is
+ * accepted or refused as a whole and a retry never duplicates half of it (upstream consumes
+ * tracer payloads one by one, translation-rules §7 #18).
+ */
+import { decodeAgentPayload } from '../parse/traces/agent-payload';
+import type { IntakeRoute } from './route';
+import { exportTraces, okReply } from './traces-reply';
+
+export const tracesAgentRoute: IntakeRoute = {
+  name: 'traces_agent',
+  methods: ['POST'],
+  paths: ['/api/v0.2/traces'],
+  sender: 'agent',
+  readsBody: true,
+  async handle(req, ctx) {
+    await exportTraces(decodeAgentPayload(req.body), req, ctx);
+    return okReply();
+  },
+};

@@ -1,0 +1,44 @@
+/**
+ * What every trace route shares: translate, export, and answer only once the collector has the
+ * spans (a 503 from the exporter reaches the sender as is — tracers drop on it, the trace-agent
+ * retries). Tracer routes then answer with sampling rates (intake-protocol.md §1.1, §7.6):
+ * every service at rate 1, so tracers keep every trace under automatic sampling. The rates never
+ * change, so their version is a constant; a tracer that already holds it gets `{}`.
+ */
+import { createHash } from 'node:crypto';
+import type { DdTracePayload, DdTracerPayload } from '../datadog/traces';
+import { translateTraces } from '../translate/traces/chain';
+import type { IntakeReply, IntakeRequest, IntakeRoute, RouteContext } from './route';
+
+const RATES_BODY = JSON.stringify({ rate_by_service: { 'service:,env:': 1 } }) + '\n';
+const RATES_VERSION = createHash('sha256').update(RATES_BODY).digest('hex').slice(0, 16);
+const RATES_HEADER = 'datadog-rates-payload-version';
+
+export async function exportTraces(payload: DdTracePayload, req: IntakeRequest, ctx: RouteContext): Promise<void> {
+  const resources = translateTraces(payload, { traceIds: ctx.traceIds, receivedAtNs: req.receivedAtNs });
+  if (resources.length > 0) await ctx.exporter.export({ signal: 'traces', resources });
+}
+
+export function rateByServiceReply(req: IntakeRequest): IntakeReply {
+  const held = req.headers[RATES_HEADER];
+  const version = Array.isArray(held) ? held[0] : held;
+  const reply: IntakeReply = { status: 200, body: RATES_BODY, contentType: 'application/json' };
+  if (!version) return reply;
+  return { ...reply, ...(version === RATES_VERSION ? { body: '{}' } : {}), headers: { 'Datadog-Rates-Payload-Version': RATES_VERSION } };
+}
+
+/** The plain `OK` of /v0.3 (and of the trace-agent's intake). */
+export const okReply = (): IntakeReply => ({ status: 200, body: 'OK\n', contentType: 'text/plain; charset=utf-8' });
+
+/** A tracer-facing trace route (PUT and POST, no key): parse one tracer payload, export, reply. */
+export const tracerTracesRoute = (version: string, parse: (req: IntakeRequest) => DdTracerPayload, reply: (req: IntakeRequest) => IntakeReply): IntakeRoute => ({
+  name: `traces_${version}`,
+  methods: ['PUT', 'POST'],
+  paths: [`/${version}/traces`],
+  sender: 'tracer',
+  readsBody: true,
+  async handle(req, ctx) {
+    await exportTraces({ tracerPayloads: [parse(req)] }, req, ctx);
+    return reply(req);
+  },
+});

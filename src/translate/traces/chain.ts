@@ -1,0 +1,89 @@
+/**
+ * The span translator chain. THE ORDER LIVES HERE. Ids and times come first (the exception
+ * event is stamped with the end time); the resource step runs before naming so the name step
+ * sees the meta that is left; events run before status so that an exception the tracer already
+ * recorded is not recorded twice.
+ */
+import { PRIORITY_NONE, type DdTraceChunk, type DdTracePayload } from '../../datadog/traces';
+import type { ResourceSpans } from '../../otlp/model';
+import { resourceKey, toKeyValues, type AttributeMap } from '../resource-promotion';
+import { SCOPE } from '../scope';
+import type { TraceIdCache } from '../trace-id';
+import { createSpanDraft, type SpanContext, type SpanDraft, type SpanStep } from './draft';
+import { events } from './events';
+import { toSpan } from './finish';
+import { ids } from './ids';
+import { kind } from './kind';
+import { links } from './links';
+import { learnTraceIdHighs } from './look-ahead';
+import { name } from './name';
+import { chunkResource, payloadResource, resource } from './resource';
+import { SAMPLING_PRIORITY, sampling } from './sampling';
+import { status } from './status';
+import { timing } from './timing';
+
+export const SPAN_STEPS: readonly { name: string; step: SpanStep }[] = [
+  { name: 'ids', step: ids },
+  { name: 'timing', step: timing },
+  { name: 'resource', step: resource },
+  { name: 'name', step: name },
+  { name: 'kind', step: kind },
+  { name: 'links', step: links },
+  { name: 'events', step: events },
+  { name: 'status', step: status },
+  { name: 'sampling', step: sampling },
+];
+
+export const runSpanSteps = (draft: SpanDraft, ctx: SpanContext): SpanDraft => SPAN_STEPS.reduce((d, { step }) => step(d, ctx), draft);
+
+export interface TraceTranslationContext {
+  traceIds: TraceIdCache;
+  receivedAtNs: bigint;
+}
+
+function chunkPriority(chunk: DdTraceChunk): number | undefined {
+  if (chunk.priority !== PRIORITY_NONE) return chunk.priority;
+  for (const span of chunk.spans) {
+    const p = span.metrics.get(SAMPLING_PRIORITY);
+    if (p !== undefined && Number.isSafeInteger(p)) return p;
+  }
+  return undefined;
+}
+
+/**
+ * Cheap identity of a resource as built, in attribute order. Spans of one process build the same
+ * resource in the same order, so this finds the group without canonicalising every span's
+ * resource; a miss falls back to the order-independent resourceKey.
+ */
+const builtKey = (resource: AttributeMap): string => {
+  let key = '';
+  for (const [k, v] of resource) key += `${k}\u0001${'string' in v ? v.string : JSON.stringify(v, (_k, x: unknown) => (typeof x === 'bigint' ? String(x) : x))}\u0002`;
+  return key;
+};
+
+/** Spans sharing a resource share one ResourceSpans, in first-seen order. */
+export function translateTraces(payload: DdTracePayload, ctx: TraceTranslationContext): ResourceSpans[] {
+  const highs = learnTraceIdHighs(payload, ctx.traceIds);
+  const groups = new Map<string, ResourceSpans>();
+  const byBuiltKey = new Map<string, ResourceSpans>();
+  for (const tracer of payload.tracerPayloads) {
+    const payloadAttributes = payloadResource(tracer, payload.agent);
+    for (const chunk of tracer.chunks) {
+      const stepCtx: SpanContext = { ...ctx, highs, inheritedResource: chunkResource(chunk, payloadAttributes), samplingPriority: chunkPriority(chunk) };
+      for (const span of chunk.spans) {
+        const draft = runSpanSteps(createSpanDraft(span, chunk), stepCtx);
+        const built = builtKey(draft.resource);
+        let group = byBuiltKey.get(built);
+        if (!group) {
+          const attributes = toKeyValues(draft.resource);
+          const key = resourceKey(attributes);
+          group = groups.get(key) ?? { resource: { attributes }, scopeSpans: [{ scope: SCOPE, spans: [] }] };
+          groups.set(key, group);
+          byBuiltKey.set(built, group);
+        }
+        group.scopeSpans[0]!.spans.push(toSpan(draft));
+      }
+    }
+  }
+  return [...groups.values()];
+}

@@ -1,0 +1,34 @@
+/**
+ * Span events: the native `span_events` field when present, else the `events` JSON tag
+ * (translation-rules §2.5) — dd-trace-js's `span.addEvent` and `recordException` end up in one or
+ * the other. `_dd.span_events.has_exception` only tells Datadog's backend what the events hold.
+ */
+import type { DdAttributeValue } from '../../datadog/traces';
+import type { AnyValue, SpanEvent } from '../../otlp/model';
+import { parseSpanEventsTag } from '../../parse/traces/tag-json';
+import { without, type SpanStep } from './draft';
+
+const EVENTS_TAG = 'events';
+const HAS_EXCEPTION = '_dd.span_events.has_exception';
+
+function attributeAnyValue(v: DdAttributeValue): AnyValue {
+  if (typeof v === 'string') return { string: v };
+  if (typeof v === 'boolean') return { bool: v };
+  if (typeof v === 'bigint') return { int: v };
+  if (typeof v === 'number') return { double: v };
+  if (v instanceof Uint8Array) return { bytes: v };
+  if (Array.isArray(v)) return { array: v.map(attributeAnyValue) };
+  return { kvlist: Array.from(v, ([key, value]) => ({ key, value: attributeAnyValue(value) })) };
+}
+
+export const events: SpanStep = (draft) => {
+  const tag = draft.meta.get(EVENTS_TAG);
+  const parsed = draft.span.events.length > 0 ? draft.span.events : tag !== undefined ? parseSpanEventsTag(tag) : undefined;
+  if (parsed === undefined) return { ...draft, meta: without(draft.meta, HAS_EXCEPTION) };
+  const converted: SpanEvent[] = parsed.map((e) => ({
+    timeUnixNano: e.timeUnixNano,
+    name: e.name,
+    attributes: Array.from(e.attributes, ([key, value]) => ({ key, value: attributeAnyValue(value) })),
+  }));
+  return { ...draft, meta: without(draft.meta, EVENTS_TAG, HAS_EXCEPTION), events: converted };
+};

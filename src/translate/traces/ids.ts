@@ -1,0 +1,19 @@
+/**
+ * TraceId, SpanId, ParentSpanId. The trace id is widened to 128 bits with the high half this
+ * payload announced (look-ahead) or, failing that, one an earlier payload announced (the cache);
+ * without either it stays the zero-padded 64-bit id. `_dd.p.tid` is consumed: TraceId says it.
+ */
+import { spanIdBytes, traceIdBytes, widenTraceId } from '../trace-id';
+import { without, type SpanStep } from './draft';
+import { TID } from './look-ahead';
+
+export const ids: SpanStep = (draft, ctx) => {
+  const { traceId, spanId, parentId } = draft.span;
+  return {
+    ...draft,
+    meta: without(draft.meta, TID),
+    traceId: traceIdBytes(widenTraceId(traceId, ctx.highs.get(traceId), ctx.traceIds)),
+    spanId: spanIdBytes(spanId),
+    ...(parentId !== 0n ? { parentSpanId: spanIdBytes(parentId) } : {}),
+  };
+};

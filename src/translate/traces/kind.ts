@@ -1,0 +1,30 @@
+/**
+ * SpanKind: the `span.kind` tag when it names a kind (it is then consumed: Kind says it), else
+ * the span type — `web` and `serverless` spans serve requests, http/database/cache spans make
+ * them — else Internal, which is what a span without a boundary is in OTel (upstream leaves
+ * such spans Unspecified).
+ */
+import { SpanKind } from '../../otlp/model';
+import { without, type SpanStep } from './draft';
+
+const SPAN_KIND = 'span.kind';
+
+const BY_TAG: ReadonlyMap<string, SpanKind> = new Map([
+  ['server', SpanKind.Server],
+  ['client', SpanKind.Client],
+  ['producer', SpanKind.Producer],
+  ['consumer', SpanKind.Consumer],
+  ['internal', SpanKind.Internal],
+]);
+
+const BY_TYPE: ReadonlyMap<string, SpanKind> = new Map([
+  ['web', SpanKind.Server],
+  ['serverless', SpanKind.Server],
+  ...['http', 'sql', 'db', 'cache', 'redis', 'memcached', 'mongodb', 'cassandra', 'elasticsearch', 'opensearch', 'dns'].map((t) => [t, SpanKind.Client] as const),
+]);
+
+export const kind: SpanStep = (draft) => {
+  const tagged = BY_TAG.get(draft.meta.get(SPAN_KIND)?.trim().toLowerCase() ?? '');
+  if (tagged !== undefined) return { ...draft, kind: tagged, meta: without(draft.meta, SPAN_KIND) };
+  return { ...draft, kind: BY_TYPE.get(draft.span.type) ?? SpanKind.Internal };
+};

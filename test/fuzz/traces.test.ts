@@ -1,0 +1,83 @@
+/**
+ * Fuzzing of every trace and stats path (see test/helpers/fuzz.ts): parse, translate and encode
+ * mutated seeds of each wire format. Only the parser may refuse, and only with a 4xx; whatever it
+ * accepts must translate and encode without throwing (a crash there would be a 503 that the
+ * trace-agent retries forever).
+ */
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { DdTracePayload } from '../../src/datadog/traces';
+import { encodeExportRequests } from '../../src/otlp/encode';
+import { parseMediaType } from '../../src/parse/media-type';
+import { decodeAgentPayload } from '../../src/parse/traces/agent-payload';
+import { parseAgentStats, parseClientStats } from '../../src/parse/traces/stats';
+import { tracerPayloadFromHeaders } from '../../src/parse/traces/tracer-headers';
+import { parseV04Traces } from '../../src/parse/traces/v04';
+import { parseV05Traces } from '../../src/parse/traces/v05';
+import { parseV07Payload } from '../../src/parse/traces/v07';
+import { translateTraces } from '../../src/translate/traces/chain';
+import { translateStats } from '../../src/translate/traces/stats';
+import { TraceIdCache } from '../../src/translate/trace-id';
+import { fuzzTarget } from '../helpers/fuzz';
+import { idxTracerPayload, traceIdBytes } from '../fixtures/traces/agent-payloads';
+import { encodeAgentPayload } from '../fixtures/traces/datadog-proto';
+import { encodeMsgpack, type Encodable } from '../fixtures/traces/msgpack-writer';
+import { clientStatsPayload, statsGroup } from '../fixtures/traces/stats-payloads';
+
+const CHAIN = join(__dirname, '..', 'fixtures', 'traces', 'chain');
+const jsonSeeds = readdirSync(CHAIN).map((f) => {
+  const { input } = JSON.parse(readFileSync(join(CHAIN, f), 'utf8')) as { input: unknown };
+  return Buffer.from(typeof input === 'string' ? input : JSON.stringify(input));
+});
+const traces = jsonSeeds.map((b) => JSON.parse(b.toString()) as Encodable[]);
+
+const cache = new TraceIdCache();
+const identity = tracerPayloadFromHeaders({ 'datadog-meta-lang': 'nodejs' });
+const RECEIVED = 1_700_000_000_000_000_000n;
+
+function translateAndEncode(payload: DdTracePayload): void {
+  encodeExportRequests({ signal: 'traces', resources: translateTraces(payload, { traceIds: cache, receivedAtNs: RECEIVED }) }, 64 * 1024);
+}
+
+fuzzTarget('traces-v04-json', jsonSeeds, (input) => translateAndEncode({ tracerPayloads: [parseV04Traces(input, parseMediaType('application/json'), identity, 'v0.4')] }));
+
+fuzzTarget(
+  'traces-v04-msgpack',
+  traces.map((t) => encodeMsgpack(t)),
+  (input) => translateAndEncode({ tracerPayloads: [parseV04Traces(input, parseMediaType('application/msgpack'), identity, 'v0.4')] }),
+);
+
+const v05Seed = encodeMsgpack([
+  ['', 'svc', 'op', 'GET /x', 'env', 'prod', 'web', '_dd.p.tid', '655f0c0000000000', 'events', '[{"name":"e","time_unix_nano":1}]'],
+  [[[1, 2, 3, 1n << 63n, 2, 0, RECEIVED, 10, 1, new Map([[4, 5], [7, 8], [9, 10]]), new Map([[4, 1.5]]), 6]]],
+]);
+fuzzTarget('traces-v05', [v05Seed], (input) => translateAndEncode({ tracerPayloads: [parseV05Traces(input, identity, 'v0.5')] }));
+
+fuzzTarget(
+  'traces-v07',
+  traces.map((t) => encodeMsgpack({ container_id: 'c', env: 'e', tags: { '_dd.tags.container': 'a:b,c' }, chunks: t.map((spans) => ({ priority: 1, origin: 'rum', spans, tags: { '_dd.p.tid': 'ffffffffffffffff' } })) })),
+  (input) => translateAndEncode({ tracerPayloads: [parseV07Payload(input, identity, 'v0.7')] }),
+);
+
+const idx = idxTracerPayload((ref) => ({
+  envRef: ref('prod'),
+  attributes: { [ref('k')]: { keyValueList: { keyValues: [{ key: ref('a'), value: { bytesValue: Buffer.from([1]) } }] } } },
+  chunks: [
+    {
+      traceID: traceIdBytes('ffffffffffffffffffffffffffffffff'),
+      spans: [
+        { serviceRef: ref('svc'), spanID: '1', start: '18446744073709551615', duration: '18446744073709551615', kind: 2, attributes: { [ref('n')]: { doubleValue: Number.MAX_VALUE } }, events: [{ time: '1', nameRef: ref('e') }] },
+      ],
+    },
+  ],
+}));
+const agentSeeds = [
+  Buffer.from(encodeAgentPayload({ hostName: 'h', tags: { kube_cluster_name: 'c' }, tracerPayloads: [{ chunks: [{ spans: [{ service: 's', traceID: '1', spanID: '2', start: '-5', duration: '9223372036854775807', error: 1, meta: { 'error.message': 'x' }, spanLinks: [{ traceID: '1', spanID: '2', flags: 4294967295 }] }] }] }] })),
+  Buffer.from(encodeAgentPayload({ idxTracerPayloads: [idx] })),
+];
+fuzzTarget('traces-agent-payload', agentSeeds, (input) => translateAndEncode(decodeAgentPayload(input)));
+
+const client = clientStatsPayload([statsGroup(), statsGroup({ HTTPStatusCode: 500, OkSummary: new Uint8Array() })]);
+const encodeMetrics = (resources: ReturnType<typeof translateStats>): void => void encodeExportRequests({ signal: 'metrics', resources }, 64 * 1024);
+fuzzTarget('stats-tracer', [encodeMsgpack(client as never)], (input) => encodeMetrics(translateStats(parseClientStats(input, 'v0.6 stats'))));
+fuzzTarget('stats-agent', [encodeMsgpack({ AgentHostname: 'h', Stats: [client, client] } as never)], (input) => encodeMetrics(translateStats(parseAgentStats(input, 'agent stats'))));

@@ -1,0 +1,75 @@
+/**
+ * One golden file per span translator step (test/fixtures/traces/steps/<step>.json): each case
+ * runs that step alone on a draft made from `span` (a v0.4 span as JSON) and compares the parts
+ * of the result named in `expected`: remaining `meta`/`metrics`, `traceId`, `spanId`,
+ * `parentSpanId`, `name`, `kind`, `start`/`end`, `status`, `events`, `links`, `resource`,
+ * `attributes`. Also pins the chain order.
+ */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { chunkOf } from '../../src/datadog/traces';
+import { parseJsonTree } from '../../src/parse/traces/json';
+import { parseSpanMap } from '../../src/parse/traces/span-map';
+import { SPAN_STEPS } from '../../src/translate/traces/chain';
+import { createSpanDraft, type SpanDraft } from '../../src/translate/traces/draft';
+import { TraceIdCache } from '../../src/translate/trace-id';
+import { anyValueJson } from '../helpers/otlp-json';
+import { eventJson, linkJson } from '../helpers/otlp-json-traces';
+
+interface StepCase {
+  name: string;
+  span: unknown;
+  chunkTags?: Record<string, string>;
+  /** low → high learned by the look-ahead */
+  highs?: Record<string, string>;
+  traceIdCache?: Record<string, string>;
+  inheritedResource?: Record<string, string>;
+  samplingPriority?: number;
+  /** ns; what the timing step would have set */
+  endTimeUnixNano?: string;
+  expected: Record<string, unknown>;
+}
+
+const RECEIVED = 1_700_000_100_000_000_000n;
+const hex = (b: Uint8Array | undefined): string | null => (b ? Buffer.from(b).toString('hex') : null);
+const plainMap = (m: ReadonlyMap<string, unknown>, convert: (v: never) => unknown = (v) => v): Record<string, unknown> =>
+  Object.fromEntries([...m].map(([k, v]) => [k, convert(v as never)]));
+const highsOf = (m: Record<string, string> = {}): Map<bigint, bigint> => new Map(Object.entries(m).map(([low, high]) => [BigInt(low), BigInt('0x' + high)]));
+
+function project(d: SpanDraft): Record<string, unknown> {
+  return {
+    meta: plainMap(d.meta),
+    metrics: plainMap(d.metrics),
+    traceId: hex(d.traceId.length ? d.traceId : undefined),
+    spanId: hex(d.spanId.length ? d.spanId : undefined),
+    parentSpanId: hex(d.parentSpanId),
+    name: d.name,
+    kind: d.kind,
+    start: d.startTimeUnixNano.toString(),
+    end: d.endTimeUnixNano.toString(),
+    status: d.status ?? null,
+    events: d.events.map(eventJson),
+    links: d.links.map(linkJson),
+    resource: plainMap(d.resource, anyValueJson),
+    attributes: plainMap(d.attributes, anyValueJson),
+  };
+}
+
+it('runs the steps in the documented order', () => {
+  expect(SPAN_STEPS.map((s) => s.name)).toEqual(['ids', 'timing', 'resource', 'name', 'kind', 'links', 'events', 'status', 'sampling']);
+});
+
+describe.each(SPAN_STEPS.map((s) => [s.name, s.step] as const))('step %s', (name, step) => {
+  const cases = JSON.parse(readFileSync(join(__dirname, '..', 'fixtures', 'traces', 'steps', `${name}.json`), 'utf8')) as StepCase[];
+  it.each(cases.map((c) => [c.name, c] as const))('%s', (_n, c) => {
+    const cache = new TraceIdCache();
+    for (const [low, high] of highsOf(c.traceIdCache)) cache.remember(low, high);
+    const span = parseSpanMap(parseJsonTree(typeof c.span === 'string' ? c.span : JSON.stringify(c.span), 'span'));
+    const chunk = { ...chunkOf([span]), tags: new Map(Object.entries(c.chunkTags ?? {})) };
+    const draft = { ...createSpanDraft(span, chunk), ...(c.endTimeUnixNano ? { endTimeUnixNano: BigInt(c.endTimeUnixNano) } : {}) };
+    const inheritedResource = new Map(Object.entries(c.inheritedResource ?? {}).map(([k, v]) => [k, { string: v }]));
+    const out = project(step(draft, { traceIds: cache, highs: highsOf(c.highs), receivedAtNs: RECEIVED, inheritedResource, samplingPriority: c.samplingPriority }));
+    const compared = Object.fromEntries(Object.keys(c.expected).map((k) => [k, out[k]]));
+    expect(compared).toEqual(c.expected);
+  });
+});

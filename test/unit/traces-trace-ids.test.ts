@@ -1,0 +1,62 @@
+/**
+ * 128-bit trace ids across what one payload cannot see: the look-ahead within a payload, the
+ * shared cache across payloads (for every format that announces the high half), the logs path
+ * reading the same cache, and the cache's bounds.
+ */
+import { decodeAgentPayload } from '../../src/parse/traces/agent-payload';
+import { parseLogsBody } from '../../src/parse/logs';
+import { parseMediaType } from '../../src/parse/media-type';
+import { tracerPayloadFromHeaders } from '../../src/parse/traces/tracer-headers';
+import { parseV04Traces } from '../../src/parse/traces/v04';
+import { translateLogs } from '../../src/translate/logs/chain';
+import { translateTraces } from '../../src/translate/traces/chain';
+import { TraceIdCache } from '../../src/translate/trace-id';
+import { idxTracerPayload, traceIdBytes } from '../fixtures/traces/agent-payloads';
+import { encodeAgentPayload } from '../fixtures/traces/datadog-proto';
+import { encodeMsgpack, type Encodable } from '../fixtures/traces/msgpack-writer';
+
+const LOW = 2133000431340558749n;
+const FULL = 'f233b7e1421e8bde1d99f09757cf199d';
+const RECEIVED = 1_700_000_000_000_000_000n;
+
+const span = (spanId: number, parentId: number, meta: Record<string, string> = {}): Record<string, Encodable> => ({ service: 's', name: 'op', trace_id: LOW, span_id: spanId, parent_id: parentId, start: 1, duration: 1, meta });
+const v04 = (...traces: Encodable[][]): ReturnType<typeof parseV04Traces> => parseV04Traces(encodeMsgpack(traces), parseMediaType('application/msgpack'), tracerPayloadFromHeaders({}), 'v0.4');
+const traceIdsOf = (cache: TraceIdCache, tracer: ReturnType<typeof v04>): string[] =>
+  translateTraces({ tracerPayloads: [tracer] }, { traceIds: cache, receivedAtNs: RECEIVED }).flatMap((r) => r.scopeSpans[0]!.spans.map((s) => Buffer.from(s.traceId).toString('hex')));
+
+function logTraceId(cache: TraceIdCache, ddTraceId: string): string | undefined {
+  const payload = parseLogsBody(Buffer.from(JSON.stringify([{ message: 'm', service: 's', dd: { trace_id: ddTraceId, span_id: '3' } }])), new URLSearchParams());
+  const id = translateLogs(payload, RECEIVED, { traceIds: cache, decodeJsonMessage: true })[0]?.scopeLogs[0]?.logRecords[0]?.traceId;
+  return id && Buffer.from(id).toString('hex');
+}
+
+describe('128-bit trace ids', () => {
+  it('give every span of a payload the root high half, even spans listed before the root', () => {
+    const cache = new TraceIdCache();
+    expect(traceIdsOf(cache, v04([span(3, 2), span(2, 1), span(1, 0, { '_dd.p.tid': 'f233b7e1421e8bde' })]))).toEqual([FULL, FULL, FULL]);
+  });
+
+  it('reach children flushed in a later payload, and logs that carry only the decimal low half', () => {
+    const cache = new TraceIdCache();
+    traceIdsOf(cache, v04([span(1, 0, { '_dd.p.tid': 'f233b7e1421e8bde' })]));
+    expect(traceIdsOf(cache, v04([span(4, 1)]))).toEqual([FULL]);
+    expect(logTraceId(cache, LOW.toString())).toBe(FULL);
+  });
+
+  it('are learned from an idx chunk (full id in bytes) for later classic payloads', () => {
+    const cache = new TraceIdCache();
+    const idx = idxTracerPayload(() => ({ chunks: [{ traceID: traceIdBytes(FULL), spans: [{ spanID: '1' }] }] }));
+    const agent = decodeAgentPayload(encodeAgentPayload({ idxTracerPayloads: [idx] }));
+    expect(translateTraces(agent, { traceIds: cache, receivedAtNs: RECEIVED })[0]?.scopeSpans[0]?.spans.map((s) => Buffer.from(s.traceId).toString('hex'))).toEqual([FULL]);
+    expect(traceIdsOf(cache, v04([span(5, 1)]))).toEqual([FULL]);
+  });
+
+  it('stay 64-bit when nothing announced the high half, or once the cache entry expired', () => {
+    let now = 0;
+    const cache = new TraceIdCache({ maxEntries: 10, ttlMs: 1000 }, () => now);
+    expect(traceIdsOf(cache, v04([span(1, 0)]))).toEqual(['0000000000000000' + LOW.toString(16)]);
+    traceIdsOf(cache, v04([span(1, 0, { '_dd.p.tid': 'f233b7e1421e8bde' })]));
+    now = 1001;
+    expect(traceIdsOf(cache, v04([span(2, 1)]))).toEqual(['0000000000000000' + LOW.toString(16)]);
+  });
+});
