@@ -1,9 +1,44 @@
-# dd-otlp-bridge sidecar image. Multi-stage: compile TypeScript with the dev dependencies, ship
-# only dist/ and production dependencies on a maintained Node LTS (22; Node 20 is end-of-life).
-# Node 22.15+ has native zstd, which the sidecar detects and prefers over fzstd.
-# The collector is not in this image: it runs next to the sidecar (see README "Deployment").
+# dd-otlp-bridge images, multi-stage:
+#   collector  the stock collector, built from otelcol-builder.yaml the way src/collector/build.ts
+#              builds it (`docker build --target collector .`); collector-config.yaml and the
+#              overlays are in /etc/otelcol/.
+#   sidecar    the default (last) target: compile TypeScript with the dev dependencies, ship only
+#              dist/ and production dependencies on a maintained Node LTS (22; Node 20 is
+#              end-of-life). Node 22.15+ has native zstd, which the sidecar detects and prefers
+#              over fzstd.
+# docker-compose.yaml and deploy/kubernetes/ run the two side by side.
 
 ARG NODE_IMAGE=node:22.23-bookworm-slim
+ARG GO_IMAGE=golang:1.26-alpine
+ARG COLLECTOR_BASE_IMAGE=alpine:3.22
+
+FROM ${GO_IMAGE} AS collector-build
+ENV CGO_ENABLED=0 GOFLAGS=-mod=mod
+WORKDIR /src
+COPY otelcol-builder.yaml ./
+# The manifest's dist.version picks the builder and the otelcol module. The builder only generates
+# the sources: its own `go mod tidy` wants test-only modules the proxy may lack (see the manifest).
+RUN version="$(sed -n 's/^[[:space:]]*version:[[:space:]]*//p' otelcol-builder.yaml)" \
+ && go install "go.opentelemetry.io/collector/cmd/builder@v${version}" \
+ && builder --config otelcol-builder.yaml --skip-get-modules --skip-compilation \
+ && sed -n 's/^[[:space:]]*- gomod:[[:space:]]*\([^[:space:]]*\)[[:space:]]*\([^[:space:]]*\).*/\1@\2/p' otelcol-builder.yaml > build/modules.txt \
+ && echo "go.opentelemetry.io/collector/otelcol@v${version}" >> build/modules.txt
+WORKDIR /src/build
+RUN go mod init otelcol-dd-bridge \
+ && xargs go get < modules.txt \
+ && go build -trimpath -ldflags='-s -w' -o /out/otelcol-dd-bridge .
+
+FROM ${COLLECTOR_BASE_IMAGE} AS collector
+COPY --from=collector-build /out/otelcol-dd-bridge /usr/local/bin/otelcol-dd-bridge
+COPY collector-config.yaml /etc/otelcol/collector-config.yaml
+COPY src/collector/overlays/ /etc/otelcol/overlays/
+# any unprivileged id: the collector writes nothing outside its file-sink overlay
+USER 10001:10001
+EXPOSE 4317 4318 13133 8888
+HEALTHCHECK --interval=15s --timeout=3s --start-period=10s --retries=3 \
+  CMD ["wget", "-q", "-O", "/dev/null", "http://127.0.0.1:13133/"]
+ENTRYPOINT ["/usr/local/bin/otelcol-dd-bridge"]
+CMD ["--config", "/etc/otelcol/collector-config.yaml"]
 
 FROM ${NODE_IMAGE} AS build
 WORKDIR /app
@@ -14,7 +49,7 @@ COPY tsconfig.json ./
 COPY src ./src
 RUN npm run build && npm prune --omit=dev --ignore-scripts
 
-FROM ${NODE_IMAGE}
+FROM ${NODE_IMAGE} AS sidecar
 ENV NODE_ENV=production \
     ENABLE_VENDOR_RECEIVER=false \
     DD_BRIDGE_LISTEN=0.0.0.0:8126 \
