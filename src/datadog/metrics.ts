@@ -100,7 +100,7 @@ export interface MetricsPayload {
   dropped: DropCounts;
 }
 
-export type DropReason = 'null_value' | 'unknown_type' | 'sketch_key_out_of_range';
+export type DropReason = 'null_value' | 'unknown_type' | 'sketch_key_out_of_range' | 'invalid_timestamp' | 'negative_count';
 export type DropCounts = Partial<Record<DropReason, number>>;
 
 export const emptyPayload = (): MetricsPayload => ({ series: [], sketches: [], distributions: [], serviceChecks: [], dropped: {} });

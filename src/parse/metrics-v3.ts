@@ -73,10 +73,14 @@ interface PayloadMetadata {
 }
 
 export function decodeV3Payload(body: Uint8Array): MetricsPayload {
-  const { blocks, metadata } = decodeProtobuf(WHAT, body, 'Payload', readPayload);
-  const payload = emptyPayload();
-  for (const block of blocks) decodeBlock(block, metadata, payload);
-  return payload;
+  // the dictionaries are themselves length-prefixed byte runs, read after the outer message:
+  // their wire errors must become the same 400
+  return decodeProtobuf(WHAT, body, 'Payload', (r) => {
+    const { blocks, metadata } = readPayload(r);
+    const payload = emptyPayload();
+    for (const block of blocks) decodeBlock(block, metadata, payload);
+    return payload;
+  });
 }
 
 function readPayload(r: ProtoReader): { blocks: MetricData[]; metadata: PayloadMetadata } {

@@ -11,7 +11,7 @@ import { denseBuckets } from './exponential';
 import { originOf, promoteOrigin } from './resource';
 import { ZERO_THRESHOLD } from './sketch-buckets';
 import { streamIdentity } from './start-times';
-import { secondsToNanos } from './time';
+import { timedPoints } from './time';
 
 /** One point before OTLP encoding: summary plus sparse bucket counts. */
 export interface DistributionSummary {
@@ -30,8 +30,7 @@ export function exponentialHistogramMetric(name: string, tags: readonly string[]
   const origin = originOf(promoteOrigin(tags, resources));
   const { resource, resourceKey, attributes } = origin;
   const stream = streamIdentity('exponential_histogram', name, origin);
-  const dataPoints = points.map((p): ExponentialHistogramDataPoint => {
-    const timeUnixNano = secondsToNanos(p.timestamp);
+  const dataPoints = timedPoints(points, ctx.dropped).map(([p, timeUnixNano]): ExponentialHistogramDataPoint => {
     return {
       attributes,
       startTimeUnixNano: ctx.streams.startFor(stream, timeUnixNano),

@@ -11,21 +11,20 @@ import { AggregationTemporality, type NumberDataPoint } from '../../otlp/model';
 import type { MetricContext, MetricItem } from './context';
 import { originOf, promoteOrigin } from './resource';
 import { streamIdentity, windowStarts } from './start-times';
-import { secondsToNanos } from './time';
+import { timedPoints } from './time';
 
 export function seriesMetric(series: Series, ctx: MetricContext): MetricItem {
   const origin = originOf(promoteOrigin(series.tags, series.resources, series.sourceTypeName));
   const { resource, resourceKey, attributes } = origin;
   const head = { name: series.metric, ...(series.unit ? { unit: series.unit } : {}) };
   if (series.type === 'gauge') {
-    const dataPoints = series.points.map((p): NumberDataPoint => ({ attributes, startTimeUnixNano: 0n, timeUnixNano: secondsToNanos(p.timestamp), value: { double: p.value } }));
+    const dataPoints = timedPoints(series.points, ctx.dropped).map(([p, timeUnixNano]): NumberDataPoint => ({ attributes, startTimeUnixNano: 0n, timeUnixNano, value: { double: p.value } }));
     return { resource, resourceKey, metric: { ...head, gauge: { dataPoints } } };
   }
   const startOf = windowStarts(ctx.streams, () => streamIdentity('sum', series.metric, origin), series.interval);
   const factor = series.type === 'rate' && series.interval > 0 ? series.interval : 1;
-  const dataPoints = series.points.map((p): NumberDataPoint => {
-    const timeUnixNano = secondsToNanos(p.timestamp);
-    return { attributes, startTimeUnixNano: startOf(timeUnixNano), timeUnixNano, value: { double: p.value * factor } };
-  });
+  const dataPoints = timedPoints(series.points, ctx.dropped).map(
+    ([p, timeUnixNano]): NumberDataPoint => ({ attributes, startTimeUnixNano: startOf(timeUnixNano), timeUnixNano, value: { double: p.value * factor } }),
+  );
   return { resource, resourceKey, metric: { ...head, sum: { dataPoints, aggregationTemporality: AggregationTemporality.Delta, isMonotonic: false } } };
 }

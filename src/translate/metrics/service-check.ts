@@ -13,7 +13,8 @@ export function serviceCheckMetric(check: ServiceCheck, ctx: MetricContext): Met
   const promoted = promoteOrigin(check.tags, hostResources(check.hostName));
   if (check.message !== '') promoted.attributes.set('message', { string: check.message });
   const { resource, resourceKey, attributes } = originOf(promoted);
-  const timeUnixNano = check.timestamp ? secondsToNanos(check.timestamp) : ctx.receivedAtNs;
+  // no timestamp, or one that cannot be a time: when it was received
+  const timeUnixNano = (check.timestamp ? secondsToNanos(check.timestamp) : undefined) ?? ctx.receivedAtNs;
   const dataPoints = [{ attributes, startTimeUnixNano: 0n, timeUnixNano, value: { int: BigInt(check.status) } }];
   return { resource, resourceKey, metric: { name: check.check, gauge: { dataPoints } } };
 }

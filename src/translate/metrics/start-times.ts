@@ -71,10 +71,9 @@ export const streamIdentity = (kind: string, name: string, origin: MetricOrigin)
  * even computed), otherwise from the stream's history.
  */
 export function windowStarts(streams: StreamStartTimes, identity: () => string, intervalSeconds: number): (timeNs: bigint) => bigint {
-  if (intervalSeconds > 0) {
-    const width = secondsToNanos(intervalSeconds);
-    return (timeNs) => timeNs - width;
-  }
+  const width = intervalSeconds > 0 ? secondsToNanos(intervalSeconds) : undefined;
+  // a window reaching back past the epoch is clamped to it (fixed64 has no negative times)
+  if (width !== undefined) return (timeNs) => (timeNs > width ? timeNs - width : 0n);
   const stream = identity();
   return (timeNs) => streams.startFor(stream, timeNs);
 }
