@@ -5,7 +5,7 @@
  */
 import { join } from 'node:path';
 import { REPO_ROOT, ensureCollector } from '../collector/build';
-import { overlaysFor, startCollector } from '../collector/run';
+import { extraConfigsFrom, overlaysFor, startCollector } from '../collector/run';
 import { loadConfig, type ParsedArgs } from '../config';
 import type { Logger } from '../observability/log';
 import { startSidecar } from '../server/sidecar';
@@ -26,6 +26,7 @@ export async function stackCommand(args: ParsedArgs, log: Logger): Promise<numbe
     overlays,
     env,
     healthUrl: `http://127.0.0.1:${healthPort}/`,
+    extraConfigs: extraConfigsFrom(env),
     logFile: join(REPO_ROOT, '.cache', 'stack', 'collector.log'),
   });
   log.info('collector running', { overlays, log: collector.logFile, ...(env.DB_ENDPOINT ? { db: env.DB_ENDPOINT } : { sink: env.FILE_SINK_DIR }) });

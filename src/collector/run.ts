@@ -25,7 +25,15 @@ export function overlaysFor(env: NodeJS.ProcessEnv): OverlayName[] {
   return overlays;
 }
 
-export const configArgs = (overlays: readonly OverlayName[]): string[] => [BASE_CONFIG, ...overlays.map((o) => OVERLAYS[o])].flatMap((c) => ['--config', c]);
+export const configArgs = (overlays: readonly OverlayName[], extra: readonly string[] = [], base = BASE_CONFIG): string[] =>
+  [base, ...overlays.map((o) => OVERLAYS[o]), ...extra].flatMap((c) => ['--config', c]);
+
+/** COLLECTOR_EXTRA_CONFIG: comma-separated config files merged last (like ClickStack's CUSTOM_OTELCOL_CONFIG_FILE). */
+export const extraConfigsFrom = (env: NodeJS.ProcessEnv): string[] =>
+  (env.COLLECTOR_EXTRA_CONFIG ?? '')
+    .split(',')
+    .map((f) => f.trim())
+    .filter((f) => f !== '');
 
 export interface RunningCollector {
   process: ChildProcess;
@@ -36,6 +44,10 @@ export interface RunningCollector {
 export interface RunOptions {
   binary: string;
   overlays: readonly OverlayName[];
+  /** Merged after the overlays (the benchmark's sinks, COLLECTOR_EXTRA_CONFIG, test TLS). */
+  extraConfigs?: readonly string[];
+  /** Instead of collector-config.yaml (the benchmark's reference collector). */
+  baseConfig?: string;
   env: NodeJS.ProcessEnv;
   healthUrl: string;
   logFile: string;
@@ -60,7 +72,7 @@ export async function startCollector(options: RunOptions): Promise<RunningCollec
   // the file exporter opens its files at start-up and does not create their folder
   if (options.overlays.includes('fileSink')) mkdirSync(options.env.FILE_SINK_DIR ?? join(process.cwd(), '.cache', 'sink'), { recursive: true });
   const out = createWriteStream(options.logFile, { flags: 'a' });
-  const child = spawn(options.binary, configArgs(options.overlays), { env: options.env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(options.binary, configArgs(options.overlays, options.extraConfigs, options.baseConfig), { env: options.env, stdio: ['ignore', 'pipe', 'pipe'] });
   for (const stream of [child.stdout, child.stderr]) {
     stream.pipe(out, { end: false });
     if (options.echo) stream.pipe(process.stdout, { end: false });

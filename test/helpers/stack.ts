@@ -16,6 +16,11 @@ export interface StackOptions {
   sidecarEnv?: Record<string, string>;
   /** Start the sidecar without a collector behind it. */
   collector?: boolean;
+  /** Extra collector config files (merged last) and environment for the collector. */
+  collectorConfigs?: string[];
+  collectorEnv?: Record<string, string>;
+  /** How the sidecar reaches the collector (default http://127.0.0.1:<port>); {port} is replaced. */
+  otlpEndpoint?: string;
 }
 
 export interface TestStack {
@@ -72,6 +77,7 @@ export async function startStack(options: StackOptions = {}): Promise<TestStack>
     COLLECTOR_BATCH_TIMEOUT: '100ms',
     FILE_SINK_DIR: sinkDir,
     ...(options.authToken ? { OTLP_AUTH_TOKEN: options.authToken } : {}),
+    ...options.collectorEnv,
   };
   const overlays: OverlayName[] = options.authToken ? ['auth', 'fileSink'] : ['fileSink'];
   let collector: RunningCollector | undefined;
@@ -82,6 +88,7 @@ export async function startStack(options: StackOptions = {}): Promise<TestStack>
       env: collectorEnv,
       healthUrl: `http://127.0.0.1:${healthPort}/`,
       logFile: join(dir, 'collector.log'),
+      extraConfigs: options.collectorConfigs ?? [],
     });
   };
   if (options.collector !== false) await launchCollector();
@@ -96,7 +103,7 @@ export async function startStack(options: StackOptions = {}): Promise<TestStack>
         ENABLE_VENDOR_RECEIVER: 'true',
         DD_BRIDGE_LISTEN: `127.0.0.1:${intakePort}`,
         DD_BRIDGE_ADMIN_LISTEN: `127.0.0.1:${adminPort}`,
-        OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${grpcPort}`,
+        OTEL_EXPORTER_OTLP_ENDPOINT: (options.otlpEndpoint ?? 'http://127.0.0.1:{port}').replace('{port}', String(grpcPort)),
         DD_BRIDGE_EXPORT_RETRY_MAX_ELAPSED_MS: '1500',
         ...(options.authToken ? { OTLP_AUTH_TOKEN: options.authToken } : {}),
         ...options.sidecarEnv,

@@ -1,0 +1,63 @@
+/**
+ * OTLP over TLS to a real collector: the sidecar with OTEL_EXPORTER_OTLP_ENDPOINT=https://… and
+ * OTEL_EXPORTER_OTLP_CERTIFICATE delivers; without the CA it refuses the collector's certificate,
+ * so senders get 503 (retry), never a 2xx for undelivered data.
+ */
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { logRecords, waitFor } from '../helpers/sink';
+import { startStack, type TestStack } from '../helpers/stack';
+
+const dir = mkdtempSync(join(tmpdir(), 'dd-bridge-tls-'));
+const file = (name: string): string => join(dir, name);
+const openssl = (...args: string[]): void => {
+  execFileSync('openssl', args, { cwd: dir, stdio: 'ignore' });
+};
+
+function makeCertificates(): void {
+  const ec = ['-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes'];
+  openssl('req', '-x509', ...ec, '-keyout', 'ca.key', '-out', 'ca.pem', '-days', '1', '-subj', '/CN=dd-otlp-bridge test CA');
+  openssl('req', ...ec, '-keyout', 'server.key', '-out', 'server.csr', '-subj', '/CN=localhost');
+  writeFileSync(file('san.ext'), 'subjectAltName=DNS:localhost,IP:127.0.0.1\n');
+  openssl('x509', '-req', '-in', 'server.csr', '-CA', 'ca.pem', '-CAkey', 'ca.key', '-CAcreateserial', '-out', 'server.pem', '-days', '1', '-extfile', 'san.ext');
+  writeFileSync(
+    file('tls.yaml'),
+    `receivers:\n  otlp:\n    protocols:\n      grpc:\n        tls:\n          cert_file: ${file('server.pem')}\n          key_file: ${file('server.key')}\n`,
+  );
+}
+
+const post = (stack: TestStack, message: string): Promise<Response> =>
+  fetch(`${stack.intakeUrl}/api/v2/logs`, { method: 'POST', body: JSON.stringify([{ message, ddtags: 'run:tls' }]), headers: { 'Content-Type': 'application/json' } });
+
+describe('OTLP/gRPC over TLS', () => {
+  beforeAll(makeCertificates);
+
+  it('delivers to a TLS collector when the CA is configured', async () => {
+    const stack = await startStack({
+      collectorConfigs: [file('tls.yaml')],
+      otlpEndpoint: 'https://localhost:{port}',
+      sidecarEnv: { OTEL_EXPORTER_OTLP_CERTIFICATE: file('ca.pem') },
+    });
+    try {
+      expect((await post(stack, 'over tls')).status).toBe(202);
+      const records = await waitFor(() => logRecords(stack.sinkDir).filter((r) => r.body === 'over tls'), (r) => r.length === 1);
+      expect(records).toHaveLength(1);
+    } finally {
+      await stack.stop();
+    }
+  });
+
+  it('refuses an untrusted collector certificate: 503, nothing delivered', async () => {
+    const stack = await startStack({ collectorConfigs: [file('tls.yaml')], otlpEndpoint: 'https://localhost:{port}' });
+    try {
+      const res = await post(stack, 'untrusted');
+      expect(res.status).toBe(503);
+      await new Promise((r) => setTimeout(r, 300));
+      expect(logRecords(stack.sinkDir).filter((r) => r.body === 'untrusted')).toHaveLength(0);
+    } finally {
+      await stack.stop();
+    }
+  });
+});
