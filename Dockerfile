@@ -59,6 +59,8 @@ COPY --from=build --chown=1000:1000 /app/package.json ./
 COPY --from=build --chown=1000:1000 /app/node_modules ./node_modules
 COPY --from=build --chown=1000:1000 /app/dist ./dist
 COPY --chown=1000:1000 proto ./proto
+# the management-API commands validate against the published OpenAPI document at run time
+COPY --chown=1000:1000 src/stack-api/hyperdx-openapi.json ./src/stack-api/hyperdx-openapi.json
 # the image's "node" user
 USER 1000:1000
 EXPOSE 8126 9126

@@ -1,12 +1,15 @@
 #!/usr/bin/env node
 /**
  * dd-otlp-bridge command line: `serve` (default) runs the sidecar; `collector …` builds and checks
- * the stock collector; `stack` runs both for local use; `agent-config` points a Datadog Agent here.
+ * the stock collector; `stack` runs both for local use; `stack dashboards|alerts|sources …` drives
+ * the ClickStack management API; `agent-config` points a Datadog Agent here.
  */
+import { readFileSync } from 'node:fs';
 import { agentConfigCommand } from '../agent-config/cli';
 import { ConfigError, helpText, loadConfig, parseArgs, type Config } from '../config';
 import { createLogger, type Logger } from '../observability/log';
 import { startSidecar } from '../server/sidecar';
+import { isStackApiCommand, stackApiCommand } from '../stack-api/cli';
 import { collectorCommand } from './collector';
 import { onShutdown } from './shutdown';
 import { stackCommand } from './stack';
@@ -20,6 +23,10 @@ async function main(argv: string[]): Promise<number> {
   // its flags are its own: the sidecar's parser would reject them
   if (argv[0] === 'agent-config') {
     return agentConfigCommand(argv.slice(1), { out: (s) => process.stdout.write(s), err: (s) => process.stderr.write(s), now: () => new Date() });
+  }
+  // `stack dashboards|alerts|sources …` (management API); bare `stack` falls through to the local stack
+  if (isStackApiCommand(argv)) {
+    return stackApiCommand(argv.slice(1), process.env, { out: (s) => process.stdout.write(s), err: (s) => process.stderr.write(s), stdin: () => readFileSync(0, 'utf8') });
   }
   const args = parseArgs(argv);
   if (args.help) {
