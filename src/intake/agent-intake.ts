@@ -1,9 +1,11 @@
 /**
- * POST /intake/: host metadata (start-up, then about every 30 min), agent-check metadata and
- * events. Acknowledged with 202 so the agent does not retry (it retries 404/405 forever); the body
- * is still decoded, so a corrupt payload gets its 400.
+ * POST /intake/: the agent's events, host metadata (start-up, then about every 30 min) and
+ * agent-check metadata. Events become log records (translate/events.ts) and are exported before
+ * the 202; metadata is validated and acknowledged (the agent retries 404/405 forever).
  */
 import { parseJsonBody } from '../parse/json';
+import { intakeEvents } from '../parse/events';
+import { translateEvents } from '../translate/events';
 import { json, type IntakeRoute } from './route';
 
 export const agentIntakeRoute: IntakeRoute = {
@@ -12,9 +14,11 @@ export const agentIntakeRoute: IntakeRoute = {
   paths: ['/intake', '/intake/'],
   sender: 'agent',
   readsBody: true,
-  handle(req, ctx) {
+  async handle(req, ctx) {
     const payload = parseJsonBody(req.body, 'intake');
-    ctx.log.debug('agent intake payload acknowledged', { keys: payload && typeof payload === 'object' ? Object.keys(payload).slice(0, 10) : [] });
+    const events = intakeEvents(payload);
+    if (events.length > 0) await ctx.exporter.export({ signal: 'logs', resources: translateEvents(events, req.receivedAtNs) });
+    else ctx.log.debug('agent metadata acknowledged', { keys: payload && typeof payload === 'object' ? Object.keys(payload).slice(0, 10) : [] });
     return json(202, {});
   },
 };

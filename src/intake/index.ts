@@ -1,5 +1,6 @@
 /** Every intake route this sidecar serves. Anything not listed gets the unknown-route reply. */
 import { agentIntakeRoute } from './agent-intake';
+import { eventsRoute } from './events';
 import { infoRoute } from './info';
 import { logsRoute } from './logs';
 import { metadataRoute } from './metadata';
@@ -13,6 +14,7 @@ import { validateRoute } from './validate';
 export const ROUTES: readonly IntakeRoute[] = [
   validateRoute,
   agentIntakeRoute,
+  eventsRoute,
   metadataRoute,
   logsRoute,
   ...METRIC_ROUTES,

@@ -1,0 +1,21 @@
+/**
+ * POST /api/v1/events: events from API clients (createEvent) become log records. The reply is
+ * the API's: 202 with the event echoed back.
+ */
+import { apiEvent } from '../parse/events';
+import { parseJsonBody } from '../parse/json';
+import { translateEvents } from '../translate/events';
+import { json, type IntakeRoute } from './route';
+
+export const eventsRoute: IntakeRoute = {
+  name: 'events',
+  methods: ['POST'],
+  paths: ['/api/v1/events'],
+  sender: 'agent',
+  readsBody: true,
+  async handle(req, ctx) {
+    const event = apiEvent(parseJsonBody(req.body, 'events'));
+    await ctx.exporter.export({ signal: 'logs', resources: translateEvents([event], req.receivedAtNs) });
+    return json(202, { status: 'ok', event: { title: event.title, text: event.text, date_happened: event.timestamp ?? Math.floor(Number(req.receivedAtNs / 1_000_000_000n)), tags: event.tags } });
+  },
+};
