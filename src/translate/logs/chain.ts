@@ -6,8 +6,8 @@
  */
 import type { DatadogLogPayload } from '../../datadog/logs';
 import type { ResourceLogs } from '../../otlp/model';
-import { resourceKey, toKeyValues } from '../resource-promotion';
-import { SCOPE } from '../scope';
+import { groupLogRecords } from '../group-logs';
+import { toKeyValues } from '../resource-promotion';
 import { decodeJsonMessage } from './decode-json-message';
 import { createDraft, type LogContext, type LogDraft, type LogStep } from './draft';
 import { toLogRecord } from './finish';
@@ -28,18 +28,11 @@ export const runLogSteps = (draft: LogDraft, ctx: LogContext): LogDraft => LOG_S
 
 /** Records sharing a resource share one ResourceLogs, in first-seen order. */
 export function translateLogs(payload: DatadogLogPayload, receivedAtNs: bigint, ctx: Omit<LogContext, 'queryTags'>): ResourceLogs[] {
-  const groups = new Map<string, ResourceLogs>();
   const stepCtx: LogContext = { ...ctx, queryTags: payload.queryTags };
-  for (const entry of payload.entries) {
-    const draft = runLogSteps(createDraft(entry, receivedAtNs), stepCtx);
-    const attributes = toKeyValues(draft.promoted.resource);
-    const key = resourceKey(attributes);
-    let group = groups.get(key);
-    if (!group) {
-      group = { resource: { attributes }, scopeLogs: [{ scope: SCOPE, logRecords: [] }] };
-      groups.set(key, group);
-    }
-    group.scopeLogs[0]!.logRecords.push(toLogRecord(draft));
-  }
-  return [...groups.values()];
+  return groupLogRecords(
+    payload.entries.map((entry) => {
+      const draft = runLogSteps(createDraft(entry, receivedAtNs), stepCtx);
+      return { resource: toKeyValues(draft.promoted.resource), record: toLogRecord(draft) };
+    }),
+  );
 }
