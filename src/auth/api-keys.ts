@@ -29,3 +29,6 @@ export function presentedKey(headers: IncomingHttpHeaders, query: URLSearchParam
   const fromPath = /^\/v1\/input\/([^/]+)\/?$/.exec(path)?.[1];
   return first(headers['dd-api-key']) ?? query.get('api_key') ?? query.get('dd-api-key') ?? (fromPath ? decodeURIComponent(fromPath) : undefined);
 }
+
+/** The request path as it may be logged: ancient logs agents put the key in `/v1/input/<key>`. */
+export const loggablePath = (path: string): string => path.replace(/^(\/v1\/input\/)[^/]+/, '$1<redacted>');

@@ -3,7 +3,7 @@
  * decompression, error replies, self-metrics), then the route's own handler.
  */
 import express, { type Request, type Response } from 'express';
-import { presentedKey } from '../auth/api-keys';
+import { loggablePath, presentedKey } from '../auth/api-keys';
 import { decodeBody } from '../decode';
 import type { IntakeReply, IntakeRequest, IntakeRoute, RouteContext } from '../intake/route';
 import { agentState, AGENT_VERSION, infoDocument } from '../intake/info';
@@ -51,7 +51,7 @@ export function createIntakeApp(routes: readonly IntakeRoute[], ctx: RouteContex
   app.use((req, res) => {
     const reply = unknownRouteReply(req.method, req.path);
     metrics.unknownRoutes.inc({ method: req.method });
-    log.warn('request to a route this sidecar does not implement', { method: req.method, path: req.path, status: reply.status });
+    log.warn('request to a route this sidecar does not implement', { method: req.method, path: loggablePath(req.path), status: reply.status });
     send(res, reply);
   });
   return app;
@@ -105,13 +105,13 @@ async function handle(route: IntakeRoute, req: Request, ctx: RouteContext, metri
 
 function errorReply(err: unknown, route: IntakeRoute, req: Request, log: Logger, metrics: BridgeMetrics): IntakeReply {
   if (err instanceof HttpError) {
-    const fields = { route: route.name, method: req.method, path: req.path, status: err.status, error: err.message };
+    const fields = { route: route.name, method: req.method, path: loggablePath(req.path), status: err.status, error: err.message };
     if (err.status >= 500) log.warn('request not accepted', fields);
     else log.info('request refused', fields);
     return { status: err.status, body: err.message + '\n', contentType: 'text/plain; charset=utf-8', headers: { ...err.headers } };
   }
   metrics.internalErrors.inc({ route: route.name });
-  log.error('unexpected error while handling a request; the payload was refused', { route: route.name, method: req.method, path: req.path, error: err });
+  log.error('unexpected error while handling a request; the payload was refused', { route: route.name, method: req.method, path: loggablePath(req.path), error: err });
   // Failures to export are HttpErrors (503) above; anything else is a bug that this payload will
   // hit every time. 400 makes the sender drop it: a 5xx would make the logs agent resend the same
   // batch forever and block everything behind it.

@@ -195,7 +195,10 @@ describe('auth with OTLP_AUTH_TOKEN (sidecar and collector both guarded)', () =>
     expect(await bad.json()).toEqual({ errors: ['Forbidden'] });
   });
 
-  it('never writes a key into its logs', () => {
+  it('never writes a key into its logs, not even a wrong one in the /v1/input/<key> path', async () => {
+    expect((await post(stack, '/v1/input/wrong-path-key-1234', JSON.stringify([agentLog(randomUUID())]))).status).toBe(403);
+    expect(stack.sidecarOutput()).toMatch(/\/v1\/input\/<redacted>/);
+    expect(stack.sidecarOutput()).not.toContain('wrong-path-key-1234');
     expect(stack.sidecarOutput()).not.toContain(token);
     expect(stack.sidecarOutput()).not.toContain('"wrong"');
   });
