@@ -90,7 +90,8 @@ export const parseOtlpHeaders = (raw: string, source: string): Record<string, st
   const headers: Record<string, string> = {};
   for (const pair of parseList(raw)) {
     const eq = pair.indexOf('=');
-    if (eq <= 0) throw new ConfigError(`${source}: expected key=value pairs, got "${pair.slice(0, 40)}"`);
+    // the pair is not echoed: it may well be a token
+    if (eq <= 0) throw new ConfigError(`${source}: expected key=value pairs; one entry has no "=" before its value`);
     headers[pair.slice(0, eq).trim().toLowerCase()] = decodeURIComponent(pair.slice(eq + 1).trim());
   }
   return headers;
