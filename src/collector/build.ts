@@ -76,7 +76,8 @@ function run(cmd: string, args: string[], env: NodeJS.ProcessEnv, logFile: strin
 async function ensureBuilder(version: string, cacheRoot: string, env: NodeJS.ProcessEnv, logFile: string, log: Logger): Promise<string> {
   const builder = join(cacheRoot, 'tools', `builder-${version}`);
   if (isExecutable(builder)) return builder;
-  const gobin = join(cacheRoot, 'tools', `gobin-${process.pid}`);
+  // per version: one process may build two collectors (the benchmark does) at the same time
+  const gobin = join(cacheRoot, 'tools', `gobin-${version}-${process.pid}`);
   mkdirSync(gobin, { recursive: true });
   log.info('installing the OpenTelemetry Collector Builder', { version });
   await run('go', ['install', `go.opentelemetry.io/collector/cmd/builder@v${version.replace(/^v/, '')}`], { ...env, GOBIN: gobin }, logFile, cacheRoot);

@@ -1,3 +1,4 @@
+import { encodeExportRequests, type EncodedExport } from '../otlp/encode';
 import type { SignalBatch } from '../otlp/model';
 
 /**
@@ -13,4 +14,19 @@ export interface Exporter {
 export interface ExportOutcome {
   accepted: number;
   rejected: number;
+}
+
+/**
+ * Encodes `batch` at once and hands only the bytes to `deliver`, so the translated model is not
+ * kept alive while the collector (or the disk) answers — an async function would keep its `batch`
+ * parameter alive across every await. A failure to encode becomes a rejection, like any other.
+ */
+export function encodedThen<T>(batch: SignalBatch, maxBytes: number, deliver: (requests: EncodedExport[]) => Promise<T>): Promise<T> {
+  let requests: EncodedExport[];
+  try {
+    requests = encodeExportRequests(batch, maxBytes);
+  } catch (err) {
+    return Promise.reject(err as Error);
+  }
+  return deliver(requests);
 }

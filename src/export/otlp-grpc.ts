@@ -8,11 +8,11 @@ import { readFileSync } from 'node:fs';
 import type { Config } from '../config';
 import type { Logger } from '../observability/log';
 import type { BridgeMetrics } from '../observability/metrics';
-import { encodeExportRequests, type EncodedExport } from '../otlp/encode';
+import type { EncodedExport } from '../otlp/encode';
 import type { Signal, SignalBatch } from '../otlp/model';
 import { decodeExportResponse } from '../otlp/response';
 import { HttpError } from '../server/errors';
-import type { ExportOutcome, Exporter } from './exporter';
+import { encodedThen, type ExportOutcome, type Exporter } from './exporter';
 import { backoffDelays, isRetryable, replyForFailure } from './retry-policy';
 
 const METHODS: Record<Signal, string> = {
@@ -91,8 +91,11 @@ export class OtlpGrpcExporter implements Exporter {
     this.metadata = exportMetadata(config.otlpHeaders, authToken);
   }
 
-  async export(batch: SignalBatch): Promise<ExportOutcome> {
-    const requests = encodeExportRequests(batch, this.config.exportMaxBytes);
+  export(batch: SignalBatch): Promise<ExportOutcome> {
+    return encodedThen(batch, this.config.exportMaxBytes, (requests) => this.sendAll(requests));
+  }
+
+  private async sendAll(requests: EncodedExport[]): Promise<ExportOutcome> {
     const outcome: ExportOutcome = { accepted: 0, rejected: 0 };
     // sequential: the collector sees records in the order the sender wrote them
     for (const request of requests) {

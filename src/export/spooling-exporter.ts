@@ -7,10 +7,10 @@
 import type { Config } from '../config';
 import type { Logger } from '../observability/log';
 import type { BridgeMetrics } from '../observability/metrics';
-import { encodeExportRequests } from '../otlp/encode';
+import type { EncodedExport } from '../otlp/encode';
 import type { SignalBatch } from '../otlp/model';
 import { HttpError } from '../server/errors';
-import type { ExportOutcome, Exporter } from './exporter';
+import { encodedThen, type ExportOutcome, type Exporter } from './exporter';
 import type { OtlpGrpcExporter } from './otlp-grpc';
 import type { DiskSpool } from './spool';
 
@@ -30,9 +30,12 @@ export class SpoolingExporter implements Exporter {
     this.drained = this.drain();
   }
 
-  async export(batch: SignalBatch): Promise<ExportOutcome> {
-    if (this.abort.signal.aborted) throw new HttpError(503, 'shutting down; retry later', { 'Retry-After': '5' });
-    const requests = encodeExportRequests(batch, this.config.exportMaxBytes);
+  export(batch: SignalBatch): Promise<ExportOutcome> {
+    if (this.abort.signal.aborted) return Promise.reject(new HttpError(503, 'shutting down; retry later', { 'Retry-After': '5' }));
+    return encodedThen(batch, this.config.exportMaxBytes, (requests) => this.append(requests));
+  }
+
+  private async append(requests: EncodedExport[]): Promise<ExportOutcome> {
     await this.spool.append(requests);
     this.metrics.spoolBytes.set({}, this.spool.bytes);
     return { accepted: requests.reduce((n, r) => n + r.records, 0), rejected: 0 };

@@ -6,7 +6,7 @@
 import { parseJsonBody } from '../parse/json';
 import { intakeEvents } from '../parse/events';
 import { translateEvents } from '../translate/events';
-import { json, type IntakeRoute } from './route';
+import { exportThen, json, type IntakeRoute } from './route';
 
 export const agentIntakeRoute: IntakeRoute = {
   name: 'intake',
@@ -14,11 +14,10 @@ export const agentIntakeRoute: IntakeRoute = {
   paths: ['/intake', '/intake/'],
   sender: 'agent',
   readsBody: true,
-  async handle(req, ctx) {
+  handle(req, ctx) {
     const payload = parseJsonBody(req.body, 'intake');
     const events = intakeEvents(payload);
-    if (events.length > 0) await ctx.exporter.export({ signal: 'logs', resources: translateEvents(events, req.receivedAtNs) });
-    else ctx.log.debug('agent metadata acknowledged', { keys: payload && typeof payload === 'object' ? Object.keys(payload).slice(0, 10) : [] });
-    return json(202, {});
+    if (events.length === 0) ctx.log.debug('agent metadata acknowledged', { keys: payload && typeof payload === 'object' ? Object.keys(payload).slice(0, 10) : [] });
+    return exportThen(ctx, events.length > 0 ? { signal: 'logs', resources: translateEvents(events, req.receivedAtNs) } : undefined, () => json(202, {}));
   },
 };

@@ -5,7 +5,7 @@
 import { apiEvent } from '../parse/events';
 import { parseJsonBody } from '../parse/json';
 import { translateEvents } from '../translate/events';
-import { json, type IntakeRoute } from './route';
+import { exportThen, json, type IntakeRoute } from './route';
 
 export const eventsRoute: IntakeRoute = {
   name: 'events',
@@ -13,9 +13,10 @@ export const eventsRoute: IntakeRoute = {
   paths: ['/api/v1/events'],
   sender: 'agent',
   readsBody: true,
-  async handle(req, ctx) {
+  handle(req, ctx) {
     const event = apiEvent(parseJsonBody(req.body, 'events'));
-    await ctx.exporter.export({ signal: 'logs', resources: translateEvents([event], req.receivedAtNs) });
-    return json(202, { status: 'ok', event: { title: event.title, text: event.text, date_happened: event.timestamp ?? Math.floor(Number(req.receivedAtNs / 1_000_000_000n)), tags: event.tags } });
+    return exportThen(ctx, { signal: 'logs', resources: translateEvents([event], req.receivedAtNs) }, () =>
+      json(202, { status: 'ok', event: { title: event.title, text: event.text, date_happened: event.timestamp ?? Math.floor(Number(req.receivedAtNs / 1_000_000_000n)), tags: event.tags } }),
+    );
   },
 };

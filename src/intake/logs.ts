@@ -7,7 +7,7 @@ import { isJson } from '../parse/media-type';
 import { parseLogsBody } from '../parse/logs';
 import { unsupportedMediaType } from '../server/errors';
 import { translateLogs } from '../translate/logs/chain';
-import { json, type IntakeRoute } from './route';
+import { exportThen, json, type IntakeRoute } from './route';
 
 export const logsRoute: IntakeRoute = {
   name: 'logs',
@@ -15,13 +15,10 @@ export const logsRoute: IntakeRoute = {
   paths: ['/api/v2/logs', '/v1/input', '/v1/input/:key'],
   sender: 'agent',
   readsBody: true,
-  async handle(req, ctx) {
+  handle(req, ctx) {
     if (req.mediaType && !isJson(req.mediaType)) throw unsupportedMediaType(`logs: Content-Type ${req.mediaType.essence} is not supported; send application/json`);
     const payload = parseLogsBody(req.body, req.query);
-    if (payload.entries.length > 0) {
-      const resources = translateLogs(payload, req.receivedAtNs, { traceIds: ctx.traceIds, decodeJsonMessage: ctx.config.decodeJsonMessage });
-      await ctx.exporter.export({ signal: 'logs', resources });
-    }
-    return json(202, {});
+    const batch = payload.entries.length > 0 ? { signal: 'logs' as const, resources: translateLogs(payload, req.receivedAtNs, { traceIds: ctx.traceIds, decodeJsonMessage: ctx.config.decodeJsonMessage }) } : undefined;
+    return exportThen(ctx, batch, () => json(202, {}));
   },
 };

@@ -9,7 +9,7 @@
  */
 import { emptyPayload, type MetricsPayload } from '../datadog/metrics';
 import { translateMetrics } from '../translate/metrics/chain';
-import { json, type IntakeRequest, type IntakeRoute } from './route';
+import { exportThen, json, type IntakeRequest, type IntakeRoute } from './route';
 
 const isProbe = (body: Buffer): boolean => body.length <= 8 && body.toString('utf8').trim() === '{}';
 
@@ -28,13 +28,12 @@ export function metricRoute(spec: MetricRouteSpec): IntakeRoute {
     paths: spec.paths,
     sender: 'agent',
     readsBody: true,
-    async handle(req, ctx) {
+    handle(req, ctx) {
       const payload = isProbe(req.body) ? emptyPayload() : spec.parse(req);
       const { resources, dropped } = translateMetrics(payload, ctx.metricStreams, req.receivedAtNs);
       for (const [reason, count] of Object.entries(dropped)) ctx.metrics.pointsDropped.inc({ route: spec.name, reason }, count);
       if (Object.keys(dropped).length > 0) ctx.log.info('metric points not translated', { route: spec.name, dropped });
-      if (resources.length > 0) await ctx.exporter.export({ signal: 'metrics', resources });
-      return json(202, spec.accepted);
+      return exportThen(ctx, resources.length > 0 ? { signal: 'metrics', resources } : undefined, () => json(202, spec.accepted));
     },
   };
 }

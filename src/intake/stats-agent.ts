@@ -4,7 +4,7 @@
  */
 import { parseAgentStats } from '../parse/traces/stats';
 import { translateStats } from '../translate/traces/stats';
-import type { IntakeRoute } from './route';
+import { exportThen, type IntakeRoute } from './route';
 import { okReply } from './traces-reply';
 
 export const statsAgentRoute: IntakeRoute = {
@@ -13,9 +13,8 @@ export const statsAgentRoute: IntakeRoute = {
   paths: ['/api/v0.2/stats'],
   sender: 'agent',
   readsBody: true,
-  async handle(req, ctx) {
+  handle(req, ctx) {
     const resources = translateStats(parseAgentStats(req.body, 'agent stats'));
-    if (resources.length > 0) await ctx.exporter.export({ signal: 'metrics', resources });
-    return okReply();
+    return exportThen(ctx, resources.length > 0 ? { signal: 'metrics', resources } : undefined, okReply);
   },
 };

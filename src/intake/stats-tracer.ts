@@ -5,7 +5,7 @@
  */
 import { parseClientStats } from '../parse/traces/stats';
 import { translateStats } from '../translate/traces/stats';
-import type { IntakeRoute } from './route';
+import { exportThen, type IntakeRoute } from './route';
 
 export const statsTracerRoute: IntakeRoute = {
   name: 'stats_v0.6',
@@ -13,9 +13,8 @@ export const statsTracerRoute: IntakeRoute = {
   paths: ['/v0.6/stats'],
   sender: 'tracer',
   readsBody: true,
-  async handle(req, ctx) {
+  handle(req, ctx) {
     const resources = translateStats(parseClientStats(req.body, 'v0.6 stats'));
-    if (resources.length > 0) await ctx.exporter.export({ signal: 'metrics', resources });
-    return { status: 200 };
+    return exportThen(ctx, resources.length > 0 ? { signal: 'metrics', resources } : undefined, () => ({ status: 200 }));
   },
 };

@@ -14,8 +14,5 @@ export const tracesAgentRoute: IntakeRoute = {
   paths: ['/api/v0.2/traces'],
   sender: 'agent',
   readsBody: true,
-  async handle(req, ctx) {
-    await exportTraces(decodeAgentPayload(req.body), req, ctx);
-    return okReply();
-  },
+  handle: (req, ctx) => exportTraces(decodeAgentPayload(req.body), req, ctx, okReply),
 };

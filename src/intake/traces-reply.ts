@@ -8,15 +8,16 @@
 import { createHash } from 'node:crypto';
 import type { DdTracePayload, DdTracerPayload } from '../datadog/traces';
 import { translateTraces } from '../translate/traces/chain';
-import type { IntakeReply, IntakeRequest, IntakeRoute, RouteContext } from './route';
+import { exportThen, type IntakeReply, type IntakeRequest, type IntakeRoute, type RouteContext } from './route';
 
 const RATES_BODY = JSON.stringify({ rate_by_service: { 'service:,env:': 1 } }) + '\n';
 const RATES_VERSION = createHash('sha256').update(RATES_BODY).digest('hex').slice(0, 16);
 const RATES_HEADER = 'datadog-rates-payload-version';
 
-export async function exportTraces(payload: DdTracePayload, req: IntakeRequest, ctx: RouteContext): Promise<void> {
+/** Translates and exports, then replies (see exportThen: nothing here waits on the collector). */
+export function exportTraces(payload: DdTracePayload, req: IntakeRequest, ctx: RouteContext, reply: () => IntakeReply): Promise<IntakeReply> {
   const resources = translateTraces(payload, { traceIds: ctx.traceIds, receivedAtNs: req.receivedAtNs });
-  if (resources.length > 0) await ctx.exporter.export({ signal: 'traces', resources });
+  return exportThen(ctx, resources.length > 0 ? { signal: 'traces', resources } : undefined, reply);
 }
 
 export function rateByServiceReply(req: IntakeRequest): IntakeReply {
@@ -37,8 +38,5 @@ export const tracerTracesRoute = (version: string, parse: (req: IntakeRequest) =
   paths: [`/${version}/traces`],
   sender: 'tracer',
   readsBody: true,
-  async handle(req, ctx) {
-    await exportTraces({ tracerPayloads: [parse(req)] }, req, ctx);
-    return reply(req);
-  },
+  handle: (req, ctx) => exportTraces({ tracerPayloads: [parse(req)] }, req, ctx, () => reply(req)),
 });

@@ -17,6 +17,7 @@ export enum WireType {
 }
 
 const UINT32_LIMIT = 0x1_0000_0000;
+const MAX_SAFE = BigInt(Number.MAX_SAFE_INTEGER);
 
 /** Bytes a non-negative integer below 2^53 takes as a varint. */
 export function varintSize(value: number): number {
@@ -178,6 +179,11 @@ export class ProtoWriter {
   }
 
   varint64(value: bigint): void {
+    // counts and most ids fit a number: comparing bigints allocates nothing, BigInt arithmetic does
+    if (value >= 0n && value <= MAX_SAFE) {
+      this.varint(Number(value));
+      return;
+    }
     const unsigned = BigInt.asUintN(64, value);
     let lo = Number(unsigned & 0xffff_ffffn);
     let hi = Number(unsigned >> 32n);

@@ -23,20 +23,30 @@ export function readFields(r: ProtoReader, readers: FieldReaders): void {
   }
 }
 
-export const text = (set: (value: string) => void): FieldReader => ({ wires: [WireType.Len], read: (r) => set(r.string()) });
+// shared: the tables below are built for every message read, and these arrays need not be
+const LEN: readonly WireType[] = [WireType.Len];
+const VARINT: readonly WireType[] = [WireType.Varint];
+const FIXED64: readonly WireType[] = [WireType.Fixed64];
+const PACKED_OR: Readonly<Partial<Record<WireType, readonly WireType[]>>> = {
+  [WireType.Varint]: [WireType.Len, WireType.Varint],
+  [WireType.Fixed64]: [WireType.Len, WireType.Fixed64],
+  [WireType.Fixed32]: [WireType.Len, WireType.Fixed32],
+};
 
-export const bytes = (set: (value: Uint8Array) => void): FieldReader => ({ wires: [WireType.Len], read: (r) => set(r.bytesView()) });
+export const text = (set: (value: string) => void): FieldReader => ({ wires: LEN, read: (r) => set(r.string()) });
+
+export const bytes = (set: (value: Uint8Array) => void): FieldReader => ({ wires: LEN, read: (r) => set(r.bytesView()) });
 
 /** An embedded message; `name` (called when the field is met) extends error paths, e.g. `series[3]`. */
-export const message = (name: () => string, read: (m: ProtoReader) => void): FieldReader => ({ wires: [WireType.Len], read: (r) => read(r.message(name())) });
+export const message = (name: () => string, read: (m: ProtoReader) => void): FieldReader => ({ wires: LEN, read: (r) => read(r.message(name())) });
 
-export const varint = (set: (r: ProtoReader) => void): FieldReader => ({ wires: [WireType.Varint], read: set });
+export const varint = (set: (r: ProtoReader) => void): FieldReader => ({ wires: VARINT, read: set });
 
-export const fixed64 = (set: (r: ProtoReader) => void): FieldReader => ({ wires: [WireType.Fixed64], read: set });
+export const fixed64 = (set: (r: ProtoReader) => void): FieldReader => ({ wires: FIXED64, read: set });
 
 /** A repeated scalar, packed or one value per occurrence. */
 export const repeated = <T>(wire: WireType, readOne: (r: ProtoReader) => T, into: T[]): FieldReader => ({
-  wires: [WireType.Len, wire],
+  wires: PACKED_OR[wire] ?? [WireType.Len, wire],
   read: (r, w) => r.repeated(w, readOne, into),
 });
 
@@ -47,9 +57,15 @@ function safe(r: ProtoReader, value: bigint): number {
   return n;
 }
 
-export const int64Number = (r: ProtoReader): number => safe(r, r.int64());
-export const uint64Number = (r: ProtoReader): number => safe(r, r.uint64());
-export const sint64Number = (r: ProtoReader): number => safe(r, r.sint64());
+export const int64Number = (r: ProtoReader): number => r.smallVarint() ?? safe(r, r.int64());
+export const uint64Number = (r: ProtoReader): number => r.smallVarint() ?? safe(r, r.uint64());
+
+/** zigzag: 0, -1, 1, -2, … are 0, 1, 2, 3, … */
+export function sint64Number(r: ProtoReader): number {
+  const small = r.smallVarint();
+  if (small === undefined) return safe(r, r.sint64());
+  return small % 2 === 0 ? small / 2 : -(small + 1) / 2;
+}
 
 /** Decodes a body, turning wire-format errors into a 400 that names the field path. */
 export function decodeProtobuf<T>(what: string, body: Uint8Array, root: string, decode: (r: ProtoReader) => T): T {

@@ -12,6 +12,8 @@
  * come back as their raw bytes.
  */
 
+import { shortAscii } from './short-strings';
+
 export type MsgValue = null | boolean | number | bigint | string | Uint8Array | MsgValue[] | MsgMap;
 export type MsgMap = Map<MsgValue, MsgValue>;
 
@@ -150,7 +152,7 @@ class Reader {
 
   private str(length: number): string {
     const at = this.take(length);
-    return this.buffer.toString('utf8', at, at + length);
+    return shortAscii(this.buffer, at, length) ?? this.buffer.toString('utf8', at, at + length);
   }
 
   private bin(length: number): Uint8Array {

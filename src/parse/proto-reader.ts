@@ -5,6 +5,8 @@
  * not an allocation. Errors carry the field path of the message being read.
  */
 
+import { shortAscii } from './short-strings';
+
 // a plain enum: swc compiles files one at a time and cannot inline a const enum across files
 export enum WireType {
   Varint = 0,
@@ -90,17 +92,37 @@ export class ProtoReader {
     return this.fail('varint longer than 10 bytes');
   }
 
+  /**
+   * A varint below 2^49 as a number, or undefined with nothing consumed when it is longer. Most
+   * varints are small (timestamps, counts, enums, keys), and a BigInt for each of them was a large
+   * share of decoding a metric payload.
+   */
+  smallVarint(): number | undefined {
+    const start = this.pos;
+    let value = 0;
+    for (let shift = 0; shift < 49; shift += 7) {
+      if (this.pos >= this.end) this.fail('truncated varint');
+      const byte = this.bytes[this.pos++] as number;
+      value += (byte & 0x7f) * 2 ** shift;
+      if (byte < 0x80) return value;
+    }
+    this.pos = start;
+    return undefined;
+  }
+
   int64(): bigint {
     return BigInt.asIntN(64, this.uint64());
   }
 
   /** int64 as a JS number (exact up to 2^53; timestamps, counts). */
   int64Number(): number {
-    return Number(this.int64());
+    return this.smallVarint() ?? Number(this.int64());
   }
 
   int32(): number {
-    return Number(BigInt.asIntN(32, this.uint64()));
+    const small = this.smallVarint();
+    // int32 keeps the low 32 bits, two's complement
+    return small !== undefined ? small | 0 : Number(BigInt.asIntN(32, this.uint64()));
   }
 
   sint32(): number {
@@ -114,7 +136,8 @@ export class ProtoReader {
   }
 
   bool(): boolean {
-    return this.uint64() !== 0n;
+    const small = this.smallVarint();
+    return small !== undefined ? small !== 0 : this.uint64() !== 0n;
   }
 
   private need(n: number): void {
@@ -159,7 +182,8 @@ export class ProtoReader {
   }
 
   string(): string {
-    return textDecoder.decode(this.bytesView());
+    const view = this.bytesView();
+    return shortAscii(view, 0, view.length) ?? textDecoder.decode(view);
   }
 
   /** A reader over an embedded message; `name` extends the error path. */

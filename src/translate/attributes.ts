@@ -21,12 +21,21 @@ export function anyValue(value: JsonValue): AnyValue {
 
 /** Flattens nested objects into `parent.child` keys; arrays and scalars are leaves. */
 export function flatten(fields: Record<string, JsonValue>, prefix = '', into: Map<string, JsonValue> = new Map()): Map<string, JsonValue> {
-  for (const [key, value] of Object.entries(fields)) {
-    const name = prefix ? `${prefix}.${key}` : key;
-    if (value !== null && typeof value === 'object' && !Array.isArray(value) && Object.keys(value).length > 0) flatten(value, name, into);
-    else into.set(name, value);
-  }
+  // for…in rather than Object.entries: this runs for every field of every log record, and parsed JSON has only own keys
+  for (const key in fields) flattenValue(prefix ? `${prefix}.${key}` : key, fields[key] as JsonValue, into);
   return into;
+}
+
+/** One field under `name`: a non-empty object is spread over dotted keys, anything else kept. */
+export function flattenValue(name: string, value: JsonValue, into: Map<string, JsonValue>): void {
+  if (isNonEmptyObject(value)) flatten(value, name, into);
+  else into.set(name, value);
+}
+
+function isNonEmptyObject(value: JsonValue): value is Record<string, JsonValue> {
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) return false;
+  for (const _key in value) return true;
+  return false;
 }
 
 export const stringAttribute = (key: string, value: string): KeyValue => ({ key, value: { string: value } });

@@ -52,10 +52,39 @@ function appendToSlice(map: AttributeMap, key: string, value: string): void {
 
 export const toKeyValues = (map: AttributeMap): KeyValue[] => Array.from(map, ([key, value]) => ({ key, value }));
 
-/** Identity of a resource for grouping: attribute order must not split equal resources. */
+/**
+ * Identity of an attribute map as built, in insertion order: cheaper than resourceKey, for memo
+ * lookups of maps built the same way (a miss only costs a later resourceKey).
+ */
+export function builtKey(map: AttributeMap): string {
+  let key = '';
+  for (const [k, v] of map) key += part('k', k) + valueKey(v);
+  return key;
+}
+
+const byKey = (a: KeyValue, b: KeyValue): number => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0);
+
+/** Length-prefixed, so no key or value can forge a boundary and two resources share a key only when equal. */
+export const part = (tag: string, text: string): string => `${tag}${text.length}:${text}`;
+
+function valueKey(v: AnyValue): string {
+  if ('string' in v) return part('s', v.string);
+  if ('int' in v) return part('i', String(v.int));
+  if ('double' in v) return part('d', String(v.double));
+  if ('bool' in v) return v.bool ? 'T' : 'F';
+  if ('bytes' in v) return part('b', Buffer.from(v.bytes).toString('hex'));
+  if ('array' in v) return `[${v.array.length}:${v.array.map(valueKey).join('')}`;
+  return `{${resourceKey(v.kvlist)}`;
+}
+
+/**
+ * Identity of a resource for grouping: attribute order must not split equal resources. Runs once
+ * per record, hence string building rather than JSON.stringify with a replacer (≈ 10% of the logs
+ * path when it was).
+ */
 export function resourceKey(attributes: readonly KeyValue[]): string {
-  return JSON.stringify(
-    attributes.map((kv) => [kv.key, kv.value] as const).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)),
-    (_k, v: unknown) => (typeof v === 'bigint' ? `${v}n` : v instanceof Uint8Array ? Buffer.from(v).toString('hex') : v),
-  );
+  const sorted = attributes.length < 2 ? attributes : [...attributes].sort(byKey);
+  let key = `${sorted.length};`;
+  for (const kv of sorted) key += part('k', kv.key) + valueKey(kv.value);
+  return key;
 }

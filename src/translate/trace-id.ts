@@ -76,15 +76,16 @@ export function widenTraceId(id: bigint, tidHigh: bigint | undefined, cache: Tra
   return high ? (high << 64n) | id : id;
 }
 
+// allocUnsafe: small buffers come from Node's shared pool, and every byte is written below
 export function traceIdBytes(id: bigint): Uint8Array {
-  const out = Buffer.alloc(16);
+  const out = Buffer.allocUnsafe(16);
   out.writeBigUInt64BE(id >> 64n, 0);
   out.writeBigUInt64BE(id & U64, 8);
   return out;
 }
 
 export function spanIdBytes(id: bigint): Uint8Array {
-  const out = Buffer.alloc(8);
+  const out = Buffer.allocUnsafe(8);
   out.writeBigUInt64BE(id & U64, 0);
   return out;
 }

@@ -44,7 +44,8 @@ const collectorBinary = (): string => {
   return binary;
 };
 
-async function healthy(url: string): Promise<boolean> {
+/** An HTTP health probe: true on a 2xx, false on anything else or no answer. */
+export async function healthy(url: string): Promise<boolean> {
   try {
     return (await fetch(url)).ok;
   } catch {
@@ -62,18 +63,30 @@ export async function eventually(check: () => Promise<boolean>, timeoutMs: numbe
   return false;
 }
 
+export interface CollectorPorts {
+  grpc: number;
+  http: number;
+  health: number;
+  metrics: number;
+}
+
+/** The environment collector-config.yaml takes its loopback listen addresses from. */
+export const collectorListenEnv = (p: CollectorPorts): NodeJS.ProcessEnv => ({
+  PATH: process.env.PATH,
+  HOME: process.env.HOME,
+  OTLP_GRPC_ENDPOINT: `127.0.0.1:${p.grpc}`,
+  OTLP_HTTP_ENDPOINT: `127.0.0.1:${p.http}`,
+  COLLECTOR_HEALTH_ENDPOINT: `127.0.0.1:${p.health}`,
+  COLLECTOR_METRICS_HOST: '127.0.0.1',
+  COLLECTOR_METRICS_PORT: String(p.metrics),
+});
+
 export async function startStack(options: StackOptions = {}): Promise<TestStack> {
   const [grpcPort, httpPort, healthPort, metricsPort, intakePort, adminPort] = await Promise.all(Array.from({ length: 6 }, freePort));
   const dir = mkdtempSync(join(tmpdir(), 'dd-otlp-bridge-e2e-'));
   const sinkDir = join(dir, 'sink');
   const collectorEnv: NodeJS.ProcessEnv = {
-    PATH: process.env.PATH,
-    HOME: process.env.HOME,
-    OTLP_GRPC_ENDPOINT: `127.0.0.1:${grpcPort}`,
-    OTLP_HTTP_ENDPOINT: `127.0.0.1:${httpPort}`,
-    COLLECTOR_HEALTH_ENDPOINT: `127.0.0.1:${healthPort}`,
-    COLLECTOR_METRICS_HOST: '127.0.0.1',
-    COLLECTOR_METRICS_PORT: String(metricsPort),
+    ...collectorListenEnv({ grpc: grpcPort, http: httpPort, health: healthPort, metrics: metricsPort }),
     COLLECTOR_BATCH_TIMEOUT: '100ms',
     FILE_SINK_DIR: sinkDir,
     ...(options.authToken ? { OTLP_AUTH_TOKEN: options.authToken } : {}),

@@ -11,7 +11,7 @@ import { sketchMetric } from '../../src/translate/metrics/sketch';
 import { StreamStartTimes } from '../../src/translate/metrics/start-times';
 import type { MetricContext } from '../../src/translate/metrics/context';
 
-const ctx = (): MetricContext => ({ streams: new StreamStartTimes(), receivedAtNs: 0n, dropped: {} });
+const ctx = (): MetricContext => ({ streams: new StreamStartTimes(), receivedAtNs: 0n, dropped: {}, origins: new Map() });
 
 /** Position → count of the non-zero entries, the way upstream's test states its expectations. */
 const nonZero = (counts: bigint[]): Record<number, number> => Object.fromEntries(counts.flatMap((c, i) => (c === 0n ? [] : [[i, Number(c)]])));
@@ -29,7 +29,8 @@ describe('sketch bins → exponential buckets: the worked example', () => {
   it('keeps count, sum, min, max and the timestamp, at scale 5', () => {
     const p = point();
     expect([p.timeUnixNano, p.count, p.sum, p.min, p.max, p.scale, p.zeroCount]).toEqual([400_000_000_000n, 13n, 11, -6, 6, 5, 55n]);
-    expect(p.zeroThreshold).toBeCloseTo(9.94e-10, 12);
+    // bit for bit what upstream writes (Go's math.Exp; V8's is one ulp higher)
+    expect(p.zeroThreshold).toBe(9.941854089121418e-10);
   });
 
   it('gives 91 positive buckets with exactly upstream counts', () => {

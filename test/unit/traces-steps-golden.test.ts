@@ -68,7 +68,7 @@ describe.each(SPAN_STEPS.map((s) => [s.name, s.step] as const))('step %s', (name
     const chunk = { ...chunkOf([span]), tags: new Map(Object.entries(c.chunkTags ?? {})) };
     const draft = { ...createSpanDraft(span, chunk), ...(c.endTimeUnixNano ? { endTimeUnixNano: BigInt(c.endTimeUnixNano) } : {}) };
     const inheritedResource = new Map(Object.entries(c.inheritedResource ?? {}).map(([k, v]) => [k, { string: v }]));
-    const out = project(step(draft, { traceIds: cache, highs: highsOf(c.highs), receivedAtNs: RECEIVED, inheritedResource, samplingPriority: c.samplingPriority }));
+    const out = project(step(draft, { traceIds: cache, highs: highsOf(c.highs), receivedAtNs: RECEIVED, inheritedResource, samplingPriority: c.samplingPriority, resources: new Map() }));
     const compared = Object.fromEntries(Object.keys(c.expected).map((k) => [k, out[k]]));
     expect(compared).toEqual(c.expected);
   });

@@ -6,7 +6,8 @@ import type { DatadogLogEntry } from '../../datadog/logs';
 import { MESSAGE_KEYS } from '../../datadog/logs';
 import type { JsonValue } from '../../parse/json';
 import type { AnyValue } from '../../otlp/model';
-import { flatten } from '../attributes';
+import { flattenValue } from '../attributes';
+import { without } from '../map-view';
 import type { Promoted } from '../resource-promotion';
 import type { TraceIdCache } from '../trace-id';
 
@@ -32,13 +33,13 @@ export interface LogContext {
 
 export type LogStep = (draft: LogDraft, ctx: LogContext) => LogDraft;
 
+const isMessageKey = (key: string): boolean => (MESSAGE_KEYS as readonly string[]).includes(key);
+
 /** The message is kept whole even when it is an object (API clients), everything else is flattened. */
 export function createDraft(entry: DatadogLogEntry, receivedAtNs: bigint): LogDraft {
-  const messages: Record<string, JsonValue> = {};
-  const rest: Record<string, JsonValue> = {};
-  for (const [k, v] of Object.entries(entry)) ((MESSAGE_KEYS as readonly string[]).includes(k) ? messages : rest)[k] = v;
-  const fields = flatten(rest);
-  for (const [k, v] of Object.entries(messages)) fields.set(k, v);
+  const fields = new Map<string, JsonValue>();
+  for (const key in entry) if (!isMessageKey(key)) flattenValue(key, entry[key] as JsonValue, fields);
+  for (const key in entry) if (isMessageKey(key)) fields.set(key, entry[key] as JsonValue);
   return {
     fields,
     receivedAtNs,
@@ -49,13 +50,14 @@ export function createDraft(entry: DatadogLogEntry, receivedAtNs: bigint): LogDr
   };
 }
 
-/** The first of `keys` present in `fields`, and a copy of `fields` without every one of `keys`. */
-export function takeFirst(fields: ReadonlyMap<string, JsonValue>, keys: readonly string[]): [JsonValue | undefined, Map<string, JsonValue>] {
-  const rest = new Map(fields);
-  let found: JsonValue | undefined;
-  for (const k of keys) {
-    if (found === undefined && fields.has(k)) found = fields.get(k);
-    rest.delete(k);
-  }
-  return [found, rest];
+/** The value of the first of `keys` present in `fields`. */
+export function firstPresent(fields: ReadonlyMap<string, JsonValue>, keys: readonly string[]): JsonValue | undefined {
+  for (const k of keys) if (fields.has(k)) return fields.get(k);
+  return undefined;
 }
+
+/** The first of `keys` present in `fields`, and `fields` without every one of `keys`. */
+export const takeFirst = (fields: ReadonlyMap<string, JsonValue>, keys: readonly string[]): [JsonValue | undefined, ReadonlyMap<string, JsonValue>] => [
+  firstPresent(fields, keys),
+  without(fields, ...keys),
+];

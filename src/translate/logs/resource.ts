@@ -5,10 +5,10 @@
  * ddsource stays a record attribute (`datadog.ddsource`, as upstream names it).
  */
 import { HOST_KEYS, SERVICE_KEYS, SOURCE_KEYS, TAGS_KEYS } from '../../datadog/logs';
-import type { JsonValue } from '../../parse/json';
 import { scalarText } from '../attributes';
 import { promoteTag, promoteTags, tagList, type Promoted } from '../resource-promotion';
-import { takeFirst, type LogStep } from './draft';
+import { without } from '../map-view';
+import { firstPresent, type LogStep } from './draft';
 
 /** [field alias group, tag key it is promoted as] in increasing precedence. */
 const FIELD_TAGS: readonly [readonly string[], string][] = [
@@ -23,22 +23,19 @@ const FIELD_TAGS: readonly [readonly string[], string][] = [
 
 export const resourcePromotion: LogStep = (draft, ctx) => {
   const promoted: Promoted = { resource: new Map(draft.promoted.resource), attributes: new Map(draft.promoted.attributes) };
-  let fields: ReadonlyMap<string, JsonValue> = draft.fields;
-  let value: JsonValue | undefined;
+  const { fields } = draft;
+  // consumed keys are dropped once at the end: the alias groups are disjoint, so no lookup below sees another's removal
+  const consumed: string[] = [...TAGS_KEYS, ...SOURCE_KEYS];
+  promoteTags([...tagList(scalarText(firstPresent(fields, TAGS_KEYS))), ...tagList(ctx.queryTags)], promoted);
 
-  [value, fields] = takeFirst(fields, TAGS_KEYS);
-  promoteTags([...tagList(scalarText(value)), ...tagList(ctx.queryTags)], promoted);
-
-  [value, fields] = takeFirst(fields, SOURCE_KEYS);
-  const source = scalarText(value);
+  const source = scalarText(firstPresent(fields, SOURCE_KEYS));
   if (source) promoted.attributes.set('datadog.ddsource', { string: source });
 
   for (const [aliases, tag] of FIELD_TAGS) {
-    const [v, rest] = takeFirst(fields, aliases);
-    const text = scalarText(v);
+    const text = scalarText(firstPresent(fields, aliases));
     if (text === undefined) continue;
-    fields = rest;
+    consumed.push(...aliases);
     if (text !== '') promoteTag(tag, text, promoted);
   }
-  return { ...draft, fields, promoted };
+  return { ...draft, fields: without(fields, ...consumed), promoted };
 };

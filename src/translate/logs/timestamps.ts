@@ -6,6 +6,7 @@
  */
 import { TIMESTAMP_KEYS } from '../../datadog/logs';
 import type { JsonValue } from '../../parse/json';
+import { without } from '../map-view';
 import type { LogStep } from './draft';
 
 const NS_PER_MS = 1_000_000n;
@@ -56,9 +57,7 @@ export const timestamps: LogStep = (draft) => {
     if (!draft.fields.has(key)) continue;
     const ns = timestampToNs(draft.fields.get(key));
     if (ns === undefined) continue;
-    const fields = new Map(draft.fields);
-    fields.delete(key);
-    return { ...draft, fields, timeUnixNano: ns };
+    return { ...draft, fields: without(draft.fields, key), timeUnixNano: ns };
   }
   return { ...draft, timeUnixNano: draft.receivedAtNs };
 };

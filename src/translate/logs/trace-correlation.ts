@@ -7,6 +7,7 @@
 import { SPAN_ID_KEYS, TRACE_ID_KEYS } from '../../datadog/logs';
 import { scalarText } from '../attributes';
 import { parseSpanIdText, parseTid, parseTraceIdText, spanIdBytes, traceIdBytes, widenTraceId } from '../trace-id';
+import { without } from '../map-view';
 import type { LogStep } from './draft';
 
 export const traceCorrelation: LogStep = (draft, ctx) => {
@@ -14,12 +15,7 @@ export const traceCorrelation: LogStep = (draft, ctx) => {
   const spanId = parseSpanIdText(scalarText(draft.fields.get(SPAN_ID_KEYS[0])) ?? '');
   if (traceId === undefined && spanId === undefined) return draft;
   // only what was understood is consumed; an unparseable id stays visible as an attribute
-  const fields = new Map(draft.fields);
-  if (traceId !== undefined) {
-    fields.delete(TRACE_ID_KEYS[0]);
-    fields.delete('_dd.p.tid');
-  }
-  if (spanId !== undefined) fields.delete(SPAN_ID_KEYS[0]);
+  const fields = without(draft.fields, ...(traceId !== undefined ? [TRACE_ID_KEYS[0], '_dd.p.tid'] : []), ...(spanId !== undefined ? [SPAN_ID_KEYS[0]] : []));
   const tidHigh = parseTid(scalarText(draft.fields.get('_dd.p.tid')));
   return {
     ...draft,

@@ -23,7 +23,7 @@ export interface TranslatedMetrics {
 }
 
 export function translateMetrics(payload: MetricsPayload, streams: StreamStartTimes, receivedAtNs: bigint): TranslatedMetrics {
-  const ctx: MetricContext = { streams, receivedAtNs, dropped: { ...payload.dropped } };
+  const ctx: MetricContext = { streams, receivedAtNs, dropped: { ...payload.dropped }, origins: new Map() };
   const items: MetricItem[] = [
     ...payload.series.map((s) => seriesMetric(s, ctx)),
     ...payload.sketches.map((s) => sketchMetric(s, ctx)),

@@ -1,6 +1,7 @@
 /** What every metric translator step receives and yields. */
 import type { DropCounts } from '../../datadog/metrics';
 import type { KeyValue, Metric } from '../../otlp/model';
+import type { OriginMemo } from './resource';
 import type { StreamStartTimes } from './start-times';
 
 export interface MetricContext {
@@ -9,6 +10,8 @@ export interface MetricContext {
   receivedAtNs: bigint;
   /** request-scoped tally of what could not be translated */
   dropped: DropCounts;
+  /** request-scoped: origins already built, by tags and resources (see memoizedOrigin) */
+  origins: OriginMemo;
 }
 
 /** One input series as one OTLP metric, with the resource it belongs to (grouped later). */

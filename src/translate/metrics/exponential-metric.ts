@@ -8,7 +8,7 @@ import type { MetricResource } from '../../datadog/metrics';
 import { AggregationTemporality, type ExponentialHistogramDataPoint } from '../../otlp/model';
 import type { MetricContext, MetricItem } from './context';
 import { denseBuckets } from './exponential';
-import { originOf, promoteOrigin } from './resource';
+import { memoizedOrigin } from './resource';
 import { ZERO_THRESHOLD } from './sketch-buckets';
 import { streamIdentity } from './start-times';
 import { timedPoints } from './time';
@@ -27,7 +27,7 @@ export interface DistributionSummary {
 }
 
 export function exponentialHistogramMetric(name: string, tags: readonly string[], resources: readonly MetricResource[], points: readonly DistributionSummary[], ctx: MetricContext): MetricItem {
-  const origin = originOf(promoteOrigin(tags, resources));
+  const origin = memoizedOrigin(ctx.origins, tags, resources);
   const { resource, resourceKey, attributes } = origin;
   const stream = streamIdentity('exponential_histogram', name, origin);
   const dataPoints = timedPoints(points, ctx.dropped).map(([p, timeUnixNano]): ExponentialHistogramDataPoint => {

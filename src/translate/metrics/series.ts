@@ -9,12 +9,12 @@
 import type { Series } from '../../datadog/metrics';
 import { AggregationTemporality, type NumberDataPoint } from '../../otlp/model';
 import type { MetricContext, MetricItem } from './context';
-import { originOf, promoteOrigin } from './resource';
+import { memoizedOrigin } from './resource';
 import { streamIdentity, windowStarts } from './start-times';
 import { timedPoints } from './time';
 
 export function seriesMetric(series: Series, ctx: MetricContext): MetricItem {
-  const origin = originOf(promoteOrigin(series.tags, series.resources, series.sourceTypeName));
+  const origin = memoizedOrigin(ctx.origins, series.tags, series.resources, series.sourceTypeName);
   const { resource, resourceKey, attributes } = origin;
   const head = { name: series.metric, ...(series.unit ? { unit: series.unit } : {}) };
   if (series.type === 'gauge') {

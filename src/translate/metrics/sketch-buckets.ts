@@ -17,8 +17,12 @@ const MAX_SKETCH_KEY = 32_767;
 // the same operation order as upstream (divide by 1/ln γ), so boundaries match to the last bit
 const sketchLowerBound = (key: number): number => Math.exp((key - BIAS) / (1 / Math.log(GAMMA)));
 
-/** Magnitudes below this are in the zero bucket: the lower bound of sketch key 1. */
-export const ZERO_THRESHOLD = sketchLowerBound(1);
+/**
+ * Magnitudes below this are in the zero bucket: the lower bound of sketch key 1, exactly as
+ * upstream's Go computes it. V8's Math.exp lands one ulp higher (9.94185408912142e-10), which the
+ * conformance diff showed on every histogram point.
+ */
+export const ZERO_THRESHOLD = 9.941854089121418e-10;
 
 export interface SketchBuckets {
   zeroCount: number;
@@ -39,21 +43,48 @@ export function sketchBuckets(keys: readonly number[], counts: readonly number[]
   return out;
 }
 
-function spread(key: number, count: number, into: Map<number, number>): void {
+/** Where a bin's count goes: the scale-5 buckets its key overlaps, with its share of each. */
+interface Spread {
+  indices: number[];
+  shares: number[];
+  /** the bucket with the largest share, which takes what truncation leaves; undefined when none */
+  largestAt: number | undefined;
+}
+
+/**
+ * A key's spread depends on the key alone, and payloads repeat the same keys in sketch after
+ * sketch; computing it (logarithms and exponentials per bucket) for every bin was most of the
+ * sketch path. At most 32,766 keys exist, so remembering every one seen is bounded.
+ */
+const spreads = new Map<number, Spread>();
+
+function spreadOf(key: number): Spread {
+  const known = spreads.get(key);
+  if (known) return known;
   const low = sketchLowerBound(key);
   const high = sketchLowerBound(key + 1);
+  const out: Spread = { indices: [], shares: [], largestAt: undefined };
   let largest = 0;
-  let largestAt = 0;
-  let assigned = 0;
   for (let index = bucketIndex(low); bucketLowerBound(index) < high; index++) {
     const overlap = Math.min(bucketLowerBound(index + 1), high) - Math.max(bucketLowerBound(index), low);
     const share = overlap / (high - low);
     if (share <= 0) continue;
-    if (share > largest) [largest, largestAt] = [share, index];
-    const part = Math.trunc(share * count);
+    if (share > largest) [largest, out.largestAt] = [share, index];
+    out.indices.push(index);
+    out.shares.push(share);
+  }
+  spreads.set(key, out);
+  return out;
+}
+
+function spread(key: number, count: number, into: Map<number, number>): void {
+  const { indices, shares, largestAt } = spreadOf(key);
+  let assigned = 0;
+  for (let i = 0; i < indices.length; i++) {
+    const part = Math.trunc((shares[i] as number) * count);
     // a bucket the bin touches is kept even when its share truncates to 0 (it widens the range, as upstream)
-    addTo(into, index, part);
+    addTo(into, indices[i] as number, part);
     assigned += part;
   }
-  if (largest > 0) addTo(into, largestAt, Math.max(0, count - assigned));
+  if (largestAt !== undefined) addTo(into, largestAt, Math.max(0, count - assigned));
 }

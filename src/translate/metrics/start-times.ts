@@ -9,8 +9,7 @@
  * long tag lists cost no more than short ones. A stream not seen recently starts its window at its
  * own timestamp. The same point sent again (the agent retries after a 503) gets the same start.
  */
-import { createHash } from 'node:crypto';
-import { resourceKey } from '../resource-promotion';
+import { hash } from 'node:crypto';
 import type { MetricOrigin } from './resource';
 import { secondsToNanos } from './time';
 
@@ -39,7 +38,7 @@ export class StreamStartTimes {
   startFor(identity: string, timeNs: bigint): bigint {
     const now = this.now();
     this.expireIdle(now);
-    const key = createHash('sha256').update(identity).digest('base64');
+    const key = hash('sha256', identity, 'base64');
     const seen = this.streams.get(key);
     if (seen && timeNs < seen.lastNs) return timeNs; // a late point: its window is unknown, and the stream's end stays put
     const startNs = !seen ? timeNs : timeNs === seen.lastNs ? seen.startNs : seen.lastNs;
@@ -63,7 +62,7 @@ export class StreamStartTimes {
 }
 
 /** A stream: one metric of one kind from one resource with one set of point attributes. */
-export const streamIdentity = (kind: string, name: string, origin: MetricOrigin): string => [kind, name, origin.resourceKey, resourceKey(origin.attributes)].join('\0');
+export const streamIdentity = (kind: string, name: string, origin: MetricOrigin): string => [kind, name, origin.identity].join('\0');
 
 /**
  * Where delta points' windows start: the `interval` seconds before each point when the sender

@@ -6,7 +6,7 @@
  */
 import { PRIORITY_NONE, type DdTraceChunk, type DdTracePayload } from '../../datadog/traces';
 import type { ResourceSpans } from '../../otlp/model';
-import { resourceKey, toKeyValues, type AttributeMap } from '../resource-promotion';
+import { builtKey, resourceKey, toKeyValues, type AttributeMap } from '../resource-promotion';
 import { SCOPE } from '../scope';
 import type { TraceIdCache } from '../trace-id';
 import { createSpanDraft, type SpanContext, type SpanDraft, type SpanStep } from './draft';
@@ -50,36 +50,31 @@ function chunkPriority(chunk: DdTraceChunk): number | undefined {
   return undefined;
 }
 
-/**
- * Cheap identity of a resource as built, in attribute order. Spans of one process build the same
- * resource in the same order, so this finds the group without canonicalising every span's
- * resource; a miss falls back to the order-independent resourceKey.
- */
-const builtKey = (resource: AttributeMap): string => {
-  let key = '';
-  for (const [k, v] of resource) key += `${k}\u0001${'string' in v ? v.string : JSON.stringify(v, (_k, x: unknown) => (typeof x === 'bigint' ? String(x) : x))}\u0002`;
-  return key;
-};
-
 /** Spans sharing a resource share one ResourceSpans, in first-seen order. */
 export function translateTraces(payload: DdTracePayload, ctx: TraceTranslationContext): ResourceSpans[] {
   const highs = learnTraceIdHighs(payload, ctx.traceIds);
   const groups = new Map<string, ResourceSpans>();
+  // spans of a chunk share their resource map (see the resource step): most lookups end at the first map
+  const bySharedMap = new Map<AttributeMap, ResourceSpans>();
   const byBuiltKey = new Map<string, ResourceSpans>();
   for (const tracer of payload.tracerPayloads) {
     const payloadAttributes = payloadResource(tracer, payload.agent);
     for (const chunk of tracer.chunks) {
-      const stepCtx: SpanContext = { ...ctx, highs, inheritedResource: chunkResource(chunk, payloadAttributes), samplingPriority: chunkPriority(chunk) };
+      const stepCtx: SpanContext = { ...ctx, highs, inheritedResource: chunkResource(chunk, payloadAttributes), samplingPriority: chunkPriority(chunk), resources: new Map() };
       for (const span of chunk.spans) {
         const draft = runSpanSteps(createSpanDraft(span, chunk), stepCtx);
-        const built = builtKey(draft.resource);
-        let group = byBuiltKey.get(built);
+        let group = bySharedMap.get(draft.resource);
         if (!group) {
-          const attributes = toKeyValues(draft.resource);
-          const key = resourceKey(attributes);
-          group = groups.get(key) ?? { resource: { attributes }, scopeSpans: [{ scope: SCOPE, spans: [] }] };
-          groups.set(key, group);
-          byBuiltKey.set(built, group);
+          const built = builtKey(draft.resource);
+          group = byBuiltKey.get(built);
+          if (!group) {
+            const attributes = toKeyValues(draft.resource);
+            const key = resourceKey(attributes);
+            group = groups.get(key) ?? { resource: { attributes }, scopeSpans: [{ scope: SCOPE, spans: [] }] };
+            groups.set(key, group);
+            byBuiltKey.set(built, group);
+          }
+          bySharedMap.set(draft.resource, group);
         }
         group.scopeSpans[0]!.spans.push(toSpan(draft));
       }

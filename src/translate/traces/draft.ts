@@ -5,6 +5,7 @@
  */
 import type { DdSpan, DdTraceChunk } from '../../datadog/traces';
 import { SpanKind, type SpanEvent, type SpanLink, type StatusCode } from '../../otlp/model';
+export { without } from '../map-view';
 import type { AttributeMap } from '../resource-promotion';
 import type { TraceIdCache } from '../trace-id';
 
@@ -38,6 +39,11 @@ export interface SpanContext {
   inheritedResource: AttributeMap;
   /** The chunk's sampling priority, when anyone set one. */
   samplingPriority: number | undefined;
+  /**
+   * Resources already built for this chunk, by service and own attributes (see the resource
+   * step): spans of one process share one map instead of building an equal one each.
+   */
+  resources: Map<string, AttributeMap>;
 }
 
 export type SpanStep = (draft: SpanDraft, ctx: SpanContext) => SpanDraft;
@@ -60,14 +66,6 @@ export function createSpanDraft(span: DdSpan, chunk: DdTraceChunk): SpanDraft {
     resource: new Map(),
     attributes: new Map(),
   };
-}
-
-/** `map` without `keys`; the same map when none of them is present (the common case). */
-export function without<V>(map: ReadonlyMap<string, V>, ...keys: string[]): ReadonlyMap<string, V> {
-  if (!keys.some((k) => map.has(k))) return map;
-  const rest = new Map(map);
-  for (const k of keys) rest.delete(k);
-  return rest;
 }
 
 /** The first of `keys` with a non-empty value. */

@@ -19,7 +19,7 @@
  */
 import type { DdAgentInfo, DdTraceChunk, DdTracerPayload } from '../../datadog/traces';
 import { KNOWN_KEYS } from '../known-keys';
-import { promoteTag, promoteTags, type AttributeMap, type Promoted } from '../resource-promotion';
+import { builtKey, part, promoteTag, promoteTags, type AttributeMap, type Promoted } from '../resource-promotion';
 import { without, type SpanStep } from './draft';
 
 const BASE_SERVICE = '_dd.base_service';
@@ -128,13 +128,25 @@ export function chunkResource(chunk: DdTraceChunk, payload: AttributeMap): Attri
   return out;
 }
 
+/** The span's service first, then its own tags, then what its chunk inherits. */
+function spanResource(service: string, own: AttributeMap, inherited: AttributeMap): AttributeMap {
+  const resource: AttributeMap = new Map([['service.name', { string: service }]]);
+  for (const source of [own, inherited]) for (const [k, v] of source) if (!resource.has(k)) resource.set(k, v);
+  return resource;
+}
+
 export const resource: SpanStep = (draft, ctx) => {
   const { span } = draft;
   const base = draft.meta.get(BASE_SERVICE);
   const own = tagResource(draft.meta, draft.metrics);
-  const resource: AttributeMap = new Map();
-  resource.set('service.name', { string: base || span.service || UNNAMED_SERVICE });
-  for (const source of [own.resource, ctx.inheritedResource]) for (const [k, v] of source) if (!resource.has(k)) resource.set(k, v);
+  const service = base || span.service || UNNAMED_SERVICE;
+  // equal inputs within a chunk give an equal resource: built once, the map shared (nothing changes it later)
+  const memoKey = part('s', service) + builtKey(own.resource);
+  let resource = ctx.resources.get(memoKey);
+  if (!resource) {
+    resource = spanResource(service, own.resource, ctx.inheritedResource);
+    ctx.resources.set(memoKey, resource);
+  }
   const attributes = new Map(draft.attributes);
   if (base && base !== span.service && span.service) attributes.set('service.name', { string: span.service });
   return {

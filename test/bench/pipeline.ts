@@ -1,0 +1,121 @@
+/**
+ * The sidecar's own cost per record, in process and without sockets: body decoding, parsing,
+ * translation and OTLP encoding of each scenario's payloads through the real route handlers. It
+ * is what an optimisation of src/ changes, measured in CPU time (steadier than throughput on a
+ * shared machine); run it under `node --cpu-prof` to see where the time goes.
+ *
+ *   node -r ./test/bench/register.js test/bench/pipeline.ts [scenario…] [--batch 1000] [--seconds 3]
+ */
+import { loadConfig, parseArgs } from '../../src/config';
+import { decodeBody } from '../../src/decode';
+import type { Exporter } from '../../src/export/exporter';
+import { ROUTES, tracerEndpoints } from '../../src/intake';
+import type { IntakeRequest, RouteContext } from '../../src/intake/route';
+import { createLogger } from '../../src/observability/log';
+import { BridgeMetrics } from '../../src/observability/metrics';
+import { encodeExportRequests } from '../../src/otlp/encode';
+import type { SignalBatch } from '../../src/otlp/model';
+import { parseMediaType } from '../../src/parse/media-type';
+import { StreamStartTimes } from '../../src/translate/metrics/start-times';
+import { TraceIdCache } from '../../src/translate/trace-id';
+import { buildScenario, SCENARIOS, type Scenario, type ScenarioName } from './scenarios';
+
+/** Encodes what it is given, as the gRPC exporter does before sending, and drops it. */
+class EncodingExporter implements Exporter {
+  async export(batch: SignalBatch) {
+    const records = encodeExportRequests(batch, 3.5 * 1024 * 1024).reduce((n, r) => n + r.records, 0);
+    return { accepted: records, rejected: 0 };
+  }
+  async close() {}
+}
+
+function routeContext(): RouteContext {
+  const config = loadConfig(parseArgs(['--enable']), {});
+  return {
+    config,
+    exporter: new EncodingExporter(),
+    log: createLogger('error', {}, () => undefined),
+    authEnabled: false,
+    isValidKey: () => true,
+    tracerEndpoints: tracerEndpoints(ROUTES),
+    traceIds: new TraceIdCache({ maxEntries: config.traceIdCacheSize, ttlMs: config.traceIdCacheTtlMs }),
+    metricStreams: new StreamStartTimes({ maxEntries: config.metricStreamsMax, idleMs: config.metricStreamsIdleMs }),
+    metrics: new BridgeMetrics(),
+  };
+}
+
+const lowerCase = (headers: Record<string, string>): Record<string, string> => Object.fromEntries(Object.entries(headers).map(([k, v]) => [k.toLowerCase(), v]));
+
+/** One request through decode → route (parse, translate, encode). */
+async function handleOnce(scenario: Scenario, index: number, ctx: RouteContext): Promise<void> {
+  const route = ROUTES.find((r) => r.paths.includes(scenario.path));
+  if (!route) throw new Error(`no route for ${scenario.path}`);
+  const headers = lowerCase(scenario.headers);
+  const raw = (scenario.payloads[index] as { body: Buffer }).body;
+  const req: IntakeRequest = {
+    method: 'POST',
+    path: scenario.path,
+    headers,
+    query: new URLSearchParams(),
+    body: await decodeBody(raw, headers['content-encoding'], { maxDecodedBytes: ctx.config.maxDecodedBytes }),
+    mediaType: parseMediaType(headers['content-type']),
+    receivedAtNs: BigInt(Date.now()) * 1_000_000n,
+    authenticated: true,
+  };
+  const reply = await route.handle(req, ctx);
+  if (reply.status >= 300) throw new Error(`${scenario.name}: ${reply.status} ${String(reply.body)}`);
+}
+
+export interface PipelineResult {
+  scenario: ScenarioName;
+  batch: number;
+  requests: number;
+  /** CPU µs per record (main thread and helpers alike) */
+  cpuUsPerRecord: number;
+  /** wall µs per record */
+  wallUsPerRecord: number;
+}
+
+export async function measurePipeline(scenario: Scenario, seconds: number): Promise<PipelineResult> {
+  const ctx = routeContext();
+  const records = (i: number): number => (scenario.payloads[i % scenario.payloads.length] as { records: number }).records;
+  for (let i = 0; i < 20; i++) await handleOnce(scenario, i % scenario.payloads.length, ctx);
+  const cpu = process.cpuUsage();
+  const started = performance.now();
+  let requests = 0;
+  let total = 0;
+  while (performance.now() - started < seconds * 1000) {
+    await handleOnce(scenario, requests % scenario.payloads.length, ctx);
+    total += records(requests++);
+  }
+  const used = process.cpuUsage(cpu);
+  return {
+    scenario: scenario.name,
+    batch: records(0),
+    requests,
+    cpuUsPerRecord: (used.user + used.system) / total,
+    wallUsPerRecord: ((performance.now() - started) * 1000) / total,
+  };
+}
+
+if (require.main === module) {
+  const args = process.argv.slice(2);
+  const option = (name: string, fallback: number): number => {
+    const at = args.indexOf(name);
+    return at >= 0 ? Number(args.splice(at, 2)[1]) : fallback;
+  };
+  const batch = option('--batch', 1000);
+  const seconds = option('--seconds', 2);
+  // the least of several rounds: other work on the machine only ever adds time
+  const rounds = option('--rounds', 3);
+  const names = args.length > 0 ? (args as ScenarioName[]) : SCENARIOS;
+  void (async () => {
+    for (const name of names) {
+      const scenario = await buildScenario(name, batch, 8);
+      const results: PipelineResult[] = [];
+      for (let i = 0; i < rounds; i++) results.push(await measurePipeline(scenario, seconds));
+      const cpu = results.map((r) => r.cpuUsPerRecord).sort((a, b) => a - b);
+      process.stdout.write(`${name.padEnd(9)} batch ${results[0]?.batch}: ${cpu[0]?.toFixed(2)} µs CPU/record (rounds: ${cpu.map((c) => c.toFixed(1)).join(' ')})\n`);
+    }
+  })();
+}

@@ -1,0 +1,212 @@
+/**
+ * `npm run bench`: the sidecar + our collector ("ours") against the upstream Datadog receiver in a
+ * collector ("upstream"), same machine, same run, same payloads, same core set.
+ *
+ * Per scenario and run, each side is started fresh and pinned to the SUT cores; the load generator
+ * runs on the other core. A closed loop finds the maximum sustained throughput (records/s, MB/s as
+ * sent, CPU seconds per million records from /proc over the measured window), then an open loop at
+ * half that request rate measures latency. Peak RSS is each process's VmHWM. Runs alternate which
+ * side goes first; the report gives the median and the spread (min–max) of the runs. A batch-size
+ * sweep then shows how cost scales with records per request.
+ *
+ *   npm run bench -- [--scenarios logs,traces] [--runs 3] [--seconds 10] [--no-sweep] [--sut-cores 0] [--load-cores 1]
+ *                    [--sides ours] [--node-args "--cpu-prof --cpu-prof-dir=/tmp/prof"] [--out-dir /tmp/bench]
+ */
+import { execFileSync, fork } from 'node:child_process';
+import { cpus, totalmem } from 'node:os';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { LoadMessage, LoadResult, LoadSpec } from './loadgen';
+import { renderResults, type BenchResults, type Measurement, type SweepPoint } from './report';
+import { buildScenario, SCENARIOS, type Scenario, type ScenarioName } from './scenarios';
+import { binaries, BENCH_DIR, cpuSeconds, peakRssMiB, SIDES, startSut, type RunningSut, type Side } from './sut';
+
+export interface BenchOptions {
+  scenarios: ScenarioName[];
+  runs: number;
+  seconds: number;
+  warmupSeconds: number;
+  batch: number;
+  sweep: readonly number[];
+  sweepScenarios: ScenarioName[];
+  sweepSeconds: number;
+  concurrency: number;
+  sutCores: string;
+  loadCores: string;
+  /** how the sidecar compresses its exports (collector on the same host: none) */
+  otlpCompression: 'none' | 'gzip';
+  sides: Side[];
+  /** node flags for the sidecar (profiling, GC experiments) */
+  nodeArgs: string[];
+  /** where RESULTS.md and results.json go */
+  outDir: string;
+}
+
+function parseOptions(argv: string[]): BenchOptions {
+  const value = (name: string): string | undefined => {
+    const at = argv.indexOf(`--${name}`);
+    return at >= 0 ? argv[at + 1] : undefined;
+  };
+  const list = (name: string, fallback: readonly ScenarioName[]): ScenarioName[] => (value(name)?.split(',') as ScenarioName[] | undefined) ?? [...fallback];
+  const seconds = Number(value('seconds') ?? 10);
+  return {
+    scenarios: list('scenarios', SCENARIOS),
+    runs: Number(value('runs') ?? 3),
+    seconds,
+    warmupSeconds: Number(value('warmup') ?? 3),
+    batch: Number(value('batch') ?? 1000),
+    sweep: argv.includes('--no-sweep') ? [] : [10, 100, 1000, 10000],
+    sweepScenarios: list('sweep-scenarios', ['logs', 'traces', 'series']),
+    sweepSeconds: Number(value('sweep-seconds') ?? Math.max(4, seconds / 2)),
+    concurrency: Number(value('concurrency') ?? 8),
+    sutCores: value('sut-cores') ?? '0',
+    loadCores: value('load-cores') ?? '1',
+    otlpCompression: value('otlp-compression') === 'gzip' ? 'gzip' : 'none',
+    sides: (value('sides')?.split(',') as Side[] | undefined) ?? [...SIDES],
+    nodeArgs: value('node-args')?.split(' ').filter(Boolean) ?? [],
+    outDir: value('out-dir') ?? BENCH_DIR,
+  };
+}
+
+const LOADGEN = join(BENCH_DIR, 'loadgen.ts');
+const REGISTER = join(BENCH_DIR, 'register.js');
+
+interface Window {
+  /** CPU seconds each process of the side used in the measured window */
+  cpuSeconds: Record<string, number>;
+}
+
+/** Runs the load generator as its own pinned process; samples the receiver's CPU at the window's edges. */
+function load(spec: LoadSpec, cores: string, sut: RunningSut): Promise<LoadResult & Window> {
+  const child = fork(LOADGEN, [], { execArgv: ['-r', REGISTER], serialization: 'advanced' });
+  execFileSync('taskset', ['-a', '-p', '-c', cores, String(child.pid)], { stdio: 'ignore' });
+  const cpuNow = (): Record<string, number> => Object.fromEntries(Object.entries(sut.pids).map(([name, pid]) => [name, cpuSeconds(pid)]));
+  let cpuAtStart: Record<string, number> = {};
+  let cpuAtEnd: Record<string, number> = {};
+  return new Promise((resolve, reject) => {
+    child.on('message', (m: LoadMessage) => {
+      if ('mark' in m) {
+        if (m.mark === 'start') cpuAtStart = cpuNow();
+        else cpuAtEnd = cpuNow();
+      } else resolve({ ...m.result, cpuSeconds: Object.fromEntries(Object.entries(cpuAtEnd).map(([name, end]) => [name, end - (cpuAtStart[name] ?? 0)])) });
+    });
+    child.once('exit', (code) => (code ? reject(new Error(`load generator exited with ${code}`)) : undefined));
+    child.send(spec);
+  });
+}
+
+const specFor = (scenario: Scenario, url: string, o: BenchOptions, mode: 'closed' | 'open', rate: number, seconds: number): LoadSpec => ({
+  url,
+  path: scenario.path,
+  headers: scenario.headers,
+  bodies: scenario.payloads.map((p) => p.body),
+  records: scenario.payloads.map((p) => p.records),
+  mode,
+  concurrency: o.concurrency,
+  rate,
+  warmupMs: o.warmupSeconds * 1000,
+  durationMs: seconds * 1000,
+});
+
+const sutOptions = (o: BenchOptions) => ({ cores: o.sutCores, sink: 'debug' as const, sidecarEnv: { OTEL_EXPORTER_OTLP_COMPRESSION: o.otlpCompression }, nodeArgs: o.nodeArgs });
+
+const total = (byProcess: Record<string, number>): number => Object.values(byProcess).reduce((a, b) => a + b, 0);
+
+const peakRss = (sut: RunningSut): Record<string, number> => Object.fromEntries(Object.entries(sut.pids).map(([name, pid]) => [name, peakRssMiB(pid)]));
+
+/** One fresh start of one side: max throughput, then latency at half of it. */
+async function measure(side: Side, scenario: Scenario, bins: Record<Side, string>, o: BenchOptions): Promise<Measurement> {
+  const sut = await startSut(side, bins, sutOptions(o));
+  try {
+    const max = await load(specFor(scenario, sut.url, o, 'closed', 0, o.seconds), o.loadCores, sut);
+    const half = (max.requests / max.seconds) * 0.5;
+    const latency = await load(specFor(scenario, sut.url, o, 'open', half, o.seconds), o.loadCores, sut);
+    const perMillion = (seconds: number): number => (max.records > 0 ? (seconds / max.records) * 1e6 : NaN);
+    return {
+      side,
+      scenario: scenario.name,
+      recordsPerSecond: max.records / max.seconds,
+      megabytesPerSecond: max.bytes / max.seconds / 1e6,
+      cpuSecondsPerMillion: perMillion(total(max.cpuSeconds)),
+      cpuByProcess: Object.fromEntries(Object.entries(max.cpuSeconds).map(([name, seconds]) => [name, perMillion(seconds)])),
+      statuses: max.statuses,
+      loadgenCpu: max.loadgenCpu,
+      halfLoad: { requestsPerSecond: half, p50: latency.latency.p50, p99: latency.latency.p99, statuses: latency.statuses },
+      peakRssMiB: peakRss(sut),
+    };
+  } finally {
+    await sut.stop();
+  }
+}
+
+async function sweepPoint(side: Side, name: ScenarioName, batch: number, bins: Record<Side, string>, o: BenchOptions): Promise<SweepPoint> {
+  const scenario = await buildScenario(name, batch, batch >= 10_000 ? 4 : 8);
+  const sut = await startSut(side, bins, sutOptions(o));
+  try {
+    const r = await load(specFor(scenario, sut.url, { ...o, warmupSeconds: 2 }, 'closed', 0, o.sweepSeconds), o.loadCores, sut);
+    return { side, scenario: name, batch, recordsPerSecond: r.records / r.seconds, cpuMicrosPerRecord: r.records > 0 ? (total(r.cpuSeconds) / r.records) * 1e6 : NaN, statuses: r.statuses, loadgenCpu: r.loadgenCpu };
+  } finally {
+    await sut.stop();
+  }
+}
+
+function machine(o: BenchOptions): BenchResults['machine'] {
+  const model = cpus()[0]?.model ?? 'unknown';
+  const tool = (cmd: string, args: string[]): string => {
+    try {
+      return execFileSync(cmd, args).toString().trim();
+    } catch {
+      return 'unavailable';
+    }
+  };
+  return {
+    cpu: `${model} × ${cpus().length}`,
+    memoryGiB: Math.round(totalmem() / 2 ** 30),
+    kernel: tool('uname', ['-r']),
+    node: process.version,
+    go: tool('go', ['version']),
+    sutCores: o.sutCores,
+    loadCores: o.loadCores,
+    loadAverageBefore: readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' '),
+    loadAverageAfter: '',
+  };
+}
+
+async function main(): Promise<void> {
+  const o = parseOptions(process.argv.slice(2));
+  const bins = await binaries();
+  const results: BenchResults = { date: new Date().toISOString(), command: `npm run bench -- ${process.argv.slice(2).join(' ')}`.trim(), options: o, machine: machine(o), measurements: [], sweep: [] };
+  for (const name of o.scenarios) {
+    const scenario = await buildScenario(name, o.batch, 8);
+    for (let run = 0; run < o.runs; run++) {
+      // alternate who goes first so a drift of the machine does not favour one side
+      for (const side of run % 2 === 0 ? o.sides : [...o.sides].reverse()) {
+        const m = await measure(side, scenario, bins, o);
+        results.measurements.push(m);
+        process.stderr.write(
+          `${name} run ${run + 1}/${o.runs} ${side}: ${Math.round(m.recordsPerSecond)} records/s, ${m.cpuSecondsPerMillion.toFixed(1)} CPU s/M records ${JSON.stringify(m.cpuByProcess)}, p50/p99 at half load ${m.halfLoad.p50.toFixed(1)}/${m.halfLoad.p99.toFixed(1)} ms, peak RSS ${JSON.stringify(m.peakRssMiB)}\n`,
+        );
+      }
+    }
+  }
+  for (const name of o.sweepScenarios) {
+    for (const batch of o.sweep) {
+      for (const side of o.sides) {
+        const p = await sweepPoint(side, name, batch, bins, o);
+        results.sweep.push(p);
+        process.stderr.write(`sweep ${name} batch ${batch} ${side}: ${Math.round(p.recordsPerSecond)} records/s, ${p.cpuMicrosPerRecord.toFixed(1)} µs CPU/record\n`);
+      }
+    }
+  }
+  results.machine.loadAverageAfter = readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ');
+  mkdirSync(o.outDir, { recursive: true });
+  writeFileSync(join(o.outDir, 'results.json'), JSON.stringify(results, null, 2) + '\n');
+  writeFileSync(join(o.outDir, 'RESULTS.md'), renderResults(results));
+  process.stderr.write(`wrote ${join(o.outDir, 'RESULTS.md')} and results.json\n`);
+}
+
+if (require.main === module)
+  main().catch((err: unknown) => {
+    process.stderr.write(`${(err as Error).stack ?? String(err)}\n`);
+    process.exit(1);
+  });

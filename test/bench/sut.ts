@@ -1,0 +1,159 @@
+/**
+ * The two systems under test, started the same way: "ours" is the sidecar (from dist/) plus our
+ * stock collector, "upstream" is the reference collector with the upstream Datadog receiver. Each
+ * is pinned to the same core set with taskset (Go's GOMAXPROCS set to match, since the runtime reads
+ * the affinity only at start), and each reports the pids whose CPU and memory count as its cost.
+ */
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { ensureCollector, REPO_ROOT } from '../../src/collector/build';
+import { startCollector, type OverlayName, type RunningCollector } from '../../src/collector/run';
+import { createLogger } from '../../src/observability/log';
+import { freePort } from '../helpers/ports';
+import { collectorListenEnv, eventually, healthy } from '../helpers/stack';
+
+export type Side = 'ours' | 'upstream';
+export const SIDES: readonly Side[] = ['ours', 'upstream'];
+
+export const BENCH_DIR = __dirname;
+export const REFERENCE_MANIFEST = join(BENCH_DIR, 'reference-builder.yaml');
+const REFERENCE_CONFIG = join(BENCH_DIR, 'reference-config.yaml');
+const DEBUG_SINK = join(BENCH_DIR, 'sink-debug.yaml');
+const REFERENCE_FILE_SINK = join(BENCH_DIR, 'reference-sink-file.yaml');
+
+/** The API key both sides are sent; ours is configured to require it, as a deployment would. */
+export const BENCH_API_KEY = 'bench';
+
+export interface SutOptions {
+  /** taskset core list, e.g. "0" */
+  cores: string;
+  /** debug exporter (throughput) or OTLP JSON files in `sinkDir` (conformance) */
+  sink: 'debug' | 'file';
+  sinkDir?: string;
+  /** extra sidecar environment (e.g. DD_BRIDGE_OTLP_COMPRESSION) */
+  sidecarEnv?: Record<string, string>;
+  /** node flags for the sidecar (e.g. --cpu-prof) */
+  nodeArgs?: string[];
+}
+
+export interface RunningSut {
+  side: Side;
+  url: string;
+  /** process name → pid, every process whose cost is this side's */
+  pids: Record<string, number>;
+  stop(): Promise<void>;
+}
+
+const log = createLogger('warn', { component: 'bench' }, (line) => process.stderr.write(line + '\n'));
+
+/** The reference collector is built from the Go module proxy like ours; see reference-builder.yaml. */
+export async function binaries(): Promise<Record<Side, string>> {
+  // this environment's checksum database has no entry for the contrib and DataDog modules
+  process.env.GONOSUMDB ??= 'github.com/open-telemetry/opentelemetry-collector-contrib,github.com/DataDog';
+  const [ours, upstream] = await Promise.all([ensureCollector(log), ensureCollector(log, { manifest: REFERENCE_MANIFEST })]);
+  return { ours, upstream };
+}
+
+export const coreCount = (cores: string): number =>
+  cores.split(',').reduce((n, part) => {
+    const [lo, hi = lo] = part.split('-').map(Number) as [number, number?];
+    return n + (hi as number) - lo + 1;
+  }, 0);
+
+/** Pins every thread of `pid` (existing ones; new ones inherit) to `cores`. */
+const pin = (pid: number, cores: string): void => void execFileSync('taskset', ['-a', '-p', '-c', cores, String(pid)], { stdio: 'ignore' });
+
+async function collectorPorts(): Promise<{ env: NodeJS.ProcessEnv; grpc: number; health: number }> {
+  const [grpc, http, health, metrics] = await Promise.all([freePort(), freePort(), freePort(), freePort()]);
+  return { grpc, health, env: { ...collectorListenEnv({ grpc, http, health, metrics }), COLLECTOR_BATCH_TIMEOUT: '200ms', COLLECTOR_LOG_LEVEL: 'warn' } };
+}
+
+async function launchCollector(binary: string, o: SutOptions, env: NodeJS.ProcessEnv, health: number, reference: boolean): Promise<RunningCollector> {
+  const dir = o.sinkDir ?? mkdtempSync(join(tmpdir(), 'dd-bench-'));
+  mkdirSync(dir, { recursive: true });
+  const overlays: OverlayName[] = o.sink === 'file' && !reference ? ['fileSink'] : [];
+  const extra = o.sink === 'debug' ? [DEBUG_SINK] : reference ? [REFERENCE_FILE_SINK] : [];
+  const collector = await startCollector({
+    binary,
+    overlays,
+    extraConfigs: extra,
+    ...(reference ? { baseConfig: REFERENCE_CONFIG } : {}),
+    env: { ...env, GOMAXPROCS: String(coreCount(o.cores)), FILE_SINK_DIR: dir },
+    healthUrl: `http://127.0.0.1:${health}/`,
+    logFile: join(dir, 'collector.log'),
+  });
+  pin(collector.process.pid as number, o.cores);
+  return collector;
+}
+
+function stopChild(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
+  const exited = new Promise<void>((r) => child.once('exit', () => r()));
+  child.kill('SIGTERM');
+  const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
+  return exited.finally(() => clearTimeout(timer));
+}
+
+export async function startOurs(binary: string, o: SutOptions): Promise<RunningSut> {
+  const { env, grpc, health } = await collectorPorts();
+  const collector = await launchCollector(binary, o, env, health, false);
+  const [intake, admin] = await Promise.all([freePort(), freePort()]);
+  let output = '';
+  const sidecar = spawn('taskset', ['-c', o.cores, process.execPath, ...(o.nodeArgs ?? []), join(REPO_ROOT, 'dist', 'cli', 'main.js')], {
+    env: {
+      PATH: process.env.PATH,
+      ENABLE_VENDOR_RECEIVER: 'true',
+      DD_BRIDGE_LISTEN: `127.0.0.1:${intake}`,
+      DD_BRIDGE_ADMIN_LISTEN: `127.0.0.1:${admin}`,
+      DD_BRIDGE_API_KEYS: BENCH_API_KEY,
+      OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${grpc}`,
+      DD_BRIDGE_LOG_LEVEL: 'warn',
+      ...o.sidecarEnv,
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  sidecar.stdout?.on('data', (d: Buffer) => (output += d.toString()));
+  sidecar.stderr?.on('data', (d: Buffer) => (output += d.toString()));
+  if (!(await eventually(() => healthy(`http://127.0.0.1:${admin}/health`), 15_000))) {
+    await Promise.all([stopChild(sidecar), collector.stop()]);
+    throw new Error(`sidecar did not become healthy:\n${output}`);
+  }
+  return {
+    side: 'ours',
+    url: `http://127.0.0.1:${intake}`,
+    pids: { sidecar: sidecar.pid as number, collector: collector.process.pid as number },
+    async stop() {
+      await stopChild(sidecar);
+      await collector.stop();
+    },
+  };
+}
+
+export async function startUpstream(binary: string, o: SutOptions): Promise<RunningSut> {
+  const { env, health } = await collectorPorts();
+  const intake = await freePort();
+  const collector = await launchCollector(binary, o, { ...env, DD_RECEIVER_ENDPOINT: `127.0.0.1:${intake}` }, health, true);
+  return { side: 'upstream', url: `http://127.0.0.1:${intake}`, pids: { collector: collector.process.pid as number }, stop: () => collector.stop() };
+}
+
+export const startSut = (side: Side, bins: Record<Side, string>, o: SutOptions): Promise<RunningSut> => (side === 'ours' ? startOurs(bins.ours, o) : startUpstream(bins.upstream, o));
+
+// ---------------------------------------------------------------- /proc
+
+const CLOCK_TICKS = Number(execFileSync('getconf', ['CLK_TCK']).toString().trim()) || 100;
+
+/** user + system CPU seconds a process has used so far (its threads included). */
+export function cpuSeconds(pid: number): number {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  // fields after the parenthesised command name, which may itself hold spaces
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS;
+}
+
+/** Peak resident set size (VmHWM) in MiB. */
+export function peakRssMiB(pid: number): number {
+  const m = /VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+  return m ? Number(m[1]) / 1024 : 0;
+}

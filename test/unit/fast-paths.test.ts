@@ -1,0 +1,181 @@
+/**
+ * The shortcuts taken for speed (issue #7) must be invisible: each is checked against the general
+ * path it bypasses — number varints against BigInt decoding, interned strings against plain
+ * decoding, map views against copied maps, memoised origins and sketch spreads against fresh ones,
+ * and resource keys for the collisions a cheaper key could introduce.
+ */
+import fc from 'fast-check';
+import protobuf from 'protobufjs';
+import { MetricResource } from '../../src/datadog/metrics';
+import { ProtoWriter } from '../../src/otlp/writer';
+import { int64Number, sint64Number, uint64Number } from '../../src/parse/metrics-proto';
+import { decodeMsgpack } from '../../src/parse/msgpack';
+import { ProtoReader } from '../../src/parse/proto-reader';
+import { without } from '../../src/translate/map-view';
+import { memoizedOrigin, originOf, promoteOrigin } from '../../src/translate/metrics/resource';
+import { sketchBuckets } from '../../src/translate/metrics/sketch-buckets';
+import { builtKey, resourceKey } from '../../src/translate/resource-promotion';
+import type { KeyValue } from '../../src/otlp/model';
+import { encodeMsgpack } from '../fixtures/traces/msgpack-writer';
+
+const varintBytes = (value: bigint): Uint8Array => protobuf.Writer.create().uint64(BigInt.asUintN(64, value).toString()).finish();
+const reader = (bytes: Uint8Array): ProtoReader => new ProtoReader(bytes);
+const u64 = fc.bigInt({ min: 0n, max: 2n ** 64n - 1n });
+const boundaries = [0n, 1n, 2n ** 49n - 1n, 2n ** 49n, 2n ** 53n - 1n, 2n ** 53n, 2n ** 63n - 1n, 2n ** 63n, 2n ** 64n - 1n];
+
+describe('ProtoReader: varints as numbers without BigInt', () => {
+  it('int64Number, int32 and bool agree with the BigInt reading, across the 49-bit cut-over', () => {
+    fc.assert(
+      fc.property(fc.oneof(u64, fc.constantFrom(...boundaries)), (value) => {
+        const signed = BigInt.asIntN(64, value);
+        expect(reader(varintBytes(value)).int32()).toBe(Number(BigInt.asIntN(32, value)));
+        expect(reader(varintBytes(value)).bool()).toBe(value !== 0n);
+        if (Number.isSafeInteger(Number(signed))) expect(reader(varintBytes(value)).int64Number()).toBe(Number(signed));
+      }),
+    );
+  });
+
+  it('the metric readers give exact numbers or refuse, never a rounded value', () => {
+    for (const value of boundaries) {
+      const asSigned = BigInt.asIntN(64, value);
+      const zigzag = (value >> 1n) ^ -(value & 1n);
+      const expectExact = (read: (r: ProtoReader) => number, exact: bigint): void => {
+        if (Number.isSafeInteger(Number(exact)) && BigInt(Number(exact)) === exact) expect(read(reader(varintBytes(value)))).toBe(Number(exact));
+        else expect(() => read(reader(varintBytes(value)))).toThrow(/out of range/);
+      };
+      expectExact(uint64Number, value);
+      expectExact(int64Number, asSigned);
+      expectExact(sint64Number, zigzag);
+    }
+  });
+
+  it('a long varint is not half-consumed by the fast path', () => {
+    const r = reader(Buffer.concat([varintBytes(2n ** 60n), varintBytes(5n)]));
+    expect(r.int64Number()).toBe(2 ** 60);
+    expect(r.int64Number()).toBe(5);
+    expect(r.done).toBe(true);
+  });
+
+  it('a truncated varint is still an error', () => {
+    expect(() => reader(Buffer.from([0x80, 0x80])).int64Number()).toThrow(/truncated varint/);
+  });
+});
+
+describe('ProtoWriter.varint64: numbers below 2^53 skip BigInt arithmetic', () => {
+  it.each([2n ** 53n - 1n, 2n ** 53n, -1n, 2n ** 64n - 1n])('writes %s as protobuf does', (value) => {
+    const w = new ProtoWriter();
+    w.varint64(value);
+    expect(w.bytes().toString('hex')).toBe(Buffer.from(varintBytes(value)).toString('hex'));
+  });
+});
+
+describe('short-string interning', () => {
+  const strings = fc.array(fc.oneof(fc.string({ maxLength: 40 }), fc.constantFrom('env', 'service', 'a', '', 'é', 'x'.repeat(32), 'x'.repeat(33))), { maxLength: 30 });
+
+  it('msgpack strings decode to the text that was encoded, repeats and collisions included', () => {
+    fc.assert(fc.property(strings, (list) => expect(decodeMsgpack(encodeMsgpack([...list, ...list]))).toEqual([...list, ...list])));
+  });
+
+  it('protobuf strings decode to the text that was encoded', () => {
+    fc.assert(
+      fc.property(strings, (list) => {
+        const w = protobuf.Writer.create();
+        for (const s of list) w.string(s);
+        const r = reader(w.finish());
+        expect(list.map(() => r.string())).toEqual(list.map((s) => Buffer.from(s, 'utf8').toString('utf8')));
+      }),
+    );
+  });
+
+  it('returns the same string object for a repeated short string', () => {
+    const [a, b] = decodeMsgpack(encodeMsgpack(['service.name', 'service.name'])) as string[];
+    expect(Object.is(a, b)).toBe(true);
+  });
+});
+
+describe('without(): a map minus keys, as a view', () => {
+  const base = new Map([
+    ['a', 1],
+    ['b', 2],
+    ['c', 3],
+    ['d', 4],
+  ]);
+
+  it('behaves like a copied map with the keys deleted, also when views are stacked', () => {
+    const view = without(without(base, 'b', 'zz'), 'd', 'b');
+    const copy = new Map(base);
+    copy.delete('b');
+    copy.delete('d');
+    expect([...view]).toEqual([...copy]);
+    expect([...view.keys()]).toEqual([...copy.keys()]);
+    expect([...view.values()]).toEqual([...copy.values()]);
+    expect(view.size).toBe(2);
+    expect([view.has('b'), view.get('b'), view.has('c'), view.get('c')]).toEqual([false, undefined, true, 3]);
+    const seen: [string, number][] = [];
+    view.forEach((v, k) => seen.push([k, v]));
+    expect(seen).toEqual([...copy]);
+    expect([...base.keys()]).toEqual(['a', 'b', 'c', 'd']);
+  });
+
+  it('returns the map itself when none of the keys is there', () => {
+    expect(without(base, 'x', 'y')).toBe(base);
+  });
+});
+
+describe('resource keys', () => {
+  const kv = (key: string, value: KeyValue['value']): KeyValue => ({ key, value });
+
+  it('do not depend on attribute order', () => {
+    expect(resourceKey([kv('a', { string: '1' }), kv('b', { int: 2n })])).toBe(resourceKey([kv('b', { int: 2n }), kv('a', { string: '1' })]));
+  });
+
+  it.each([
+    ['a separator inside a value', [kv('a', { string: 'x' }), kv('b', { string: 'y' })], [kv('a', { string: 'x", "b' }), kv('b', { string: 'y' })]],
+    ['a value that holds the next attribute', [kv('a', { string: 'x' }), kv('b', { string: 'ykcsz' })], [kv('a', { string: 'xkbsy' }), kv('c', { string: 'z' })]],
+    ['a key that looks like key and value', [kv('ab', { string: '' })], [kv('a', { string: 'b' })]],
+    ['a string and an int of the same text', [kv('a', { string: '1' })], [kv('a', { int: 1n })]],
+    ['an int and a double of the same value', [kv('a', { int: 1n })], [kv('a', { double: 1 })]],
+    ['an array and its elements', [kv('a', { array: [{ string: 'x' }, { string: 'y' }] })], [kv('a', { array: [{ string: 'x,y' }] })]],
+    ['one attribute more', [kv('a', { string: '' })], [kv('a', { string: '' }), kv('b', { string: '' })]],
+  ])('tell apart %s', (_name, left, right) => {
+    expect(resourceKey(left)).not.toBe(resourceKey(right));
+    expect(builtKey(new Map(left.map((x) => [x.key, x.value])))).not.toBe(builtKey(new Map(right.map((x) => [x.key, x.value]))));
+  });
+});
+
+describe('memoised metric origins', () => {
+  const host = (name: string): MetricResource[] => [{ type: 'host', name }];
+
+  it('give what a fresh promotion gives, shared between equal tag sets', () => {
+    const memo = new Map();
+    const tags = ['service:web', 'env:prod', 'endpoint:/cart'];
+    const first = memoizedOrigin(memo, tags, host('h1'), 'nginx');
+    expect(first).toEqual(originOf(promoteOrigin(tags, host('h1'), 'nginx')));
+    expect(memoizedOrigin(memo, [...tags], host('h1'), 'nginx')).toBe(first);
+  });
+
+  it.each([
+    ['tags split differently', [['a:1,b:2'], [], ''], [['a:1', 'b:2'], [], '']],
+    ['a tag or a resource', [['host:h'], [], ''], [[], [{ type: 'host', name: 'h' }], '']],
+    ['the source type', [['a:1'], [], 'x'], [['a:1'], [], '']],
+    ['resource type and name', [[], [{ type: 'a', name: 'bc' }], ''], [[], [{ type: 'ab', name: 'c' }], '']],
+  ] as const)('keep apart %s', (_name, left, right) => {
+    const memo = new Map();
+    const a = memoizedOrigin(memo, left[0], left[1], left[2]);
+    const b = memoizedOrigin(memo, right[0], right[1], right[2]);
+    expect(a).toEqual(originOf(promoteOrigin(left[0], left[1], left[2])));
+    expect(b).toEqual(originOf(promoteOrigin(right[0], right[1], right[2])));
+    // distinct entries even where the promotions happen to agree (host tag vs host resource)
+    expect(a).not.toBe(b);
+  });
+});
+
+describe('sketch bin spreads', () => {
+  it('are the same whether a key is met for the first time or again', () => {
+    const keys = [1338, 1400, 1401, -1500, 0, 1400];
+    const counts = [3, 17, 1, 8, 2, 5];
+    const first = sketchBuckets(keys, counts);
+    expect(sketchBuckets(keys, counts)).toEqual(first);
+    expect(sketchBuckets([1400], [17])?.positive).toEqual(sketchBuckets([1400], [17])?.positive);
+  });
+});
