@@ -5,7 +5,7 @@
 #   sidecar    the default (last) target: compile TypeScript with the dev dependencies, ship only
 #              dist/ and production dependencies on a maintained Node LTS (22; Node 20 is
 #              end-of-life). Node 22.15+ has native zstd, which the sidecar detects and prefers
-#              over fzstd.
+#              over the optional libzstd addon and fzstd.
 # docker-compose.yaml and deploy/kubernetes/ run the two side by side.
 
 ARG NODE_IMAGE=node:22.23-bookworm-slim

@@ -11,6 +11,7 @@ const FRAME_MAGIC = 0xfd2fb528;
 const SKIPPABLE_MAGIC = 0x184d2a50; // 0x184D2A50..0x184D2A5F
 const BLOCK_SIZE_MAX = 128 * 1024;
 const BLOCK_TYPE_RLE = 1;
+const BLOCK_TYPE_COMPRESSED = 2;
 const BLOCK_TYPE_RESERVED = 3;
 
 export interface ZstdFrameHeader {
@@ -27,6 +28,17 @@ export interface ZstdFrameHeader {
 export interface ZstdFrame extends ZstdFrameHeader {
   /** The whole frame: header, blocks and checksum. */
   bytes: Buffer;
+  /**
+   * Most bytes the frame can decode to, from its block headers alone: a raw or RLE block yields
+   * its stated size, a compressed block at most the block maximum (a conforming decoder refuses
+   * more). Lets a decoder without an output cap run only on frames that cannot pass the budget.
+   */
+  maxOutput: number;
+}
+
+interface FrameExtent {
+  length: number;
+  maxOutput: number;
 }
 
 const invalid = (detail: string) => corrupt('zstd', detail);
@@ -80,10 +92,11 @@ function readContentSize(buf: Buffer, pos: number, bytes: number): number {
   }
 }
 
-/** Length of the frame at `at` found by walking block headers; checks that every block is there. */
-export function zstdFrameLength(buf: Buffer, at: number, header: ZstdFrameHeader): number {
+/** Length and output bound of the frame at `at`, found by walking block headers; checks that every block is there. */
+export function zstdFrameExtent(buf: Buffer, at: number, header: ZstdFrameHeader): FrameExtent {
   const blockMax = Math.min(header.windowSize, BLOCK_SIZE_MAX);
   let pos = at + header.headerSize;
+  let maxOutput = 0;
   for (;;) {
     requireBytes(buf, pos, 3, 'block header');
     const blockHeader = buf.readUIntLE(pos, 3);
@@ -93,12 +106,13 @@ export function zstdFrameLength(buf: Buffer, at: number, header: ZstdFrameHeader
     if (size > blockMax) throw invalid(`block of ${size} bytes at byte ${pos} exceeds the ${blockMax}-byte maximum`);
     const contentBytes = type === BLOCK_TYPE_RLE ? 1 : size;
     requireBytes(buf, pos + 3, contentBytes, 'block');
+    maxOutput += type === BLOCK_TYPE_COMPRESSED ? blockMax : size;
     pos += 3 + contentBytes;
     if (blockHeader & 0x01) break;
   }
   const checksumBytes = header.hasChecksum ? 4 : 0;
   requireBytes(buf, pos, checksumBytes, 'checksum');
-  return pos + checksumBytes - at;
+  return { length: pos + checksumBytes - at, maxOutput };
 }
 
 /** The data frames of a body, lazily so a body of many tiny frames is never held as a list. */
@@ -117,8 +131,8 @@ export function* zstdFrames(body: Buffer): Generator<ZstdFrame, void, undefined>
     if (magic !== FRAME_MAGIC) throw invalid(`no zstd frame at byte ${at}`);
     const header = parseZstdFrameHeader(body, at);
     if (header.dictionaryId !== 0) throw invalid(`frame at byte ${at} needs dictionary ${header.dictionaryId}, which is not available`);
-    const length = zstdFrameLength(body, at, header);
-    yield { ...header, bytes: body.subarray(at, at + length) };
+    const { length, maxOutput } = zstdFrameExtent(body, at, header);
+    yield { ...header, bytes: body.subarray(at, at + length), maxOutput };
     at += length;
   }
 }

@@ -12,11 +12,16 @@ import {
 } from './output';
 import { assertFrameFits, zstdFrames, type ZstdFrame } from './zstd-frames';
 
-export type ZstdImplementation = 'native' | 'fzstd';
+/** `native`: node:zlib; `addon`: the optional @mongodb-js/zstd module (libzstd); `fzstd`: pure JS. */
+export type ZstdImplementation = 'native' | 'addon' | 'fzstd';
 
 /** The part of node:zlib's zstd support (Node 22.15 / 23.8+) we use; @types/node 20 lacks it. */
 interface NativeZstd {
   createZstdDecompress(options?: { chunkSize?: number }): Transform;
+}
+
+interface ZstdAddon {
+  decompress(data: Buffer): Promise<Buffer>;
 }
 
 // Feature test, not a version test: backports and flags make version numbers unreliable.
@@ -25,9 +30,29 @@ const nativeZstd: NativeZstd | undefined =
     ? (zlib as unknown as NativeZstd)
     : undefined;
 
-export const zstdImplementation: ZstdImplementation = nativeZstd === undefined ? 'fzstd' : 'native';
+/** An optional dependency: absent (no prebuilt binary for the platform) means fzstd. */
+function loadAddon(): ZstdAddon | undefined {
+  try {
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    return require('@mongodb-js/zstd') as ZstdAddon;
+  } catch {
+    return undefined;
+  }
+}
+
+const zstdAddon = loadAddon();
+
+/** node:zlib first (streams under our cap), then libzstd through the addon (3–5× fzstd here: README). */
+export const zstdImplementation: ZstdImplementation = nativeZstd !== undefined ? 'native' : zstdAddon !== undefined ? 'addon' : 'fzstd';
 
 export const isZstdNative = (): boolean => zstdImplementation === 'native';
+
+/** Every implementation this runtime can run, preferred first (tests run them all). */
+export const availableZstdImplementations = (): ZstdImplementation[] => [
+  ...(nativeZstd !== undefined ? (['native'] as const) : []),
+  ...(zstdAddon !== undefined ? (['addon'] as const) : []),
+  'fzstd',
+];
 
 /**
  * Each native write costs ~40 µs (a thread-pool round trip), so without a limit a 25 MiB body of
@@ -53,10 +78,31 @@ type FrameDecoder = (frames: Iterable<ZstdFrame>, out: CappedOutput) => void | P
 // Outside decodeWith on purpose: asking for a missing implementation is our bug, not a 400.
 function frameDecoder(implementation: ZstdImplementation): FrameDecoder {
   if (implementation === 'fzstd') return decodeFramesWithFzstd;
+  if (implementation === 'addon') {
+    const addon = zstdAddon;
+    if (addon === undefined) throw new Error('the @mongodb-js/zstd module is not installed');
+    return (frames, out) => decodeFramesWithAddon(addon, frames, out);
+  }
   const native = nativeZstd;
   if (native === undefined) throw new Error('this Node.js runtime has no native zstd');
   return (frames, out) => drainThrough(frameBytes(frames), native.createZstdDecompress(DECOMPRESSOR_OPTIONS), out);
 }
+
+/**
+ * The addon has no output cap: it only ever sees frames whose block headers bound their output
+ * (ZstdFrame.maxOutput, the bound libzstd's own ZSTD_decompressBound uses) within what is left.
+ * A body that could pass the cap goes to fzstd, which stops at the cap, so a bomb still costs at
+ * most the cap. libzstd checks declared sizes and checksums itself.
+ */
+async function decodeFramesWithAddon(addon: ZstdAddon, frames: Iterable<ZstdFrame>, out: CappedOutput): Promise<void> {
+  const admitted = [...frames];
+  const bound = admitted.reduce((sum, frame) => sum + frame.maxOutput, 0);
+  if (bound > out.remaining) return decodeFramesWithFzstd(admitted, out);
+  // one call for the whole body: each call is a thread-pool round trip
+  if (admitted.length > 0) out.push(await addon.decompress(joined(admitted.map((frame) => frame.bytes))));
+}
+
+const joined = (parts: Buffer[]): Buffer => (parts.length === 1 ? parts[0]! : Buffer.concat(parts));
 
 /**
  * Checks each frame against what is left of the budget before a decoder sees it. Native output

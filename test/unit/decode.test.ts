@@ -12,8 +12,8 @@ import {
   zstdImplementation,
 } from '../../src/decode';
 import { hasZlibHeader } from '../../src/decode/zlib';
-import { decodeZstd, MAX_ZSTD_FRAMES, type ZstdImplementation } from '../../src/decode/zstd';
-import { parseZstdFrameHeader } from '../../src/decode/zstd-frames';
+import { availableZstdImplementations, decodeZstd, MAX_ZSTD_FRAMES, type ZstdImplementation } from '../../src/decode/zstd';
+import { parseZstdFrameHeader, zstdFrames } from '../../src/decode/zstd-frames';
 import { HttpError } from '../../src/server/errors';
 
 const KiB = 1024;
@@ -26,8 +26,8 @@ const fixture = (name: string): Buffer => fs.readFileSync(path.join(FIXTURES, na
 const HELLO = fixture('hello.txt');
 const TEXT = fixture('text.txt');
 
-/** zstd paths this runtime can run; fzstd always, native from Node 22.15 / 23.8. */
-const ZSTD_IMPLEMENTATIONS: ZstdImplementation[] = isZstdNative() ? ['native', 'fzstd'] : ['fzstd'];
+/** zstd paths this runtime can run; fzstd always, the addon where installed, native from Node 22.15 / 23.8. */
+const ZSTD_IMPLEMENTATIONS: ZstdImplementation[] = availableZstdImplementations();
 
 /** node:zlib's zstd encoder when the runtime has one (not in @types/node 20). */
 const zstdCompressSync = (zlib as unknown as { zstdCompressSync?: (data: Buffer, options?: object) => Buffer })
@@ -379,11 +379,43 @@ describe('zstd frame headers', () => {
   });
 });
 
+describe('zstd output bound from block headers', () => {
+  const boundOf = (body: Buffer): number[] => [...zstdFrames(body)].map((frame) => frame.maxOutput);
+
+  it('counts raw and RLE blocks at their size and compressed blocks at the block maximum', () => {
+    const compressed = (size: number, last: boolean): Buffer => Buffer.from([...blockHeader(2, size, last), ...Buffer.alloc(size)]);
+    // no content size, 1 KiB window: a compressed block may yield up to 1 KiB
+    const frame = zstdFrame([0x00, 0], rawBlock(Buffer.from('abc'), false), rleBlock(700, 0x61, false), compressed(5, true));
+    expect(boundOf(frame)).toEqual([3 + 700 + KiB]);
+  });
+
+  it('bounds every frame of a real body by at least what it decodes to', () => {
+    expect(boundOf(fixture('two-frames.zst')).length).toBe(2);
+    for (const name of ['hello.zst', 'text.zst', 'text-x40.zst', 'text-nosize.zst']) {
+      const [bound] = boundOf(fixture(name));
+      expect(bound).toBeGreaterThanOrEqual(parseZstdFrameHeader(fixture(name), 0).contentSize ?? TEXT.length);
+    }
+  });
+
+  it('decodes a body whose bound passes the cap but whose content fits (fzstd takes it)', async () => {
+    // 162,120 bytes in compressed blocks of up to 128 KiB each: the bound is above the content size
+    const x40 = fixture('text-x40.zst');
+    const size = parseZstdFrameHeader(x40, 0).contentSize!;
+    expect(boundOf(x40)[0]).toBeGreaterThan(size);
+    expect(await decodeZstd(x40, { maxDecodedBytes: size }, 'addon')).toHaveLength(size);
+  });
+});
+
 describe('zstd implementation', () => {
-  it('is detected from node:zlib, not from the version string', () => {
+  it('is detected from node:zlib, not from the version string, then the addon', () => {
     const hasNative = typeof (zlib as unknown as Record<string, unknown>).createZstdDecompress === 'function';
-    expect(zstdImplementation).toBe(hasNative ? 'native' : 'fzstd');
+    expect(zstdImplementation).toBe(hasNative ? 'native' : 'addon');
     expect(isZstdNative()).toBe(hasNative);
+  });
+
+  it('lists every implementation it can run, fzstd last', () => {
+    expect(ZSTD_IMPLEMENTATIONS).toContain('addon');
+    expect(ZSTD_IMPLEMENTATIONS.at(-1)).toBe('fzstd');
   });
 
   it('is used by decodeBody for zstd and zstd1', async () => {
@@ -537,7 +569,7 @@ describe.each(ZSTD_IMPLEMENTATIONS)('zstd via %s', (implementation) => {
       expect(err.status).toBe(400);
     });
 
-    if (implementation === 'native') {
+    if (implementation !== 'fzstd') {
       it('refuses a bad checksum with 400', async () => {
         const err = await httpError(decode(withByte(text, text.length - 1, text[text.length - 1]! ^ 0xff)));
         expect(err.status).toBe(400);
