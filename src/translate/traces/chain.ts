@@ -17,7 +17,7 @@ import { kind } from './kind';
 import { links } from './links';
 import { learnTraceIdHighs } from './look-ahead';
 import { name } from './name';
-import { chunkResource, payloadResource, resource } from './resource';
+import { chunkResources, payloadResource, resource, type ChunkResources } from './resource';
 import { SAMPLING_PRIORITY, sampling } from './sampling';
 import { status } from './status';
 import { timing } from './timing';
@@ -34,7 +34,10 @@ export const SPAN_STEPS: readonly { name: string; step: SpanStep }[] = [
   { name: 'sampling', step: sampling },
 ];
 
-export const runSpanSteps = (draft: SpanDraft, ctx: SpanContext): SpanDraft => SPAN_STEPS.reduce((d, { step }) => step(d, ctx), draft);
+export function runSpanSteps(draft: SpanDraft, ctx: SpanContext): SpanDraft {
+  for (const { step } of SPAN_STEPS) step(draft, ctx);
+  return draft;
+}
 
 export interface TraceTranslationContext {
   traceIds: TraceIdCache;
@@ -59,8 +62,10 @@ export function translateTraces(payload: DdTracePayload, ctx: TraceTranslationCo
   const byBuiltKey = new Map<string, ResourceSpans>();
   for (const tracer of payload.tracerPayloads) {
     const payloadAttributes = payloadResource(tracer, payload.agent);
+    const chunkMemo = new Map<string, ChunkResources>();
     for (const chunk of tracer.chunks) {
-      const stepCtx: SpanContext = { ...ctx, highs, inheritedResource: chunkResource(chunk, payloadAttributes), samplingPriority: chunkPriority(chunk), resources: new Map() };
+      const { inheritedResource, resources } = chunkResources(chunk, payloadAttributes, chunkMemo);
+      const stepCtx: SpanContext = { traceIds: ctx.traceIds, receivedAtNs: ctx.receivedAtNs, highs, inheritedResource, samplingPriority: chunkPriority(chunk), resources };
       for (const span of chunk.spans) {
         const draft = runSpanSteps(createSpanDraft(span, chunk), stepCtx);
         let group = bySharedMap.get(draft.resource);

@@ -6,7 +6,7 @@
 import type { DdAttributeValue } from '../../datadog/traces';
 import type { AnyValue, SpanEvent } from '../../otlp/model';
 import { parseSpanEventsTag } from '../../parse/traces/tag-json';
-import { without, type SpanStep } from './draft';
+import type { SpanStep } from './draft';
 
 const EVENTS_TAG = 'events';
 const HAS_EXCEPTION = '_dd.span_events.has_exception';
@@ -24,11 +24,13 @@ function attributeAnyValue(v: DdAttributeValue): AnyValue {
 export const events: SpanStep = (draft) => {
   const tag = draft.meta.get(EVENTS_TAG);
   const parsed = draft.span.events.length > 0 ? draft.span.events : tag !== undefined ? parseSpanEventsTag(tag) : undefined;
-  if (parsed === undefined) return { ...draft, meta: without(draft.meta, HAS_EXCEPTION) };
-  const converted: SpanEvent[] = parsed.map((e) => ({
+  draft.meta.consume(HAS_EXCEPTION);
+  if (parsed === undefined) return draft;
+  draft.meta.consume(EVENTS_TAG);
+  draft.events = parsed.map((e): SpanEvent => ({
     timeUnixNano: e.timeUnixNano,
     name: e.name,
     attributes: Array.from(e.attributes, ([key, value]) => ({ key, value: attributeAnyValue(value) })),
   }));
-  return { ...draft, meta: without(draft.meta, EVENTS_TAG, HAS_EXCEPTION), events: converted };
+  return draft;
 };

@@ -7,17 +7,17 @@
  */
 import type { Span } from '../../otlp/model';
 import { attributeName } from '../known-keys';
-import { toKeyValues, type AttributeMap } from '../resource-promotion';
+import { toKeyValues } from '../resource-promotion';
 import type { SpanDraft } from './draft';
 
 export function toSpan(draft: SpanDraft): Span {
-  const attributes: AttributeMap = new Map(draft.attributes);
-  for (const [key, value] of draft.meta) attributes.set(attributeName(key), { string: value });
-  for (const [key, value] of draft.metrics) attributes.set(attributeName(key), { double: value });
-  return {
+  // the draft's own map: the chain is done with it, so it is completed rather than copied
+  const { attributes } = draft;
+  draft.meta.forEach((value, key) => attributes.set(attributeName(key), { string: value }));
+  draft.metrics.forEach((value, key) => attributes.set(attributeName(key), { double: value }));
+  const span: Span = {
     traceId: draft.traceId,
     spanId: draft.spanId,
-    ...(draft.parentSpanId ? { parentSpanId: draft.parentSpanId } : {}),
     name: draft.name,
     kind: draft.kind,
     startTimeUnixNano: draft.startTimeUnixNano,
@@ -25,6 +25,8 @@ export function toSpan(draft: SpanDraft): Span {
     attributes: toKeyValues(attributes),
     events: draft.events,
     links: draft.links,
-    ...(draft.status ? { status: draft.status } : {}),
   };
+  if (draft.parentSpanId) span.parentSpanId = draft.parentSpanId;
+  if (draft.status) span.status = draft.status;
+  return span;
 }

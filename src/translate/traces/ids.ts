@@ -4,16 +4,14 @@
  * without either it stays the zero-padded 64-bit id. `_dd.p.tid` is consumed: TraceId says it.
  */
 import { spanIdBytes, traceIdBytes, widenTraceId } from '../trace-id';
-import { without, type SpanStep } from './draft';
+import type { SpanStep } from './draft';
 import { TID } from './look-ahead';
 
 export const ids: SpanStep = (draft, ctx) => {
   const { traceId, spanId, parentId } = draft.span;
-  return {
-    ...draft,
-    meta: without(draft.meta, TID),
-    traceId: traceIdBytes(widenTraceId(traceId, ctx.highs.get(traceId), ctx.traceIds)),
-    spanId: spanIdBytes(spanId),
-    ...(parentId !== 0n ? { parentSpanId: spanIdBytes(parentId) } : {}),
-  };
+  draft.meta.consume(TID);
+  draft.traceId = traceIdBytes(widenTraceId(traceId, ctx.highs.get(traceId), ctx.traceIds));
+  draft.spanId = spanIdBytes(spanId);
+  if (parentId !== 0n) draft.parentSpanId = spanIdBytes(parentId);
+  return draft;
 };

@@ -5,7 +5,7 @@
  * such spans Unspecified).
  */
 import { SpanKind } from '../../otlp/model';
-import { without, type SpanStep } from './draft';
+import type { SpanStep } from './draft';
 
 const SPAN_KIND = 'span.kind';
 
@@ -23,8 +23,13 @@ const BY_TYPE: ReadonlyMap<string, SpanKind> = new Map([
   ...['http', 'sql', 'db', 'cache', 'redis', 'memcached', 'mongodb', 'cassandra', 'elasticsearch', 'opensearch', 'dns'].map((t) => [t, SpanKind.Client] as const),
 ]);
 
+/** Tracers write the kind lower-case and trimmed: the exact lookup spares normalising it. */
+const kindOfTag = (tag: string): SpanKind | undefined => BY_TAG.get(tag) ?? BY_TAG.get(tag.trim().toLowerCase());
+
 export const kind: SpanStep = (draft) => {
-  const tagged = BY_TAG.get(draft.meta.get(SPAN_KIND)?.trim().toLowerCase() ?? '');
-  if (tagged !== undefined) return { ...draft, kind: tagged, meta: without(draft.meta, SPAN_KIND) };
-  return { ...draft, kind: BY_TYPE.get(draft.span.type) ?? SpanKind.Internal };
+  const tag = draft.meta.get(SPAN_KIND);
+  const tagged = tag === undefined ? undefined : kindOfTag(tag);
+  if (tagged !== undefined) draft.meta.consume(SPAN_KIND);
+  draft.kind = tagged ?? BY_TYPE.get(draft.span.type) ?? SpanKind.Internal;
+  return draft;
 };

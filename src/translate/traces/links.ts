@@ -8,7 +8,7 @@ import type { DdSpanLink } from '../../datadog/traces';
 import type { SpanLink } from '../../otlp/model';
 import { parseSpanLinksTag } from '../../parse/traces/tag-json';
 import { spanIdBytes, traceIdBytes, widenTraceId } from '../trace-id';
-import { without, type SpanContext, type SpanStep } from './draft';
+import type { SpanContext, SpanStep } from './draft';
 
 const LINKS_TAG = '_dd.span_links';
 
@@ -28,5 +28,7 @@ export const links: SpanStep = (draft, ctx) => {
   const tag = draft.meta.get(LINKS_TAG);
   const parsed = draft.span.links.length > 0 ? draft.span.links : tag !== undefined ? parseSpanLinksTag(tag) : undefined;
   if (parsed === undefined) return draft;
-  return { ...draft, meta: without(draft.meta, LINKS_TAG), links: parsed.map((l) => toLink(l, ctx)) };
+  draft.meta.consume(LINKS_TAG);
+  draft.links = parsed.map((l) => toLink(l, ctx));
+  return draft;
 };

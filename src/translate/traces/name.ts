@@ -17,16 +17,16 @@
  * key upstream uses, so existing queries keep working), plus `datadog.span.type`.
  */
 import type { DdSpan } from '../../datadog/traces';
-import { firstOf, type SpanStep } from './draft';
+import { firstOf, type Remaining, type SpanStep } from './draft';
 
 const MAX_NAME = 200;
 const QUERY_TYPES = new Set(['sql', 'cassandra']);
 const QUERY_TAGS = ['db.statement', 'sql.query'];
 
-const isQuery = (span: DdSpan, meta: ReadonlyMap<string, string>): boolean => QUERY_TYPES.has(span.type) || QUERY_TAGS.some((k) => meta.has(k));
+const isQuery = (span: DdSpan, meta: Remaining<string>): boolean => QUERY_TYPES.has(span.type) || QUERY_TAGS.some((k) => meta.has(k));
 
 /** `SELECT users`: the operation and what it acts on, never the literal query. */
-function queryName(span: DdSpan, meta: ReadonlyMap<string, string>): string {
+function queryName(span: DdSpan, meta: Remaining<string>): string {
   const operation = firstOf(meta, 'db.operation') ?? /^\s*([A-Za-z]{2,16})\b/.exec(span.resource)?.[1]?.toUpperCase();
   const target = firstOf(meta, 'db.sql.table', 'db.name', 'db.instance');
   return [operation, target].filter(Boolean).join(' ') || span.name;
@@ -34,17 +34,17 @@ function queryName(span: DdSpan, meta: ReadonlyMap<string, string>): string {
 
 const meaningful = (resource: string, operation: string): boolean => resource !== '' && resource !== operation && resource.length <= MAX_NAME && !/[\r\n]/.test(resource);
 
-export function spanName(span: DdSpan, meta: ReadonlyMap<string, string>): string {
+export function spanName(span: DdSpan, meta: Remaining<string>): string {
   if (isQuery(span, meta)) return queryName(span, meta);
   if (meaningful(span.resource, span.name)) return span.resource;
   return span.name || span.resource;
 }
 
 export const name: SpanStep = (draft) => {
-  const { span } = draft;
-  const attributes = new Map(draft.attributes);
+  const { span, attributes } = draft;
   if (span.name) attributes.set('datadog.span.name', { string: span.name });
   if (span.resource) attributes.set('dd.span.Resource', { string: span.resource });
   if (span.type) attributes.set('datadog.span.type', { string: span.type });
-  return { ...draft, name: spanName(span, draft.meta), attributes };
+  draft.name = spanName(span, draft.meta);
+  return draft;
 };

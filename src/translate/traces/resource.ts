@@ -9,7 +9,7 @@
  * service.instance.id, `language`, the `process_id` metric), and any meta key the known-key
  * table marks as a resource key (container, Kubernetes, cloud tags from DD_TAGS); a `service` tag
  * repeating the span's service is dropped. Then what the other spans of
- * its chunk say about the process (chunkResource), then the tracer payload's fields, tags and
+ * its chunk say about the process (chunkResources), then the tracer payload's fields, tags and
  * request headers, then the trace-agent's host, env and tags, each only where nothing more
  * specific said otherwise.
  *
@@ -17,10 +17,10 @@
  * (`myapp-postgres`). The span is grouped under the base service, as upstream does, and keeps its
  * own service as the span attribute `service.name`.
  */
-import type { DdAgentInfo, DdTraceChunk, DdTracerPayload } from '../../datadog/traces';
+import type { DdAgentInfo, DdSpan, DdTraceChunk, DdTracerPayload } from '../../datadog/traces';
 import { KNOWN_KEYS } from '../known-keys';
-import { builtKey, part, promoteTag, promoteTags, type AttributeMap, type Promoted } from '../resource-promotion';
-import { without, type SpanStep } from './draft';
+import { part, promoteTag, promoteTags, type AttributeMap, type Promoted } from '../resource-promotion';
+import type { SpanStep } from './draft';
 
 const BASE_SERVICE = '_dd.base_service';
 const PROCESS_ID = 'process_id';
@@ -84,48 +84,87 @@ export function payloadResource(tracer: DdTracerPayload, agent: DdAgentInfo | un
 /** Meta keys that name where the span comes from (the span's own `service` key excepted: the field wins). */
 const isResourceKey = (key: string): boolean => key !== 'service' && KNOWN_KEYS.get(key)?.resource === true;
 
-interface TagResource {
-  resource: AttributeMap;
-  /** Meta keys turned into resource attributes. */
-  meta: string[];
-  /** Metric keys turned into resource attributes. */
-  metrics: string[];
+/** A span's meta or metrics: its own maps, or what the steps before left of them. */
+interface Tags<V> {
+  get(key: string): V | undefined;
+  forEach(visit: (value: V, key: string) => void): void;
+}
+
+/** The `process_id` metric, when it can be a pid. */
+function pidOf(metrics: Tags<number>): number | undefined {
+  const pid = metrics.get(PROCESS_ID);
+  return pid !== undefined && Number.isSafeInteger(pid) ? pid : undefined;
+}
+
+/**
+ * What tagResource reads, as a memo key: the resource tags with their values in meta order, the
+ * tracer tags, the pid. Spans of one process repeat the same few, so the resource is built once
+ * per distinct key rather than per span. `taken` collects the meta keys the resource consumes.
+ */
+function ownKey(meta: Tags<string>, metrics: Tags<number>, taken?: string[]): string {
+  let key = '';
+  meta.forEach((value, k) => {
+    if (!isResourceKey(k)) return;
+    taken?.push(k);
+    if (value !== '') key += part('k', k) + part('v', value);
+  });
+  for (const k of TRACER_TAGS.keys()) {
+    const v = meta.get(k);
+    if (v === undefined) continue;
+    taken?.push(k);
+    if (v) key += part('k', k) + part('v', v);
+  }
+  const pid = pidOf(metrics);
+  return pid === undefined ? key : key + part('p', String(pid));
 }
 
 /** What a span's own tags say about its resource: env, version, host, pid, container, Kubernetes, … */
-function tagResource(meta: ReadonlyMap<string, string>, metrics: ReadonlyMap<string, number>): TagResource {
+function tagResource(meta: Tags<string>, metrics: Tags<number>): AttributeMap {
   const promoted: Promoted = { resource: new Map(), attributes: new Map() };
-  const out: TagResource = { resource: promoted.resource, meta: [], metrics: [] };
-  for (const [key, value] of meta) {
-    if (!isResourceKey(key)) continue;
-    out.meta.push(key);
-    if (value !== '') promoteTag(key, value, promoted);
-  }
+  meta.forEach((value, key) => {
+    if (value !== '' && isResourceKey(key)) promoteTag(key, value, promoted);
+  });
   for (const [key, [attribute, value]] of TRACER_TAGS) {
     const v = meta.get(key);
-    if (v === undefined) continue;
-    out.meta.push(key);
-    if (v) out.resource.set(attribute, { string: value(v) });
+    if (v) promoted.resource.set(attribute, { string: value(v) });
   }
-  const pid = metrics.get(PROCESS_ID);
-  if (pid !== undefined && Number.isSafeInteger(pid)) {
-    out.metrics.push(PROCESS_ID);
-    out.resource.set('process.pid', { int: BigInt(pid) });
-  }
-  return out;
+  const pid = pidOf(metrics);
+  if (pid !== undefined) promoted.resource.set('process.pid', { int: BigInt(pid) });
+  return promoted.resource;
+}
+
+/** What the spans of one chunk inherit, and the resources built on it so far (SpanContext). */
+export interface ChunkResources {
+  inheritedResource: AttributeMap;
+  resources: Map<string, AttributeMap>;
 }
 
 /**
  * Tracers put some process-wide tags on a chunk's root only (dd-trace-py: process_id), others
  * on every span but one (dd-trace-js: no `version` on integration spans of another service).
  * What any span of a chunk says about its process holds for all of them, so that one process's
- * spans share one resource instead of splitting over several.
+ * spans share one resource instead of splitting over several. Chunks whose spans say the same
+ * (the chunks of one process, as a rule) share one result from `memo`, kept per tracer payload.
  */
-export function chunkResource(chunk: DdTraceChunk, payload: AttributeMap): AttributeMap {
-  const out: AttributeMap = new Map();
-  for (const span of chunk.spans) for (const [k, v] of tagResource(span.meta, span.metrics).resource) if (!out.has(k)) out.set(k, v);
-  for (const [k, v] of payload) if (!out.has(k)) out.set(k, v);
-  return out;
+export function chunkResources(chunk: DdTraceChunk, payload: AttributeMap, memo: Map<string, ChunkResources>): ChunkResources {
+  const keys: string[] = [];
+  const spans: DdSpan[] = [];
+  for (const span of chunk.spans) {
+    const key = ownKey(span.meta, span.metrics);
+    if (keys.includes(key)) continue;
+    keys.push(key);
+    spans.push(span);
+  }
+  const chunkKey = keys.map((k) => part('o', k)).join('');
+  let shared = memo.get(chunkKey);
+  if (!shared) {
+    const inherited: AttributeMap = new Map();
+    for (const span of spans) for (const [k, v] of tagResource(span.meta, span.metrics)) if (!inherited.has(k)) inherited.set(k, v);
+    for (const [k, v] of payload) if (!inherited.has(k)) inherited.set(k, v);
+    shared = { inheritedResource: inherited, resources: new Map() };
+    memo.set(chunkKey, shared);
+  }
+  return shared;
 }
 
 /** The span's service first, then its own tags, then what its chunk inherits. */
@@ -136,24 +175,21 @@ function spanResource(service: string, own: AttributeMap, inherited: AttributeMa
 }
 
 export const resource: SpanStep = (draft, ctx) => {
-  const { span } = draft;
-  const base = draft.meta.get(BASE_SERVICE);
-  const own = tagResource(draft.meta, draft.metrics);
+  const { span, meta, metrics } = draft;
+  const base = meta.get(BASE_SERVICE);
   const service = base || span.service || UNNAMED_SERVICE;
-  // equal inputs within a chunk give an equal resource: built once, the map shared (nothing changes it later)
-  const memoKey = part('s', service) + builtKey(own.resource);
+  const taken = [BASE_SERVICE];
+  // equal inputs give an equal resource: built once, the map shared (nothing changes it later)
+  const memoKey = part('s', service) + ownKey(meta, metrics, taken);
   let resource = ctx.resources.get(memoKey);
   if (!resource) {
-    resource = spanResource(service, own.resource, ctx.inheritedResource);
+    resource = spanResource(service, tagResource(meta, metrics), ctx.inheritedResource);
     ctx.resources.set(memoKey, resource);
   }
-  const attributes = new Map(draft.attributes);
-  if (base && base !== span.service && span.service) attributes.set('service.name', { string: span.service });
-  return {
-    ...draft,
-    meta: without(draft.meta, BASE_SERVICE, ...own.meta, ...(draft.meta.get('service') === span.service ? ['service'] : [])),
-    metrics: without(draft.metrics, ...own.metrics),
-    resource,
-    attributes,
-  };
+  draft.resource = resource;
+  if (base && base !== span.service && span.service) draft.attributes.set('service.name', { string: span.service });
+  if (meta.get('service') === span.service) taken.push('service');
+  for (const key of taken) meta.consume(key);
+  if (pidOf(metrics) !== undefined) metrics.consume(PROCESS_ID);
+  return draft;
 };

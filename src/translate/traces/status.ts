@@ -10,7 +10,7 @@
  */
 import type { KeyValue } from '../../otlp/model';
 import { StatusCode } from '../../otlp/model';
-import { firstOf, without, type SpanStep } from './draft';
+import { firstOf, type SpanStep } from './draft';
 
 const MESSAGE_KEYS = ['error.message', 'error.msg'];
 const TYPE_KEYS = ['error.type', 'error.kind'];
@@ -19,19 +19,15 @@ const STACK_KEYS = ['error.stack', 'error.stacktrace'];
 export const status: SpanStep = (draft) => {
   if (draft.span.error === 0) return draft;
   const message = firstOf(draft.meta, ...MESSAGE_KEYS);
-  if (draft.events.some((e) => e.name === 'exception')) {
-    return { ...draft, status: { code: StatusCode.Error, ...(message ? { message } : {}) } };
-  }
+  draft.status = { code: StatusCode.Error, ...(message ? { message } : {}) };
+  if (draft.events.some((e) => e.name === 'exception')) return draft;
   const exception: [string, string | undefined][] = [
     ['exception.type', firstOf(draft.meta, ...TYPE_KEYS)],
     ['exception.message', message],
     ['exception.stacktrace', firstOf(draft.meta, ...STACK_KEYS)],
   ];
   const attributes: KeyValue[] = exception.filter((e): e is [string, string] => e[1] !== undefined).map(([key, value]) => ({ key, value: { string: value } }));
-  return {
-    ...draft,
-    meta: without(draft.meta, ...STACK_KEYS),
-    status: { code: StatusCode.Error, ...(message ? { message } : {}) },
-    events: [...draft.events, { timeUnixNano: draft.endTimeUnixNano, name: 'exception', attributes }],
-  };
+  for (const key of STACK_KEYS) draft.meta.consume(key);
+  draft.events = [...draft.events, { timeUnixNano: draft.endTimeUnixNano, name: 'exception', attributes }];
+  return draft;
 };

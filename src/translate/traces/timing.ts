@@ -9,5 +9,7 @@ export const timing: SpanStep = (draft, ctx) => {
   const duration = draft.span.duration > 0n ? draft.span.duration : 0n;
   // both are int64, so start + duration always fits the uint64 the encoder writes
   const start = draft.span.start > 0n ? draft.span.start : duration < ctx.receivedAtNs ? ctx.receivedAtNs - duration : ctx.receivedAtNs;
-  return { ...draft, startTimeUnixNano: start, endTimeUnixNano: start + duration };
+  draft.startTimeUnixNano = start;
+  draft.endTimeUnixNano = start + duration;
+  return draft;
 };
