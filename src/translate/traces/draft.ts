@@ -12,12 +12,16 @@ import { SpanKind, type SpanEvent, type SpanLink, type StatusCode } from '../../
 import type { AttributeMap } from '../resource-promotion';
 import type { TraceIdCache } from '../trace-id';
 
+/** Shared by every view that consumed nothing; never written to. */
+const NOTHING_GONE: string[] = [];
+
 /**
  * A span's meta or metrics minus the keys steps consumed. The span's map is shared, not copied:
  * consuming a key only notes it, and a draft consumes a handful.
  */
 export class Remaining<V> {
-  private readonly gone: string[] = [];
+  /** NOTHING_GONE until a key is consumed: most metrics views never are */
+  private gone: string[] = NOTHING_GONE;
 
   constructor(private readonly base: ReadonlyMap<string, V>) {}
 
@@ -30,7 +34,9 @@ export class Remaining<V> {
   }
 
   consume(key: string): void {
-    if (this.has(key)) this.gone.push(key);
+    if (!this.has(key)) return;
+    if (this.gone === NOTHING_GONE) this.gone = [key];
+    else this.gone.push(key);
   }
 
   forEach(visit: (value: V, key: string) => void): void {

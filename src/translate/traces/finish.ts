@@ -5,16 +5,42 @@
  * (`_dd.p.dm`, `_dd.origin`, `_dd.top_level`, `_dd.agent_psr`, …) are kept under their own
  * names: they are what a Datadog user looks at to debug sampling, and they cost little.
  */
-import type { Span } from '../../otlp/model';
+import type { KeyValue, Span } from '../../otlp/model';
 import { attributeName } from '../known-keys';
-import { toKeyValues } from '../resource-promotion';
+import type { AttributeMap } from '../resource-promotion';
 import type { SpanDraft } from './draft';
+
+/**
+ * attributeName per meta/metrics key, remembered: every span repeats the same few dozen keys, and
+ * the miss path lower-cases the key. Bounded in keys and key length, since senders choose keys.
+ */
+const NAMES = new Map<string, string>();
+const MAX_NAMES = 4096;
+const MAX_REMEMBERED_KEY = 64;
+
+function spanAttributeName(key: string): string {
+  let name = NAMES.get(key);
+  if (name !== undefined) return name;
+  name = attributeName(key);
+  if (key.length <= MAX_REMEMBERED_KEY) {
+    if (NAMES.size >= MAX_NAMES) NAMES.clear();
+    NAMES.set(key, name);
+  }
+  return name;
+}
+
+/** toKeyValues without the [key, value] pair per entry that iterating a Map allocates. */
+function keyValues(map: AttributeMap): KeyValue[] {
+  const out: KeyValue[] = [];
+  map.forEach((value, key) => out.push({ key, value }));
+  return out;
+}
 
 export function toSpan(draft: SpanDraft): Span {
   // the draft's own map: the chain is done with it, so it is completed rather than copied
   const { attributes } = draft;
-  draft.meta.forEach((value, key) => attributes.set(attributeName(key), { string: value }));
-  draft.metrics.forEach((value, key) => attributes.set(attributeName(key), { double: value }));
+  draft.meta.forEach((value, key) => attributes.set(spanAttributeName(key), { string: value }));
+  draft.metrics.forEach((value, key) => attributes.set(spanAttributeName(key), { double: value }));
   const span: Span = {
     traceId: draft.traceId,
     spanId: draft.spanId,
@@ -22,7 +48,7 @@ export function toSpan(draft: SpanDraft): Span {
     kind: draft.kind,
     startTimeUnixNano: draft.startTimeUnixNano,
     endTimeUnixNano: draft.endTimeUnixNano,
-    attributes: toKeyValues(attributes),
+    attributes: keyValues(attributes),
     events: draft.events,
     links: draft.links,
   };
