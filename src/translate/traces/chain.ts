@@ -17,7 +17,7 @@ import { kind } from './kind';
 import { links } from './links';
 import { learnTraceIdHighs } from './look-ahead';
 import { name } from './name';
-import { chunkResources, payloadResource, resource, type ChunkResources } from './resource';
+import { payloadResource, PayloadResources, resource } from './resource';
 import { SAMPLING_PRIORITY, sampling } from './sampling';
 import { status } from './status';
 import { timing } from './timing';
@@ -61,10 +61,9 @@ export function translateTraces(payload: DdTracePayload, ctx: TraceTranslationCo
   const bySharedMap = new Map<AttributeMap, ResourceSpans>();
   const byBuiltKey = new Map<string, ResourceSpans>();
   for (const tracer of payload.tracerPayloads) {
-    const payloadAttributes = payloadResource(tracer, payload.agent);
-    const chunkMemo = new Map<string, ChunkResources>();
+    const payloadResources = new PayloadResources(payloadResource(tracer, payload.agent));
     for (const chunk of tracer.chunks) {
-      const { inheritedResource, resources } = chunkResources(chunk, payloadAttributes, chunkMemo);
+      const { inheritedResource, resources } = payloadResources.forChunk(chunk);
       const stepCtx: SpanContext = { traceIds: ctx.traceIds, receivedAtNs: ctx.receivedAtNs, highs, inheritedResource, samplingPriority: chunkPriority(chunk), resources };
       for (const span of chunk.spans) {
         const draft = runSpanSteps(createSpanDraft(span, chunk), stepCtx);

@@ -11,6 +11,7 @@ import type { DdSpan, DdTraceChunk } from '../../datadog/traces';
 import { SpanKind, type SpanEvent, type SpanLink, type StatusCode } from '../../otlp/model';
 import type { AttributeMap } from '../resource-promotion';
 import type { TraceIdCache } from '../trace-id';
+import type { MemoTrie } from './memo-trie';
 
 /** Shared by every view that consumed nothing; never written to. */
 const NOTHING_GONE: string[] = [];
@@ -81,10 +82,11 @@ export interface SpanContext {
   /** The chunk's sampling priority, when anyone set one. */
   samplingPriority: number | undefined;
   /**
-   * Resources already built on top of `inheritedResource`, by service and own attributes (see the
-   * resource step): spans of one process share one map instead of building an equal one each.
+   * Resources already built on top of `inheritedResource`, by service, then by the span's own
+   * resource tags (see the resource step): spans of one process share one map instead of
+   * building an equal one each.
    */
-  resources: Map<string, AttributeMap>;
+  resources: Map<string, MemoTrie<AttributeMap>>;
 }
 
 /** Fills in `draft` (see SpanDraft) and returns it. */

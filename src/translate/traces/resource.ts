@@ -9,7 +9,7 @@
  * service.instance.id, `language`, the `process_id` metric), and any meta key the known-key
  * table marks as a resource key (container, Kubernetes, cloud tags from DD_TAGS); a `service` tag
  * repeating the span's service is dropped. Then what the other spans of
- * its chunk say about the process (chunkResources), then the tracer payload's fields, tags and
+ * its chunk say about the process (PayloadResources), then the tracer payload's fields, tags and
  * request headers, then the trace-agent's host, env and tags, each only where nothing more
  * specific said otherwise.
  *
@@ -17,10 +17,11 @@
  * (`myapp-postgres`). The span is grouped under the base service, as upstream does, and keeps its
  * own service as the span attribute `service.name`.
  */
-import type { DdAgentInfo, DdSpan, DdTraceChunk, DdTracerPayload } from '../../datadog/traces';
+import type { DdAgentInfo, DdTraceChunk, DdTracerPayload } from '../../datadog/traces';
 import { KNOWN_KEYS } from '../known-keys';
-import { part, promoteTag, promoteTags, type AttributeMap, type Promoted } from '../resource-promotion';
+import { promoteTag, promoteTags, type AttributeMap, type Promoted } from '../resource-promotion';
 import type { SpanStep } from './draft';
+import { MemoTrie } from './memo-trie';
 
 const BASE_SERVICE = '_dd.base_service';
 const PROCESS_ID = 'process_id';
@@ -49,6 +50,7 @@ const TRACER_TAGS: ReadonlyMap<string, [string, (v: string) => string]> = new Ma
   ['runtime-id', ['service.instance.id', asIs]],
   ['language', ['telemetry.sdk.language', language]],
 ]);
+const TRACER_TAG_KEYS = [...TRACER_TAGS.keys()];
 
 /** Tags that apply to a whole payload: every one describes the source, so all land on the resource. */
 function payloadTags(tags: ReadonlyMap<string, string>, into: AttributeMap): void {
@@ -97,25 +99,26 @@ function pidOf(metrics: Tags<number>): number | undefined {
 }
 
 /**
- * What tagResource reads, as a memo key: the resource tags with their values in meta order, the
- * tracer tags, the pid. Spans of one process repeat the same few, so the resource is built once
- * per distinct key rather than per span. `taken` collects the meta keys the resource consumes.
+ * Walks `memo` along what tagResource reads — the resource tags with their values in meta order,
+ * the tracer tags, the pid — so that spans saying the same about their process, as the spans of
+ * one process do, meet at one node and the resource is built once per node rather than per span.
+ * `taken` collects the meta keys the resource consumes.
  */
-function ownKey(meta: Tags<string>, metrics: Tags<number>, taken?: string[]): string {
-  let key = '';
-  meta.forEach((value, k) => {
-    if (!isResourceKey(k)) return;
-    taken?.push(k);
-    if (value !== '') key += part('k', k) + part('v', value);
+function ownNode<T>(memo: MemoTrie<T>, meta: Tags<string>, metrics: Tags<number>, taken?: string[]): MemoTrie<T> {
+  let node = memo;
+  meta.forEach((value, key) => {
+    if (!isResourceKey(key)) return;
+    taken?.push(key);
+    if (value !== '') node = node.next(key).next(value);
   });
-  for (const k of TRACER_TAGS.keys()) {
-    const v = meta.get(k);
+  for (const key of TRACER_TAG_KEYS) {
+    const v = meta.get(key);
     if (v === undefined) continue;
-    taken?.push(k);
-    if (v) key += part('k', k) + part('v', v);
+    taken?.push(key);
+    if (v) node = node.next(key).next(v);
   }
   const pid = pidOf(metrics);
-  return pid === undefined ? key : key + part('p', String(pid));
+  return pid === undefined ? node : node.next(pid);
 }
 
 /** What a span's own tags say about its resource: env, version, host, pid, container, Kubernetes, … */
@@ -136,35 +139,45 @@ function tagResource(meta: Tags<string>, metrics: Tags<number>): AttributeMap {
 /** What the spans of one chunk inherit, and the resources built on it so far (SpanContext). */
 export interface ChunkResources {
   inheritedResource: AttributeMap;
-  resources: Map<string, AttributeMap>;
+  resources: Map<string, MemoTrie<AttributeMap>>;
 }
 
 /**
  * Tracers put some process-wide tags on a chunk's root only (dd-trace-py: process_id), others
  * on every span but one (dd-trace-js: no `version` on integration spans of another service).
  * What any span of a chunk says about its process holds for all of them, so that one process's
- * spans share one resource instead of splitting over several. Chunks whose spans say the same
- * (the chunks of one process, as a rule) share one result from `memo`, kept per tracer payload.
+ * spans share one resource instead of splitting over several. Kept per tracer payload: chunks
+ * whose spans say the same (the chunks of one process, as a rule) share one inherited resource,
+ * and so the resources built on it.
  */
-export function chunkResources(chunk: DdTraceChunk, payload: AttributeMap, memo: Map<string, ChunkResources>): ChunkResources {
-  const keys: string[] = [];
-  const spans: DdSpan[] = [];
-  for (const span of chunk.spans) {
-    const key = ownKey(span.meta, span.metrics);
-    if (keys.includes(key)) continue;
-    keys.push(key);
-    spans.push(span);
+export class PayloadResources {
+  /** each span's own resource, by what it was built from */
+  private readonly own = new MemoTrie<AttributeMap>();
+  /** by the distinct own-resource nodes of a chunk's spans, in first-seen order */
+  private readonly chunks = new MemoTrie<ChunkResources>();
+
+  constructor(private readonly payload: AttributeMap) {}
+
+  forChunk(chunk: DdTraceChunk): ChunkResources {
+    const seen = new Set<MemoTrie<AttributeMap>>();
+    let node = this.chunks;
+    for (const span of chunk.spans) {
+      const own = ownNode(this.own, span.meta, span.metrics);
+      if (seen.has(own)) continue;
+      own.value ??= tagResource(span.meta, span.metrics);
+      seen.add(own);
+      node = node.next(own);
+    }
+    node.value ??= { inheritedResource: this.inherited(seen), resources: new Map() };
+    return node.value;
   }
-  const chunkKey = keys.map((k) => part('o', k)).join('');
-  let shared = memo.get(chunkKey);
-  if (!shared) {
-    const inherited: AttributeMap = new Map();
-    for (const span of spans) for (const [k, v] of tagResource(span.meta, span.metrics)) if (!inherited.has(k)) inherited.set(k, v);
-    for (const [k, v] of payload) if (!inherited.has(k)) inherited.set(k, v);
-    shared = { inheritedResource: inherited, resources: new Map() };
-    memo.set(chunkKey, shared);
+
+  private inherited(own: ReadonlySet<MemoTrie<AttributeMap>>): AttributeMap {
+    const out: AttributeMap = new Map();
+    for (const { value } of own) for (const [k, v] of value ?? []) if (!out.has(k)) out.set(k, v);
+    for (const [k, v] of this.payload) if (!out.has(k)) out.set(k, v);
+    return out;
   }
-  return shared;
 }
 
 /** The span's service first, then its own tags, then what its chunk inherits. */
@@ -179,14 +192,15 @@ export const resource: SpanStep = (draft, ctx) => {
   const base = meta.get(BASE_SERVICE);
   const service = base || span.service || UNNAMED_SERVICE;
   const taken = [BASE_SERVICE];
-  // equal inputs give an equal resource: built once, the map shared (nothing changes it later)
-  const memoKey = part('s', service) + ownKey(meta, metrics, taken);
-  let resource = ctx.resources.get(memoKey);
-  if (!resource) {
-    resource = spanResource(service, tagResource(meta, metrics), ctx.inheritedResource);
-    ctx.resources.set(memoKey, resource);
+  let byService = ctx.resources.get(service);
+  if (!byService) {
+    byService = new MemoTrie();
+    ctx.resources.set(service, byService);
   }
-  draft.resource = resource;
+  // equal inputs give an equal resource: built once, the map shared (nothing changes it later)
+  const node = ownNode(byService, meta, metrics, taken);
+  node.value ??= spanResource(service, tagResource(meta, metrics), ctx.inheritedResource);
+  draft.resource = node.value;
   if (base && base !== span.service && span.service) draft.attributes.set('service.name', { string: span.service });
   if (meta.get('service') === span.service) taken.push('service');
   for (const key of taken) meta.consume(key);
