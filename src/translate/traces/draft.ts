@@ -46,6 +46,7 @@ export class Remaining<V> {
     });
   }
 
+  /** What is left, in the span's order (for inspecting a draft: the step goldens list it). */
   *[Symbol.iterator](): IterableIterator<[string, V]> {
     for (const entry of this.base) if (!this.gone.includes(entry[0])) yield entry;
   }
