@@ -22,17 +22,31 @@ export function parseJsonBody(body: Buffer | string, what: string): JsonValue {
   return value;
 }
 
-/** Depth of a JSON value, stopping early once `limit` is reached. Iterative: no recursion limit. */
-function maxDepth(root: JsonValue, limit: number): number {
-  let deepest = 0;
-  const stack: [JsonValue, number][] = [[root, 1]];
-  while (stack.length > 0) {
-    const [value, depth] = stack.pop() as [JsonValue, number];
-    if (value === null || typeof value !== 'object') continue;
-    deepest = Math.max(deepest, depth);
-    if (deepest >= limit) return deepest;
-    const children = Array.isArray(value) ? value : Object.values(value);
-    for (const child of children) if (child !== null && typeof child === 'object') stack.push([child, depth + 1]);
+/**
+ * Depth of a JSON value, stopping early once `limit` is reached. Recursive, but never deeper than
+ * `limit` frames: a value is not entered once its depth reaches the limit. Allocates nothing (the
+ * stack of [value, depth] pairs it replaced was a share of the logs path's garbage).
+ */
+function maxDepth(value: JsonValue, limit: number, depth = 1): number {
+  if (value === null || typeof value !== 'object') return 0;
+  if (depth >= limit) return depth;
+  let deepest = depth;
+  if (Array.isArray(value)) {
+    for (let i = 0; i < value.length; i++) {
+      const child = value[i] as JsonValue;
+      if (child !== null && typeof child === 'object') {
+        deepest = Math.max(deepest, maxDepth(child, limit, depth + 1));
+        if (deepest >= limit) return deepest;
+      }
+    }
+  } else {
+    for (const key in value) {
+      const child = value[key] as JsonValue;
+      if (child !== null && typeof child === 'object') {
+        deepest = Math.max(deepest, maxDepth(child, limit, depth + 1));
+        if (deepest >= limit) return deepest;
+      }
+    }
   }
   return deepest;
 }
