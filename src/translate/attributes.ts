@@ -32,7 +32,7 @@ export function flattenValue(name: string, value: JsonValue, into: Map<string, J
   else into.set(name, value);
 }
 
-function isNonEmptyObject(value: JsonValue): value is Record<string, JsonValue> {
+export function isNonEmptyObject(value: JsonValue): value is Record<string, JsonValue> {
   if (value === null || typeof value !== 'object' || Array.isArray(value)) return false;
   for (const _key in value) return true;
   return false;

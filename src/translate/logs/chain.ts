@@ -6,12 +6,11 @@
  */
 import type { DatadogLogPayload } from '../../datadog/logs';
 import type { ResourceLogs } from '../../otlp/model';
-import { groupLogRecords } from '../group-logs';
-import { toKeyValues } from '../resource-promotion';
+import { LogRecordGrouper } from '../group-logs';
 import { decodeJsonMessage } from './decode-json-message';
 import { createDraft, type LogContext, type LogDraft, type LogStep } from './draft';
 import { toLogRecord } from './finish';
-import { resourcePromotion } from './resource';
+import { PromotionMemo, resourcePromotion } from './resource';
 import { severity } from './severity';
 import { timestamps } from './timestamps';
 import { traceCorrelation } from './trace-correlation';
@@ -24,15 +23,19 @@ export const LOG_STEPS: readonly { name: string; step: LogStep }[] = [
   { name: 'trace_correlation', step: traceCorrelation },
 ];
 
-export const runLogSteps = (draft: LogDraft, ctx: LogContext): LogDraft => LOG_STEPS.reduce((d, { step }) => step(d, ctx), draft);
+export function runLogSteps(draft: LogDraft, ctx: LogContext): LogDraft {
+  let d = draft;
+  for (let i = 0; i < LOG_STEPS.length; i++) d = (LOG_STEPS[i] as { step: LogStep }).step(d, ctx);
+  return d;
+}
 
 /** Records sharing a resource share one ResourceLogs, in first-seen order. */
 export function translateLogs(payload: DatadogLogPayload, receivedAtNs: bigint, ctx: Omit<LogContext, 'queryTags'>): ResourceLogs[] {
-  const stepCtx: LogContext = { ...ctx, queryTags: payload.queryTags };
-  return groupLogRecords(
-    payload.entries.map((entry) => {
-      const draft = runLogSteps(createDraft(entry, receivedAtNs), stepCtx);
-      return { resource: toKeyValues(draft.promoted.resource), record: toLogRecord(draft) };
-    }),
-  );
+  const stepCtx: LogContext = { ...ctx, queryTags: payload.queryTags, promotions: new PromotionMemo(payload.queryTags) };
+  const grouper = new LogRecordGrouper();
+  for (const entry of payload.entries) {
+    const draft = runLogSteps(createDraft(entry, receivedAtNs), stepCtx);
+    grouper.add(draft.promoted.resource, toLogRecord(draft));
+  }
+  return grouper.groups();
 }

@@ -6,10 +6,10 @@ import type { DatadogLogEntry } from '../../datadog/logs';
 import { MESSAGE_KEYS } from '../../datadog/logs';
 import type { JsonValue } from '../../parse/json';
 import type { AnyValue } from '../../otlp/model';
-import { flattenValue } from '../attributes';
-import { without } from '../map-view';
 import type { Promoted } from '../resource-promotion';
 import type { TraceIdCache } from '../trace-id';
+import { FieldsBuilder } from './fields';
+import type { PromotionMemo } from './resource';
 
 export interface LogDraft {
   /** Not yet consumed fields, flattened to dotted keys; a decoded JSON message is merged in. */
@@ -29,35 +29,61 @@ export interface LogContext {
   decodeJsonMessage: boolean;
   /** `?ddtags=` from the request, added to every entry's tags. */
   queryTags: string | undefined;
+  /**
+   * Resource promotions already worked out in this request, keyed by the texts they were made
+   * from (see the resource step); absent when a step runs on its own.
+   */
+  promotions?: PromotionMemo;
 }
 
 export type LogStep = (draft: LogDraft, ctx: LogContext) => LogDraft;
 
-const isMessageKey = (key: string): boolean => (MESSAGE_KEYS as readonly string[]).includes(key);
+/**
+ * What a draft starts with: nothing promoted yet. One shared instance, never written to (the
+ * resource step builds new maps), so a record does not pay for two empty maps it will not use.
+ */
+export const NOTHING_PROMOTED: Promoted = { resource: new Map(), attributes: new Map() };
+
+/** One of MESSAGE_KEYS (compared directly: this runs for every field of every record). */
+export const isMessageKey = (key: string): boolean => key === MESSAGE_KEYS[0] || key === MESSAGE_KEYS[1] || key === MESSAGE_KEYS[2];
 
 /** The message is kept whole even when it is an object (API clients), everything else is flattened. */
 export function createDraft(entry: DatadogLogEntry, receivedAtNs: bigint): LogDraft {
-  const fields = new Map<string, JsonValue>();
-  for (const key in entry) if (!isMessageKey(key)) flattenValue(key, entry[key] as JsonValue, fields);
-  for (const key in entry) if (isMessageKey(key)) fields.set(key, entry[key] as JsonValue);
+  const builder = new FieldsBuilder();
+  let messages = false;
+  for (const key in entry) {
+    if (isMessageKey(key)) messages = true;
+    else builder.flatten(key, entry[key] as JsonValue);
+  }
+  if (messages) for (const key in entry) if (isMessageKey(key)) builder.set(key, entry[key] as JsonValue);
   return {
-    fields,
+    fields: builder.build(),
     receivedAtNs,
     timeUnixNano: 0n,
     severityNumber: 0,
     severityText: '',
-    promoted: { resource: new Map(), attributes: new Map() },
+    promoted: NOTHING_PROMOTED,
+    traceId: undefined,
+    spanId: undefined,
+    body: undefined,
   };
 }
 
-/** The value of the first of `keys` present in `fields`. */
-export function firstPresent(fields: ReadonlyMap<string, JsonValue>, keys: readonly string[]): JsonValue | undefined {
-  for (const k of keys) if (fields.has(k)) return fields.get(k);
-  return undefined;
+/**
+ * A copy of `draft` with other fields. Every draft is built here, with every property in the same
+ * order (absent ones undefined), so that every step sees drafts of one object shape.
+ */
+export function nextDraft(draft: LogDraft, fields: ReadonlyMap<string, JsonValue>, promoted: Promoted = draft.promoted): LogDraft {
+  return {
+    fields,
+    receivedAtNs: draft.receivedAtNs,
+    timeUnixNano: draft.timeUnixNano,
+    severityNumber: draft.severityNumber,
+    severityText: draft.severityText,
+    promoted,
+    traceId: draft.traceId,
+    spanId: draft.spanId,
+    body: draft.body,
+  };
 }
 
-/** The first of `keys` present in `fields`, and `fields` without every one of `keys`. */
-export const takeFirst = (fields: ReadonlyMap<string, JsonValue>, keys: readonly string[]): [JsonValue | undefined, ReadonlyMap<string, JsonValue>] => [
-  firstPresent(fields, keys),
-  without(fields, ...keys),
-];

@@ -3,12 +3,20 @@
  * `?ddtags=`) go to the resource through the shared promotion table; `dd.service`, `dd.env`,
  * `dd.version` from trace injection win over the rest because they name the emitting service.
  * ddsource stays a record attribute (`datadog.ddsource`, as upstream names it).
+ *
+ * What this step produces depends only on a handful of texts (ddtags, ddsource, and the host /
+ * service / env / version fields), and an agent repeats the same ones for every line of a
+ * container. Within a request, equal texts therefore share one promotion, worked out the first
+ * time they are seen: the tags are split and promoted once per container rather than once per
+ * line, and records from one container share one resource map, which the grouping step recognises
+ * by identity.
  */
 import { HOST_KEYS, SERVICE_KEYS, SOURCE_KEYS, TAGS_KEYS } from '../../datadog/logs';
+import type { KeyValue } from '../../otlp/model';
 import { scalarText } from '../attributes';
-import { promoteTag, promoteTags, tagList, type Promoted } from '../resource-promotion';
-import { without } from '../map-view';
-import { firstPresent, type LogStep } from './draft';
+import { promoteTag, promoteTags, tagList, toKeyValues, type Promoted } from '../resource-promotion';
+import { nextDraft, NOTHING_PROMOTED, type LogStep } from './draft';
+import { consume, firstValue } from './fields';
 
 /** [field alias group, tag key it is promoted as] in increasing precedence. */
 const FIELD_TAGS: readonly [readonly string[], string][] = [
@@ -21,21 +29,145 @@ const FIELD_TAGS: readonly [readonly string[], string][] = [
   [['dd.version'], 'version'],
 ];
 
-export const resourcePromotion: LogStep = (draft, ctx) => {
-  const promoted: Promoted = { resource: new Map(draft.promoted.resource), attributes: new Map(draft.promoted.attributes) };
-  const { fields } = draft;
-  // consumed keys are dropped once at the end: the alias groups are disjoint, so no lookup below sees another's removal
-  const consumed: string[] = [...TAGS_KEYS, ...SOURCE_KEYS];
-  promoteTags([...tagList(scalarText(firstPresent(fields, TAGS_KEYS))), ...tagList(ctx.queryTags)], promoted);
+const [HOST, SERVICE, ENV, VERSION, DD_SERVICE, DD_ENV, DD_VERSION] = FIELD_TAGS.map(([aliases]) => aliases) as [readonly string[], readonly string[], readonly string[], readonly string[], readonly string[], readonly string[], readonly string[]];
 
-  const source = scalarText(firstPresent(fields, SOURCE_KEYS));
+/** Always consumed, whether present or not. */
+const ALWAYS_CONSUMED: readonly string[] = [...TAGS_KEYS, ...SOURCE_KEYS];
+
+/** A promotion shared by every record of a request made from the same texts; nothing writes to it. */
+export interface SharedPromotion extends Promoted {
+  /** The field keys the step consumes. */
+  readonly consumed: readonly string[];
+  /** `attributes` as KeyValues, in order: what every record made from these texts starts with. */
+  readonly attributeList: readonly KeyValue[];
+}
+
+export const isSharedPromotion = (promoted: Promoted): promoted is SharedPromotion => 'attributeList' in promoted;
+
+/** The texts the step reads from one record: ddtags, ddsource, then one per FIELD_TAGS group. */
+type Texts = (string | undefined)[];
+
+/** Distinct text combinations remembered per ddtags value; past it, records are promoted one by one. */
+const MAX_PER_TAGS = 64;
+
+interface Remembered {
+  texts: Texts;
+  shared: SharedPromotion;
+}
+
+/** What one ddtags value (with `?ddtags=`) promotes, and the combinations of other texts seen with it. */
+interface TagsNode {
+  tags: string | undefined;
+  tagged: Promoted;
+  remembered: Remembered[];
+}
+
+function sameTexts(a: Texts, b: Texts): boolean {
+  for (let i = 1; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
+}
+
+/** ddtags values of one length compared in turn, past which they are found by hashing. */
+const MAX_PER_LENGTH = 16;
+
+/**
+ * Promotions of one request, by ddtags (the long, telling text: one value per container), then by
+ * the other texts compared in turn (undefined, an absent or non-scalar field, counts as a value):
+ * no key string is built per record, and the tags are split once per ddtags value.
+ *
+ * ddtags values are first told apart by length and then compared, not looked up in a Map: each
+ * record's ddtags is a new string of some 200 characters, whose hash V8 computes character by
+ * character on first use (≈ 0.3 µs), while comparing equal strings runs word by word.
+ */
+export class PromotionMemo {
+  private readonly byLength = new Map<number, TagsNode[]>();
+  private readonly byTags = new Map<string | undefined, TagsNode>();
+
+  constructor(private readonly queryTags: string | undefined) {}
+
+  private tagsNode(tags: string | undefined): TagsNode {
+    let nodes: TagsNode[] | undefined;
+    if (tags !== undefined) {
+      nodes = this.byLength.get(tags.length);
+      if (nodes === undefined) {
+        nodes = [];
+        this.byLength.set(tags.length, nodes);
+      }
+      for (let i = 0; i < nodes.length; i++) if ((nodes[i] as TagsNode).tags === tags) return nodes[i] as TagsNode;
+      if (nodes.length >= MAX_PER_LENGTH) nodes = undefined;
+    }
+    if (nodes === undefined) {
+      const known = this.byTags.get(tags);
+      if (known !== undefined) return known;
+    }
+    const tagged: Promoted = { resource: new Map(), attributes: new Map() };
+    promoteTagTexts(tags, this.queryTags, tagged);
+    const node: TagsNode = { tags, tagged, remembered: [] };
+    if (nodes !== undefined) nodes.push(node);
+    else this.byTags.set(tags, node);
+    return node;
+  }
+
+  /** The promotion for `texts`; undefined when `queryTags` is not this memo's or too many combinations share a ddtags. */
+  promotionFor(texts: Texts, queryTags: string | undefined): SharedPromotion | undefined {
+    if (queryTags !== this.queryTags) return undefined;
+    const node = this.tagsNode(texts[0]);
+    const { remembered } = node;
+    for (let i = 0; i < remembered.length; i++) {
+      const r = remembered[i] as Remembered;
+      if (sameTexts(r.texts, texts)) return r.shared;
+    }
+    if (remembered.length >= MAX_PER_TAGS) return undefined;
+    const promoted: Promoted = { resource: new Map(node.tagged.resource), attributes: new Map(node.tagged.attributes) };
+    const consumed = promoteFields(texts, promoted);
+    const shared: SharedPromotion = { resource: promoted.resource, attributes: promoted.attributes, consumed, attributeList: toKeyValues(promoted.attributes) };
+    remembered.push({ texts, shared });
+    return shared;
+  }
+}
+
+/** First part of the promotion: the record's ddtags, then `?ddtags=`. */
+function promoteTagTexts(tags: string | undefined, queryTags: string | undefined, promoted: Promoted): void {
+  promoteTags([...tagList(tags), ...tagList(queryTags)], promoted);
+}
+
+/** The rest, after the tags: ddsource and the FIELD_TAGS groups. Returns the field keys consumed. */
+function promoteFields(texts: Texts, promoted: Promoted): string[] {
+  // consumed keys are dropped once at the end: the alias groups are disjoint, so no lookup sees another's removal
+  const consumed: string[] = [...ALWAYS_CONSUMED];
+  const source = texts[1];
   if (source) promoted.attributes.set('datadog.ddsource', { string: source });
 
-  for (const [aliases, tag] of FIELD_TAGS) {
-    const text = scalarText(firstPresent(fields, aliases));
+  for (let i = 0; i < FIELD_TAGS.length; i++) {
+    const text = texts[i + 2];
     if (text === undefined) continue;
+    const [aliases, tag] = FIELD_TAGS[i] as [readonly string[], string];
     consumed.push(...aliases);
     if (text !== '') promoteTag(tag, text, promoted);
   }
-  return { ...draft, fields: without(fields, ...consumed), promoted };
+  return consumed;
+}
+
+export const resourcePromotion: LogStep = (draft, ctx) => {
+  const { fields } = draft;
+  const texts: Texts = [
+    scalarText(firstValue(fields, TAGS_KEYS)),
+    scalarText(firstValue(fields, SOURCE_KEYS)),
+    // one per FIELD_TAGS group, in its order
+    scalarText(firstValue(fields, HOST)),
+    scalarText(firstValue(fields, SERVICE)),
+    scalarText(firstValue(fields, ENV)),
+    scalarText(firstValue(fields, VERSION)),
+    scalarText(firstValue(fields, DD_SERVICE)),
+    scalarText(firstValue(fields, DD_ENV)),
+    scalarText(firstValue(fields, DD_VERSION)),
+  ];
+
+  const shared = draft.promoted === NOTHING_PROMOTED ? ctx.promotions?.promotionFor(texts, ctx.queryTags) : undefined;
+  if (shared) return nextDraft(draft, consume(fields, shared.consumed), shared);
+
+  const promoted: Promoted = { resource: new Map(draft.promoted.resource), attributes: new Map(draft.promoted.attributes) };
+  promoteTagTexts(texts[0], ctx.queryTags, promoted);
+  const consumed = promoteFields(texts, promoted);
+  return nextDraft(draft, consume(fields, consumed), promoted);
 };

@@ -7,7 +7,8 @@
  */
 import { STATUS_KEYS } from '../../datadog/logs';
 import type { JsonValue } from '../../parse/json';
-import { takeFirst, type LogStep } from './draft';
+import { nextDraft, type LogStep } from './draft';
+import { consume, firstValue } from './fields';
 
 export interface Severity {
   number: number;
@@ -58,6 +59,14 @@ export const DEFAULT_SEVERITY: Severity = { number: INFO, text: 'info' };
 
 export function severityOf(value: JsonValue | undefined): Severity {
   if (value === undefined || value === null || value === '') return DEFAULT_SEVERITY;
+  // the usual cases first, without building text: a lower-case name, a pino / syslog number
+  if (typeof value === 'string') {
+    const named = BY_NAME.get(value);
+    if (named) return named;
+  } else if (typeof value === 'number') {
+    const known = SYSLOG[value] ?? NODE_LOGGER.get(value);
+    if (known) return known;
+  }
   const text = String(value).trim().toLowerCase();
   const n = typeof value === 'number' ? value : /^\d+$/.test(text) ? Number(text) : undefined;
   if (n !== undefined) return SYSLOG[n] ?? NODE_LOGGER.get(n) ?? { number: 0, text };
@@ -65,7 +74,9 @@ export function severityOf(value: JsonValue | undefined): Severity {
 }
 
 export const severity: LogStep = (draft) => {
-  const [value, fields] = takeFirst(draft.fields, STATUS_KEYS);
-  const s = severityOf(value);
-  return { ...draft, fields, severityNumber: s.number, severityText: s.text };
+  const s = severityOf(firstValue(draft.fields, STATUS_KEYS));
+  const next = nextDraft(draft, consume(draft.fields, STATUS_KEYS));
+  next.severityNumber = s.number;
+  next.severityText = s.text;
+  return next;
 };

@@ -6,8 +6,8 @@
  */
 import { TIMESTAMP_KEYS } from '../../datadog/logs';
 import type { JsonValue } from '../../parse/json';
-import { without } from '../map-view';
-import type { LogStep } from './draft';
+import { nextDraft, type LogStep } from './draft';
+import { consume } from './fields';
 
 const NS_PER_MS = 1_000_000n;
 
@@ -51,13 +51,21 @@ export function timestampToNs(value: JsonValue | undefined): bigint | undefined 
   return /^\d+(\.\d+)?$/.test(value.trim()) ? epochToNs(/^\d+$/.test(value.trim()) && value.trim().length > 15 ? BigInt(value.trim()) : Number(value)) : isoToNs(value);
 }
 
+/** Each alias as a list of one, for consume(). */
+const ONE_KEY: ReadonlyMap<string, readonly string[]> = new Map(TIMESTAMP_KEYS.map((k) => [k, [k]]));
+
 /** The first alias that holds a usable time wins; unusable values stay visible as attributes. */
 export const timestamps: LogStep = (draft) => {
   for (const key of TIMESTAMP_KEYS) {
-    if (!draft.fields.has(key)) continue;
-    const ns = timestampToNs(draft.fields.get(key));
+    const value = draft.fields.get(key);
+    if (value === undefined) continue;
+    const ns = timestampToNs(value);
     if (ns === undefined) continue;
-    return { ...draft, fields: without(draft.fields, key), timeUnixNano: ns };
+    const next = nextDraft(draft, consume(draft.fields, ONE_KEY.get(key) as readonly string[]));
+    next.timeUnixNano = ns;
+    return next;
   }
-  return { ...draft, timeUnixNano: draft.receivedAtNs };
+  const next = nextDraft(draft, draft.fields);
+  next.timeUnixNano = draft.receivedAtNs;
+  return next;
 };
