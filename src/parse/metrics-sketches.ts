@@ -5,43 +5,55 @@
  * written by any agent and is skipped, as upstream does.
  */
 import { emptyPayload, hostResources, type MetricsPayload, type Sketch, type SketchPoint } from '../datadog/metrics';
-import { decodeProtobuf, fixed64, int64Number, message, readFields, repeated, text, varint } from './metrics-proto';
+import { decodeProtobuf, fixed64, int64Number, messageAt, readInto, repeatedIn, text, varint, type FieldReaders } from './metrics-proto';
 import { WireType, type ProtoReader } from './proto-reader';
 
 const WHAT = 'sketches';
 
+const sint32 = (m: ProtoReader): number => m.sint32();
+const uint32 = (m: ProtoReader): number => m.uint32();
+
+// the field tables are made once, not per message read (see readInto)
+const PAYLOAD: FieldReaders<MetricsPayload> = {
+  1: messageAt('sketches', (p) => p.sketches.length, (m, p) => p.sketches.push(sketchFrom(m))),
+};
+
+const SKETCH: FieldReaders<Sketch> = {
+  1: text((v, s) => (s.metric = v)),
+  // the last host sent wins, as protobuf has it
+  2: text((v, s) => (s.resources = hostResources(v))),
+  4: text((v, s) => s.tags.push(v)),
+  7: messageAt('dogsketches', (s) => s.points.length, (m, s) => s.points.push(dogsketchFrom(m))),
+};
+
+const DOGSKETCH: FieldReaders<SketchPoint> = {
+  1: varint((m, p) => (p.timestamp = int64Number(m))),
+  2: varint((m, p) => (p.count = int64Number(m))),
+  3: fixed64((m, p) => (p.min = m.double())),
+  4: fixed64((m, p) => (p.max = m.double())),
+  6: fixed64((m, p) => (p.sum = m.double())),
+  7: repeatedIn(WireType.Varint, sint32, (p: SketchPoint) => p.keys),
+  8: repeatedIn(WireType.Varint, uint32, (p: SketchPoint) => p.counts),
+};
+
 export function decodeSketchPayload(body: Uint8Array): MetricsPayload {
   return decodeProtobuf(WHAT, body, 'SketchPayload', (r) => {
     const payload = emptyPayload();
-    readFields(r, { 1: message(() => `sketches[${payload.sketches.length}]`, (m) => payload.sketches.push(sketchFrom(m))) });
+    readInto(r, PAYLOAD, payload);
     return payload;
   });
 }
 
 function sketchFrom(r: ProtoReader): Sketch {
   const sketch: Sketch = { metric: '', tags: [], resources: [], points: [] };
-  let host = '';
-  readFields(r, {
-    1: text((v) => (sketch.metric = v)),
-    2: text((v) => (host = v)),
-    4: text((v) => sketch.tags.push(v)),
-    7: message(() => `dogsketches[${sketch.points.length}]`, (m) => sketch.points.push(dogsketchFrom(m))),
-  });
+  readInto(r, SKETCH, sketch);
   if (sketch.metric === '') r.fail('metric name is empty');
-  return { ...sketch, resources: hostResources(host) };
+  return sketch;
 }
 
 function dogsketchFrom(r: ProtoReader): SketchPoint {
   const point: SketchPoint = { timestamp: 0, count: 0, sum: 0, min: 0, max: 0, keys: [], counts: [] };
-  readFields(r, {
-    1: varint((m) => (point.timestamp = int64Number(m))),
-    2: varint((m) => (point.count = int64Number(m))),
-    3: fixed64((m) => (point.min = m.double())),
-    4: fixed64((m) => (point.max = m.double())),
-    6: fixed64((m) => (point.sum = m.double())),
-    7: repeated(WireType.Varint, (m) => m.sint32(), point.keys),
-    8: repeated(WireType.Varint, (m) => m.uint32(), point.counts),
-  });
+  readInto(r, DOGSKETCH, point);
   if (point.keys.length !== point.counts.length) r.fail(`${point.keys.length} bin keys (k) but ${point.counts.length} counts (n)`);
   return point;
 }

@@ -3,65 +3,83 @@
  * `series` record per series, resources `{host, …}` first. The agent's `metadata.origin` is not
  * read: it says which Datadog product sent the point, nothing OTLP has a place for.
  */
-import { countDrop, emptyPayload, SERIES_TYPE_BY_NUMBER, type DropCounts, type MetricResource, type MetricsPayload, type Series, type SeriesPoint } from '../datadog/metrics';
-import { decodeProtobuf, fixed64, int64Number, message, readFields, text, varint } from './metrics-proto';
+import { countDrop, emptyPayload, SERIES_TYPE_BY_NUMBER, type MetricResource, type MetricsPayload, type Series, type SeriesPoint, type SeriesType } from '../datadog/metrics';
+import { decodeProtobuf, fixed64, int64Number, messageAt, readInto, text, varint, type FieldReaders } from './metrics-proto';
 import type { ProtoReader } from './proto-reader';
 
 const WHAT = 'v2 series';
 
+interface PayloadDraft {
+  payload: MetricsPayload;
+  /** series records met so far, kept or not: the index in error paths */
+  met: number;
+}
+
+/** A series being read: its type stays undefined when the number is one we do not know. */
+type SeriesDraft = Omit<Series, 'type'> & { type: SeriesType | undefined };
+
+const hasType = (s: SeriesDraft): s is Series => s.type !== undefined;
+
+// the field tables are made once, not per message read (see readInto)
+const PAYLOAD: FieldReaders<PayloadDraft> = {
+  1: messageAt(
+    'series',
+    (d) => d.met,
+    (m, d) => {
+      const series = seriesFrom(m, d.payload);
+      if (series) d.payload.series.push(series);
+      d.met++;
+    },
+  ),
+};
+
+const SERIES: FieldReaders<SeriesDraft> = {
+  1: messageAt('resources', (s) => s.resources.length, (m, s) => s.resources.push(resourceFrom(m))),
+  2: text((v, s) => (s.metric = v)),
+  3: text((v, s) => s.tags.push(v)),
+  4: messageAt('points', (s) => s.points.length, (m, s) => s.points.push(pointFrom(m))),
+  // the last type sent wins, as protobuf has it; a number we do not know drops the series
+  5: varint((m, s) => (s.type = SERIES_TYPE_BY_NUMBER.get(m.int32()))),
+  6: text((v, s) => (s.unit = v)),
+  7: text((v, s) => (s.sourceTypeName = v)),
+  8: varint((m, s) => (s.interval = int64Number(m))),
+};
+
+const POINT: FieldReaders<SeriesPoint> = {
+  1: fixed64((m, p) => (p.value = m.double())),
+  2: varint((m, p) => (p.timestamp = int64Number(m))),
+};
+
+const RESOURCE: FieldReaders<MetricResource> = {
+  1: text((v, res) => (res.type = v)),
+  2: text((v, res) => (res.name = v)),
+};
+
 export function decodeMetricPayload(body: Uint8Array): MetricsPayload {
   return decodeProtobuf(WHAT, body, 'MetricPayload', (r) => {
-    const payload = emptyPayload();
-    let index = 0;
-    readFields(r, {
-      1: message(
-        () => `series[${index++}]`,
-        (m) => {
-          const series = seriesFrom(m, payload.dropped);
-          if (series) payload.series.push(series);
-        },
-      ),
-    });
-    return payload;
+    const draft: PayloadDraft = { payload: emptyPayload(), met: 0 };
+    readInto(r, PAYLOAD, draft);
+    return draft.payload;
   });
 }
 
-function seriesFrom(r: ProtoReader, dropped: DropCounts): Series | undefined {
-  const s: Series = { metric: '', type: 'gauge', points: [], tags: [], resources: [], interval: 0, unit: '', sourceTypeName: '' };
-  let typeNumber = 0;
-  readFields(r, {
-    1: message(() => `resources[${s.resources.length}]`, (m) => s.resources.push(resourceFrom(m))),
-    2: text((v) => (s.metric = v)),
-    3: text((v) => s.tags.push(v)),
-    4: message(() => `points[${s.points.length}]`, (m) => s.points.push(pointFrom(m))),
-    5: varint((m) => (typeNumber = m.int32())),
-    6: text((v) => (s.unit = v)),
-    7: text((v) => (s.sourceTypeName = v)),
-    8: varint((m) => (s.interval = int64Number(m))),
-  });
+function seriesFrom(r: ProtoReader, payload: MetricsPayload): Series | undefined {
+  const s: SeriesDraft = { metric: '', type: 'gauge', points: [], tags: [], resources: [], interval: 0, unit: '', sourceTypeName: '' };
+  readInto(r, SERIES, s);
   if (s.metric === '') r.fail('metric name is empty');
-  const type = SERIES_TYPE_BY_NUMBER.get(typeNumber);
-  if (!type) {
-    countDrop(dropped, 'unknown_type', s.points.length);
-    return undefined;
-  }
-  return { ...s, type };
+  if (hasType(s)) return s;
+  countDrop(payload.dropped, 'unknown_type', s.points.length);
+  return undefined;
 }
 
 function pointFrom(r: ProtoReader): SeriesPoint {
   const point: SeriesPoint = { timestamp: 0, value: 0 };
-  readFields(r, {
-    1: fixed64((m) => (point.value = m.double())),
-    2: varint((m) => (point.timestamp = int64Number(m))),
-  });
+  readInto(r, POINT, point);
   return point;
 }
 
 function resourceFrom(r: ProtoReader): MetricResource {
   const resource: MetricResource = { type: '', name: '' };
-  readFields(r, {
-    1: text((v) => (resource.type = v)),
-    2: text((v) => (resource.name = v)),
-  });
+  readInto(r, RESOURCE, resource);
   return resource;
 }

@@ -25,16 +25,35 @@ const textDecoder = new TextDecoder('utf-8', { fatal: false });
 
 export class ProtoReader {
   private pos: number;
-  private readonly view: DataView;
+  private dataView: DataView | undefined;
 
+  /**
+   * `name` is the whole path of a root reader, or this message's field name under `parent`, with
+   * `index` (≥ 0) when it is one of a repeated field. The path is joined only when an error needs
+   * it, and the DataView made only when a fixed-width field is read and then shared with the
+   * embedded messages: a payload has a reader per series, point and resource.
+   */
   constructor(
     private readonly bytes: Uint8Array,
     start = 0,
     private readonly end = bytes.length,
-    readonly path = '',
+    private readonly name = '',
+    private readonly parent: ProtoReader | undefined = undefined,
+    private readonly index = -1,
   ) {
     this.pos = start;
-    this.view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  }
+
+  /** Field path of this message from the root, e.g. `MetricPayload.series[3].points[0]`. */
+  get path(): string {
+    const own = this.index >= 0 ? `${this.name}[${this.index}]` : this.name;
+    const above = this.parent?.path ?? '';
+    return above ? `${above}.${own}` : own;
+  }
+
+  private get view(): DataView {
+    this.dataView ??= this.parent ? this.parent.view : new DataView(this.bytes.buffer, this.bytes.byteOffset, this.bytes.byteLength);
+    return this.dataView;
   }
 
   get done(): boolean {
@@ -47,10 +66,15 @@ export class ProtoReader {
 
   /** Field number and wire type of the next field. */
   tag(): [field: number, wireType: WireType] {
+    const key = this.key();
+    return [key >>> 3, (key & 7) as WireType];
+  }
+
+  /** The next field's key, field number << 3 | wire type: no tuple, for loops that run per field. */
+  key(): number {
     const key = this.uint32();
-    const field = key >>> 3;
-    if (field === 0) this.fail('invalid field number 0');
-    return [field, (key & 7) as WireType];
+    if (key >>> 3 === 0) this.fail('invalid field number 0');
+    return key;
   }
 
   /** A varint that must fit 32 bits unsigned (tags, lengths, enums, string refs). */
@@ -182,15 +206,19 @@ export class ProtoReader {
   }
 
   string(): string {
-    const view = this.bytesView();
-    return shortAscii(view, 0, view.length) ?? textDecoder.decode(view);
-  }
-
-  /** A reader over an embedded message; `name` extends the error path. */
-  message(name: string): ProtoReader {
     const length = this.uint32();
     this.need(length);
-    const child = new ProtoReader(this.bytes, this.pos, this.pos + length, this.path ? `${this.path}.${name}` : name);
+    const at = this.pos;
+    this.pos += length;
+    // no subarray for the common short string: a Buffer view per field was a visible share of decoding
+    return shortAscii(this.bytes, at, length) ?? textDecoder.decode(this.bytes.subarray(at, at + length));
+  }
+
+  /** A reader over an embedded message; `name` (and `index`, for one of a repeated field) extends the error path. */
+  message(name: string, index = -1): ProtoReader {
+    const length = this.uint32();
+    this.need(length);
+    const child = new ProtoReader(this.bytes, this.pos, this.pos + length, name, this, index);
     this.pos += length;
     return child;
   }
