@@ -17,8 +17,6 @@ export interface MetricOrigin {
   resource: KeyValue[];
   resourceKey: string;
   attributes: KeyValue[];
-  /** resource and point attributes together, order-independent: what tells streams apart */
-  identity: string;
 }
 
 export function promoteOrigin(tags: readonly string[], resources: readonly MetricResource[], sourceTypeName = ''): Promoted {
@@ -35,9 +33,7 @@ export function promoteOrigin(tags: readonly string[], resources: readonly Metri
 
 export function originOf(promoted: Promoted): MetricOrigin {
   const resource = toKeyValues(promoted.resource);
-  const attributes = toKeyValues(promoted.attributes);
-  const key = resourceKey(resource);
-  return { resource, resourceKey: key, attributes, identity: `${key}\0${resourceKey(attributes)}` };
+  return { resource, resourceKey: resourceKey(resource), attributes: toKeyValues(promoted.attributes) };
 }
 
 /** A section boundary in the memo's key path: tags, then resources, then the source type. */

@@ -5,11 +5,14 @@
  * points StartTimeUnixNano 0, the epoch, which some backends reject (translation-rules §7 #11).
  *
  * Here the memory is bounded twice: at most `maxEntries` streams (least recently seen evicted
- * first) and none idle longer than `idleMs`; stream identities are stored as fixed-size hashes, so
- * long tag lists cost no more than short ones. A stream not seen recently starts its window at its
- * own timestamp. The same point sent again (the agent retries after a 503) gets the same start.
+ * first) and none idle longer than `idleMs`; an identity is kept as it is only when short, as a
+ * fixed-size hash otherwise, so long tag lists cost no more than short ones (streamIdentity hashes
+ * the origin once, so that a point needs no hash of its own). A stream not seen recently starts
+ * its window at its own timestamp. The same point sent again (the agent retries after a 503) gets
+ * the same start.
  */
 import { hash } from 'node:crypto';
+import { resourceKey } from '../resource-promotion';
 import type { MetricOrigin } from './resource';
 import { secondsToNanos } from './time';
 
@@ -38,7 +41,7 @@ export class StreamStartTimes {
   startFor(identity: string, timeNs: bigint): bigint {
     const now = this.now();
     this.expireIdle(now);
-    const key = hash('sha256', identity, 'base64');
+    const key = storedKey(identity);
     const seen = this.streams.get(key);
     if (seen && timeNs < seen.lastNs) return timeNs; // a late point: its window is unknown, and the stream's end stays put
     const startNs = !seen ? timeNs : timeNs === seen.lastNs ? seen.startNs : seen.lastNs;
@@ -61,8 +64,30 @@ export class StreamStartTimes {
   }
 }
 
+/** Longest identity stored as it is; a sha256 in base64 is 44 characters. */
+const MAX_PLAIN_KEY = 128;
+
+/** Short identities as they are, long ones hashed (streamIdentity always holds a `\0`, which base64 has not, so the two never meet). */
+const storedKey = (identity: string): string => (identity.length <= MAX_PLAIN_KEY ? identity : hash('sha256', identity, 'base64'));
+
 /** A stream: one metric of one kind from one resource with one set of point attributes. */
-export const streamIdentity = (kind: string, name: string, origin: MetricOrigin): string => [kind, name, origin.identity].join('\0');
+export const streamIdentity = (kind: string, name: string, origin: MetricOrigin): string => `${kind}\0${name}\0${originDigest(origin)}`;
+
+const digests = new WeakMap<MetricOrigin, string>();
+
+/**
+ * sha256 of an origin's resource and point attributes, order-independent: made once per origin
+ * (origins are shared within a request) rather than per point, and only for origins that have a
+ * stream to remember. Fixed-size and free of `\0`, so the identity still splits one way only.
+ */
+function originDigest(origin: MetricOrigin): string {
+  let digest = digests.get(origin);
+  if (digest === undefined) {
+    digest = hash('sha256', `${origin.resourceKey}\0${resourceKey(origin.attributes)}`, 'base64');
+    digests.set(origin, digest);
+  }
+  return digest;
+}
 
 /**
  * Where delta points' windows start: the `interval` seconds before each point when the sender
