@@ -8,7 +8,7 @@
  */
 import type { DistributionSeries } from '../../datadog/metrics';
 import type { MetricContext, MetricItem } from './context';
-import { addTo, bucketIndex, extent, SCALE } from './exponential';
+import { addTo, bucketIndex, denseBuckets, extent, SCALE } from './exponential';
 import { exponentialHistogramMetric, type DistributionSummary } from './exponential-metric';
 import { ZERO_THRESHOLD } from './sketch-buckets';
 
@@ -33,7 +33,7 @@ function summarize(timestamp: number, values: readonly number[]): DistributionSu
     [positive, negative, scale] = [halve(positive), halve(negative), scale - 1];
   }
   const [min, max] = extent(values);
-  return { timestamp, count: values.length, sum: values.reduce((a, b) => a + b, 0), min, max, scale, zeroCount, positive, negative };
+  return { timestamp, count: values.length, sum: values.reduce((a, b) => a + b, 0), min, max, scale, zeroCount, positive: denseBuckets(positive), negative: denseBuckets(negative) };
 }
 
 function span(counts: ReadonlyMap<number, number>): number {

@@ -5,15 +5,15 @@
  * history: neither payload states its interval.
  */
 import type { MetricResource } from '../../datadog/metrics';
-import { AggregationTemporality, type ExponentialHistogramDataPoint } from '../../otlp/model';
+import { AggregationTemporality, type ExponentialBuckets, type ExponentialHistogramDataPoint } from '../../otlp/model';
 import type { MetricContext, MetricItem } from './context';
-import { denseBuckets } from './exponential';
+import { bigCount } from './exponential';
 import { memoizedOrigin } from './resource';
 import { ZERO_THRESHOLD } from './sketch-buckets';
 import { streamIdentity } from './start-times';
 import { timedPoints } from './time';
 
-/** One point before OTLP encoding: summary plus sparse bucket counts. */
+/** One point before OTLP encoding: summary plus bucket counts. */
 export interface DistributionSummary {
   timestamp: number;
   count: number;
@@ -22,25 +22,25 @@ export interface DistributionSummary {
   max: number;
   scale: number;
   zeroCount: number;
-  positive: ReadonlyMap<number, number>;
-  negative: ReadonlyMap<number, number>;
+  positive: ExponentialBuckets;
+  negative: ExponentialBuckets;
 }
 
 export function exponentialHistogramMetric(name: string, tags: readonly string[], resources: readonly MetricResource[], points: readonly DistributionSummary[], ctx: MetricContext): MetricItem {
   const origin = memoizedOrigin(ctx.origins, tags, resources);
   const { resource, resourceKey, attributes } = origin;
   const stream = streamIdentity('exponential_histogram', name, origin);
-  const dataPoints = timedPoints(points, ctx.dropped).map(([p, timeUnixNano]): ExponentialHistogramDataPoint => {
+  const dataPoints = timedPoints(points, ctx.dropped, (p, timeUnixNano): ExponentialHistogramDataPoint => {
     return {
       attributes,
       startTimeUnixNano: ctx.streams.startFor(stream, timeUnixNano),
       timeUnixNano,
-      count: BigInt(p.count),
+      count: bigCount(p.count),
       sum: p.sum,
       scale: p.scale,
-      zeroCount: BigInt(p.zeroCount),
-      positive: denseBuckets(p.positive),
-      negative: denseBuckets(p.negative),
+      zeroCount: bigCount(p.zeroCount),
+      positive: p.positive,
+      negative: p.negative,
       min: p.min,
       max: p.max,
       zeroThreshold: ZERO_THRESHOLD,

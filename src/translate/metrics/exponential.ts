@@ -35,9 +35,18 @@ export function denseBuckets(counts: ReadonlyMap<number, number>): ExponentialBu
   if (counts.size === 0) return { offset: 0, bucketCounts: [] };
   const [offset, last] = extent(counts.keys());
   const bucketCounts = new Array<bigint>(last - offset + 1).fill(0n);
-  for (const [index, count] of counts) bucketCounts[index - offset] = BigInt(count);
+  for (const [index, count] of counts) bucketCounts[index - offset] = bigCount(count);
   return { offset, bucketCounts };
 }
+
+/** Counts of consecutive buckets from `offset`, in OTLP's form. */
+export const exponentialBuckets = (offset: number, counts: readonly number[]): ExponentialBuckets => ({ offset, bucketCounts: counts.map(bigCount) });
+
+/** Shared BigInts for the counts 0–1023: a histogram point has dozens of small bucket counts. */
+const smallCounts: readonly bigint[] = Array.from({ length: 1024 }, (_, n) => BigInt(n));
+
+/** BigInt(count), without allocating one when the count is a small integer. */
+export const bigCount = (count: number): bigint => smallCounts[count] ?? BigInt(count);
 
 export function addTo(counts: Map<number, number>, index: number, count: number): void {
   counts.set(index, (counts.get(index) ?? 0) + count);

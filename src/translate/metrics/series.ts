@@ -7,7 +7,7 @@
  * carry no start time (0 means "none" in OTLP).
  */
 import type { Series } from '../../datadog/metrics';
-import { AggregationTemporality, type NumberDataPoint } from '../../otlp/model';
+import { AggregationTemporality, type Metric, type NumberDataPoint } from '../../otlp/model';
 import type { MetricContext, MetricItem } from './context';
 import { memoizedOrigin } from './resource';
 import { streamIdentity, windowStarts } from './start-times';
@@ -16,15 +16,17 @@ import { timedPoints } from './time';
 export function seriesMetric(series: Series, ctx: MetricContext): MetricItem {
   const origin = memoizedOrigin(ctx.origins, series.tags, series.resources, series.sourceTypeName);
   const { resource, resourceKey, attributes } = origin;
-  const head = { name: series.metric, ...(series.unit ? { unit: series.unit } : {}) };
+  const name = series.metric;
+  let metric: Metric;
   if (series.type === 'gauge') {
-    const dataPoints = timedPoints(series.points, ctx.dropped).map(([p, timeUnixNano]): NumberDataPoint => ({ attributes, startTimeUnixNano: 0n, timeUnixNano, value: { double: p.value } }));
-    return { resource, resourceKey, metric: { ...head, gauge: { dataPoints } } };
+    const dataPoints = timedPoints(series.points, ctx.dropped, (p, timeUnixNano): NumberDataPoint => ({ attributes, startTimeUnixNano: 0n, timeUnixNano, value: { double: p.value } }));
+    metric = { name, gauge: { dataPoints } };
+  } else {
+    const startOf = windowStarts(ctx.streams, () => streamIdentity('sum', name, origin), series.interval);
+    const factor = series.type === 'rate' && series.interval > 0 ? series.interval : 1;
+    const dataPoints = timedPoints(series.points, ctx.dropped, (p, timeUnixNano): NumberDataPoint => ({ attributes, startTimeUnixNano: startOf(timeUnixNano), timeUnixNano, value: { double: p.value * factor } }));
+    metric = { name, sum: { dataPoints, aggregationTemporality: AggregationTemporality.Delta, isMonotonic: false } };
   }
-  const startOf = windowStarts(ctx.streams, () => streamIdentity('sum', series.metric, origin), series.interval);
-  const factor = series.type === 'rate' && series.interval > 0 ? series.interval : 1;
-  const dataPoints = timedPoints(series.points, ctx.dropped).map(
-    ([p, timeUnixNano]): NumberDataPoint => ({ attributes, startTimeUnixNano: startOf(timeUnixNano), timeUnixNano, value: { double: p.value * factor } }),
-  );
-  return { resource, resourceKey, metric: { ...head, sum: { dataPoints, aggregationTemporality: AggregationTemporality.Delta, isMonotonic: false } } };
+  if (series.unit) metric.unit = series.unit;
+  return { resource, resourceKey, metric };
 }

@@ -4,24 +4,33 @@
  * negative count or bin count (histogram counts are unsigned), is dropped (counted), not the whole
  * sketch.
  */
-import { countDrop, type Sketch } from '../../datadog/metrics';
+import { countDrop, type DropCounts, type Sketch, type SketchPoint } from '../../datadog/metrics';
 import type { MetricContext, MetricItem } from './context';
-import { SCALE } from './exponential';
+import { exponentialBuckets, SCALE } from './exponential';
 import { exponentialHistogramMetric, type DistributionSummary } from './exponential-metric';
 import { sketchBuckets } from './sketch-buckets';
 
 export function sketchMetric(sketch: Sketch, ctx: MetricContext): MetricItem {
-  const points = sketch.points.flatMap((p): DistributionSummary[] => {
-    if (p.count < 0 || p.counts.some((n) => n < 0)) {
-      countDrop(ctx.dropped, 'negative_count');
-      return [];
-    }
-    const buckets = sketchBuckets(p.keys, p.counts);
-    if (!buckets) {
-      countDrop(ctx.dropped, 'sketch_key_out_of_range');
-      return [];
-    }
-    return [{ timestamp: p.timestamp, count: p.count, sum: p.sum, min: p.min, max: p.max, scale: SCALE, ...buckets }];
-  });
+  const points: DistributionSummary[] = [];
+  for (const p of sketch.points) {
+    const summary = summarize(p, ctx.dropped);
+    if (summary) points.push(summary);
+  }
   return exponentialHistogramMetric(sketch.metric, sketch.tags, sketch.resources, points, ctx);
 }
+
+function summarize(p: SketchPoint, dropped: DropCounts): DistributionSummary | undefined {
+  if (p.count < 0 || p.counts.some(isNegative)) {
+    countDrop(dropped, 'negative_count');
+    return undefined;
+  }
+  const buckets = sketchBuckets(p.keys, p.counts);
+  if (!buckets) {
+    countDrop(dropped, 'sketch_key_out_of_range');
+    return undefined;
+  }
+  const { zeroCount, positive, positiveOffset, negative, negativeOffset } = buckets;
+  return { timestamp: p.timestamp, count: p.count, sum: p.sum, min: p.min, max: p.max, scale: SCALE, zeroCount, positive: exponentialBuckets(positiveOffset, positive), negative: exponentialBuckets(negativeOffset, negative) };
+}
+
+const isNegative = (n: number): boolean => n < 0;
