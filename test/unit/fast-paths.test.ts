@@ -154,6 +154,18 @@ describe('memoised metric origins', () => {
     expect(memoizedOrigin(memo, [...tags], host('h1'), 'nginx')).toBe(first);
   });
 
+  it('give what a fresh promotion gives for any tag sets sharing one memo (resource and attribute halves memoised apart)', () => {
+    const tag = fc.constantFrom('service:a', 'service:b', 'env:prod', 'image_tag:1', 'image_tag:2', 'host:h', 'endpoint:/x', 'endpoint:/y', 'http.method:GET', 'bare', ' ', '', 'team:t');
+    const resource = fc.record({ type: fc.constantFrom('host', 'device', 'service', ''), name: fc.constantFrom('h1', 'h2', '') });
+    const input = fc.tuple(fc.array(tag, { maxLength: 6 }), fc.array(resource, { maxLength: 2 }), fc.constantFrom('', 'nginx'));
+    fc.assert(
+      fc.property(fc.array(input, { minLength: 1, maxLength: 20 }), (inputs) => {
+        const memo = new Map();
+        for (const [tags, resources, source] of inputs) expect(memoizedOrigin(memo, tags, resources, source)).toEqual(originOf(promoteOrigin(tags, resources, source)));
+      }),
+    );
+  });
+
   it.each([
     ['tags split differently', [['a:1,b:2'], [], ''], [['a:1', 'b:2'], [], '']],
     ['a tag or a resource', [['host:h'], [], ''], [[], [{ type: 'host', name: 'h' }], '']],

@@ -10,7 +10,7 @@
 import type { MetricResource } from '../../datadog/metrics';
 import type { KeyValue } from '../../otlp/model';
 import { KNOWN_KEYS } from '../known-keys';
-import { promoteTag, promoteTags, resourceKey, toKeyValues, type Promoted } from '../resource-promotion';
+import { promoteTag, promoteTags, resourceKey, splitTag, toKeyValues, type Promoted } from '../resource-promotion';
 
 /** A series' resource and point attributes, final; `resourceKey` groups equal resources. */
 export interface MetricOrigin {
@@ -38,7 +38,11 @@ export function originOf(promoted: Promoted): MetricOrigin {
 
 /** A section boundary in the memo's key path: tags, then resources, then the source type. */
 const END = Symbol('end');
-type MemoNode = Map<string | symbol, MemoNode | MetricOrigin>;
+/** Roots of the memo's halves (see composeOrigin), and the key of what a half's path leads to. */
+const RESOURCES = Symbol('resources');
+const ATTRIBUTES = Symbol('attributes');
+const BUILT = Symbol('built');
+type MemoNode = Map<string | symbol, unknown>;
 export type OriginMemo = MemoNode;
 
 /** The memo node under `key`, created when missing. */
@@ -49,6 +53,13 @@ function child(node: MemoNode, key: string | symbol): MemoNode {
     node.set(key, next);
   }
   return next;
+}
+
+/** The node after `resources` and the source type: the explicit resource section of a path. */
+function resourcePath(node: MemoNode, resources: readonly MetricResource[], sourceTypeName: string): MemoNode {
+  let at = child(node, END);
+  for (const { type, name } of resources) at = child(child(at, type), name);
+  return child(child(at, END), sourceTypeName);
 }
 
 /**
@@ -62,12 +73,46 @@ function child(node: MemoNode, key: string | symbol): MemoNode {
 export function memoizedOrigin(memo: OriginMemo, tags: readonly string[], resources: readonly MetricResource[], sourceTypeName = ''): MetricOrigin {
   let node = memo;
   for (const tag of tags) node = child(node, tag);
-  node = child(node, END);
-  for (const { type, name } of resources) node = child(child(node, type), name);
-  node = child(node, END);
-  const known = node.get(sourceTypeName) as MetricOrigin | undefined;
+  node = resourcePath(node, resources, sourceTypeName);
+  const known = node.get(BUILT) as MetricOrigin | undefined;
   if (known) return known;
-  const origin = originOf(promoteOrigin(tags, resources, sourceTypeName));
-  node.set(sourceTypeName, origin);
+  const origin = composeOrigin(memo, tags, resources, sourceTypeName);
+  node.set(BUILT, origin);
   return origin;
+}
+
+/**
+ * A new tag set's origin from its two halves, each memoized on its own inputs: a tag's key alone
+ * decides which half it lands in, and tag sets that differ only in point attributes (endpoint,
+ * status code) share their resource. So a payload builds and keys each resource once, and its
+ * key is one string object, which grouping then finds by reference.
+ */
+function composeOrigin(memo: OriginMemo, tags: readonly string[], resources: readonly MetricResource[], sourceTypeName: string): MetricOrigin {
+  const resourceTags: string[] = [];
+  const attributeTags: string[] = [];
+  let resourceNode = child(memo, RESOURCES);
+  let attributeNode = child(memo, ATTRIBUTES);
+  for (const tag of tags) {
+    const key = splitTag(tag)?.[0];
+    if (key === undefined) continue;
+    if (KNOWN_KEYS.get(key)?.resource) {
+      resourceTags.push(tag);
+      resourceNode = child(resourceNode, tag);
+    } else {
+      attributeTags.push(tag);
+      attributeNode = child(attributeNode, tag);
+    }
+  }
+  resourceNode = resourcePath(resourceNode, resources, sourceTypeName);
+  let half = resourceNode.get(BUILT) as MetricOrigin | undefined;
+  if (!half) {
+    half = originOf(promoteOrigin(resourceTags, resources, sourceTypeName));
+    resourceNode.set(BUILT, half);
+  }
+  let attributes = attributeNode.get(BUILT) as KeyValue[] | undefined;
+  if (!attributes) {
+    attributes = originOf(promoteOrigin(attributeTags, [])).attributes;
+    attributeNode.set(BUILT, attributes);
+  }
+  return { resource: half.resource, resourceKey: half.resourceKey, attributes };
 }
