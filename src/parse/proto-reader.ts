@@ -80,10 +80,11 @@ export class ProtoReader {
   /** A varint that must fit 32 bits unsigned (tags, lengths, enums, string refs). */
   uint32(): number {
     let value = 0;
-    for (let shift = 0; shift < 35; shift += 7) {
+    // a running power of 128, not 2 ** shift: the power was a third of decoding packed sketch bins
+    for (let scale = 1; scale < 2 ** 35; scale *= 128) {
       if (this.pos >= this.end) this.fail('truncated varint');
       const byte = this.bytes[this.pos++] as number;
-      value += (byte & 0x7f) * 2 ** shift;
+      value += (byte & 0x7f) * scale;
       if (byte < 0x80) {
         if (value > 0xffff_ffff) this.fail('varint exceeds 32 bits');
         return value;
@@ -124,10 +125,10 @@ export class ProtoReader {
   smallVarint(): number | undefined {
     const start = this.pos;
     let value = 0;
-    for (let shift = 0; shift < 49; shift += 7) {
+    for (let scale = 1; scale < 2 ** 49; scale *= 128) {
       if (this.pos >= this.end) this.fail('truncated varint');
       const byte = this.bytes[this.pos++] as number;
-      value += (byte & 0x7f) * 2 ** shift;
+      value += (byte & 0x7f) * scale;
       if (byte < 0x80) return value;
     }
     this.pos = start;
