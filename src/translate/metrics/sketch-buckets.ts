@@ -43,9 +43,8 @@ export function sketchBuckets(keys: readonly number[], counts: readonly number[]
     if (key === 0) zeroCount += count;
     else spread(Math.abs(key), count, key < 0 ? negativeScratch : positiveScratch);
   }
-  const [positiveOffset, positive] = positiveScratch.take();
-  const [negativeOffset, negative] = negativeScratch.take();
-  return { zeroCount, positive, positiveOffset, negative, negativeOffset };
+  // each offset is read before its take, which clears the scratch
+  return { zeroCount, positiveOffset: positiveScratch.offset, positive: positiveScratch.take(), negativeOffset: negativeScratch.offset, negative: negativeScratch.take() };
 }
 
 const outOfRange = (key: number): boolean => Math.abs(key) >= MAX_SKETCH_KEY;
@@ -61,12 +60,13 @@ interface Spread {
 /**
  * A key's spread depends on the key alone, and payloads repeat the same keys in sketch after
  * sketch; computing it (logarithms and exponentials per bucket) for every bin was most of the
- * sketch path. At most 32,766 keys exist, so remembering every one seen is bounded.
+ * sketch path. At most 32,766 keys exist, so remembering every one seen is bounded; an array by
+ * key, as a Map lookup per bin cost more.
  */
-const spreads = new Map<number, Spread>();
+const spreads: (Spread | undefined)[] = new Array(MAX_SKETCH_KEY);
 
 function spreadOf(key: number): Spread {
-  const known = spreads.get(key);
+  const known = spreads[key];
   if (known) return known;
   const low = sketchLowerBound(key);
   const high = sketchLowerBound(key + 1);
@@ -80,7 +80,7 @@ function spreadOf(key: number): Spread {
     out.indices.push(index);
     out.shares.push(share);
   }
-  spreads.set(key, out);
+  spreads[key] = out;
   return out;
 }
 
@@ -117,17 +117,21 @@ class BucketScratch {
     if (at > this.high) this.high = at;
   }
 
-  /** Offset and counts of the buckets from the lowest to the highest touched since the last take. */
-  take(): [offset: number, counts: number[]] {
-    if (this.high < this.low) return [0, []];
+  /** Index of the lowest bucket touched since the last take; 0 when none was. */
+  get offset(): number {
+    return this.high < this.low ? 0 : this.low + this.lowest;
+  }
+
+  /** Counts of the buckets from the lowest to the highest touched since the last take. */
+  take(): number[] {
     const out: number[] = [];
     for (let at = this.low; at <= this.high; at++) {
       out.push(this.counts[at] as number);
       this.counts[at] = 0;
     }
-    const offset = this.low + this.lowest;
-    [this.low, this.high] = [Infinity, -Infinity];
-    return [offset, out];
+    this.low = Infinity;
+    this.high = -Infinity;
+    return out;
   }
 }
 
