@@ -13,6 +13,7 @@
  */
 import { hash } from 'node:crypto';
 import { resourceKey } from '../resource-promotion';
+import type { KeyValue } from '../../otlp/model';
 import type { MetricOrigin } from './resource';
 import { secondsToNanos } from './time';
 
@@ -64,27 +65,28 @@ export class StreamStartTimes {
   }
 }
 
-/** Longest identity stored as it is; a sha256 in base64 is 44 characters. */
-const MAX_PLAIN_KEY = 128;
+/** Longest identity stored as it is (the kind, the name and two digests of 44 characters fit it). */
+const MAX_PLAIN_KEY = 192;
 
 /** Short identities as they are, long ones hashed (streamIdentity always holds a `\0`, which base64 has not, so the two never meet). */
 const storedKey = (identity: string): string => (identity.length <= MAX_PLAIN_KEY ? identity : hash('sha256', identity, 'base64'));
 
 /** A stream: one metric of one kind from one resource with one set of point attributes. */
-export const streamIdentity = (kind: string, name: string, origin: MetricOrigin): string => `${kind}\0${name}\0${originDigest(origin)}`;
+export const streamIdentity = (kind: string, name: string, origin: MetricOrigin): string => `${kind}\0${name}\0${digestOf(origin.resource)}${digestOf(origin.attributes)}`;
 
-const digests = new WeakMap<MetricOrigin, string>();
+const digests = new WeakMap<readonly KeyValue[], string>();
 
 /**
- * sha256 of an origin's resource and point attributes, order-independent: made once per origin
- * (origins are shared within a request) rather than per point, and only for origins that have a
- * stream to remember. Fixed-size and free of `\0`, so the identity still splits one way only.
+ * sha256 of attributes, order-independent, made once per attribute list rather than per point:
+ * origins share their resource and attribute lists within a request (see memoizedOrigin), so a
+ * payload hashes each distinct resource and attribute set once. Fixed-size (44 characters) and
+ * free of `\0`, so the identity still splits one way only.
  */
-function originDigest(origin: MetricOrigin): string {
-  let digest = digests.get(origin);
+function digestOf(attributes: readonly KeyValue[]): string {
+  let digest = digests.get(attributes);
   if (digest === undefined) {
-    digest = hash('sha256', `${origin.resourceKey}\0${resourceKey(origin.attributes)}`, 'base64');
-    digests.set(origin, digest);
+    digest = hash('sha256', resourceKey(attributes), 'base64');
+    digests.set(attributes, digest);
   }
   return digest;
 }
