@@ -42,6 +42,8 @@ const END = Symbol('end');
 const RESOURCES = Symbol('resources');
 const ATTRIBUTES = Symbol('attributes');
 const BUILT = Symbol('built');
+/** The memo's table of tag sides (see sideOf). */
+const SIDES = Symbol('sides');
 type MemoNode = Map<string | symbol, unknown>;
 export type OriginMemo = MemoNode;
 
@@ -92,13 +94,13 @@ function composeOrigin(memo: OriginMemo, tags: readonly string[], resources: rea
   const attributeTags: string[] = [];
   let resourceNode = child(memo, RESOURCES);
   let attributeNode = child(memo, ATTRIBUTES);
+  const sides = child(memo, SIDES);
   for (const tag of tags) {
-    const key = splitTag(tag)?.[0];
-    if (key === undefined) continue;
-    if (KNOWN_KEYS.get(key)?.resource) {
+    const side = sideOf(sides, tag);
+    if (side === 'resource') {
       resourceTags.push(tag);
       resourceNode = child(resourceNode, tag);
-    } else {
+    } else if (side === 'point') {
       attributeTags.push(tag);
       attributeNode = child(attributeNode, tag);
     }
@@ -115,4 +117,21 @@ function composeOrigin(memo: OriginMemo, tags: readonly string[], resources: rea
     attributeNode.set(BUILT, attributes);
   }
   return { resource: half.resource, resourceKey: half.resourceKey, attributes };
+}
+
+type TagSide = 'resource' | 'point' | 'none';
+
+/**
+ * Which half a tag goes to, by its key ('none' for an empty tag), looked up once per distinct tag
+ * of the request: splitting and looking up a fresh key string for every tag of every new tag set
+ * was most of composing it.
+ */
+function sideOf(sides: MemoNode, tag: string): TagSide {
+  let side = sides.get(tag) as TagSide | undefined;
+  if (side === undefined) {
+    const key = splitTag(tag)?.[0];
+    side = key === undefined ? 'none' : KNOWN_KEYS.get(key)?.resource ? 'resource' : 'point';
+    sides.set(tag, side);
+  }
+  return side;
 }
