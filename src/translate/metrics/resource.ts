@@ -36,9 +36,7 @@ export function originOf(promoted: Promoted): MetricOrigin {
   return { resource, resourceKey: resourceKey(resource), attributes: toKeyValues(promoted.attributes) };
 }
 
-/** A section boundary in the memo's key path: tags, then resources, then the source type. */
-const END = Symbol('end');
-/** Roots of the memo's halves (see composeOrigin), and the key of what a half's path leads to. */
+/** Roots of the memo's halves (see composeOrigin), and the key of what a tag path leads to (see findBuilt). */
 const RESOURCES = Symbol('resources');
 const ATTRIBUTES = Symbol('attributes');
 const BUILT = Symbol('built');
@@ -46,6 +44,13 @@ const BUILT = Symbol('built');
 const SIDES = Symbol('sides');
 type MemoNode = Map<string | symbol, unknown>;
 export type OriginMemo = MemoNode;
+
+/** What was built for one tag path with one list of resources and one source type. */
+interface Built<T> {
+  resources: readonly MetricResource[];
+  sourceTypeName: string;
+  value: T;
+}
 
 /** The memo node under `key`, created when missing. */
 function child(node: MemoNode, key: string | symbol): MemoNode {
@@ -57,11 +62,28 @@ function child(node: MemoNode, key: string | symbol): MemoNode {
   return next;
 }
 
-/** The node after `resources` and the source type: the explicit resource section of a path. */
-function resourcePath(node: MemoNode, resources: readonly MetricResource[], sourceTypeName: string): MemoNode {
-  let at = child(node, END);
-  for (const { type, name } of resources) at = child(child(at, type), name);
-  return child(child(at, END), sourceTypeName);
+function sameResources(a: readonly MetricResource[], b: readonly MetricResource[]): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i]!.type !== b[i]!.type || a[i]!.name !== b[i]!.name) return false;
+  return true;
+}
+
+/**
+ * What was built at the end of a tag path for these resources and source type: a short list
+ * compared entry by entry rather than more tree levels, as a tag path nearly always comes with
+ * one host, and a Map lookup per resource field was a third of the lookups per series.
+ */
+function findBuilt<T>(node: MemoNode, resources: readonly MetricResource[], sourceTypeName: string): T | undefined {
+  const list = node.get(BUILT) as Built<T>[] | undefined;
+  if (list) for (const b of list) if (b.sourceTypeName === sourceTypeName && sameResources(b.resources, resources)) return b.value;
+  return undefined;
+}
+
+function addBuilt<T>(node: MemoNode, resources: readonly MetricResource[], sourceTypeName: string, value: T): T {
+  const list = node.get(BUILT) as Built<T>[] | undefined;
+  if (list) list.push({ resources, sourceTypeName, value });
+  else node.set(BUILT, [{ resources, sourceTypeName, value }]);
+  return value;
 }
 
 /**
@@ -75,12 +97,7 @@ function resourcePath(node: MemoNode, resources: readonly MetricResource[], sour
 export function memoizedOrigin(memo: OriginMemo, tags: readonly string[], resources: readonly MetricResource[], sourceTypeName = ''): MetricOrigin {
   let node = memo;
   for (const tag of tags) node = child(node, tag);
-  node = resourcePath(node, resources, sourceTypeName);
-  const known = node.get(BUILT) as MetricOrigin | undefined;
-  if (known) return known;
-  const origin = composeOrigin(memo, tags, resources, sourceTypeName);
-  node.set(BUILT, origin);
-  return origin;
+  return findBuilt<MetricOrigin>(node, resources, sourceTypeName) ?? addBuilt(node, resources, sourceTypeName, composeOrigin(memo, tags, resources, sourceTypeName));
 }
 
 /**
@@ -105,19 +122,14 @@ function composeOrigin(memo: OriginMemo, tags: readonly string[], resources: rea
       attributeNode = child(attributeNode, tag);
     }
   }
-  resourceNode = resourcePath(resourceNode, resources, sourceTypeName);
-  let half = resourceNode.get(BUILT) as MetricOrigin | undefined;
-  if (!half) {
-    half = originOf(promoteOrigin(resourceTags, resources, sourceTypeName));
-    resourceNode.set(BUILT, half);
-  }
-  let attributes = attributeNode.get(BUILT) as KeyValue[] | undefined;
-  if (!attributes) {
-    attributes = originOf(promoteOrigin(attributeTags, [])).attributes;
-    attributeNode.set(BUILT, attributes);
-  }
+  const half =
+    findBuilt<MetricOrigin>(resourceNode, resources, sourceTypeName) ??
+    addBuilt(resourceNode, resources, sourceTypeName, originOf(promoteOrigin(resourceTags, resources, sourceTypeName)));
+  const attributes = findBuilt<KeyValue[]>(attributeNode, NO_RESOURCES, '') ?? addBuilt(attributeNode, NO_RESOURCES, '', originOf(promoteOrigin(attributeTags, NO_RESOURCES)).attributes);
   return { resource: half.resource, resourceKey: half.resourceKey, attributes };
 }
+
+const NO_RESOURCES: readonly MetricResource[] = [];
 
 type TagSide = 'resource' | 'point' | 'none';
 
