@@ -14,6 +14,7 @@ import { ProtoReader } from '../../src/parse/proto-reader';
 import { without } from '../../src/translate/map-view';
 import { memoizedOrigin, originOf, promoteOrigin } from '../../src/translate/metrics/resource';
 import { sketchBuckets } from '../../src/translate/metrics/sketch-buckets';
+import { StreamStartTimes } from '../../src/translate/metrics/start-times';
 import { builtKey, resourceKey } from '../../src/translate/resource-promotion';
 import type { KeyValue } from '../../src/otlp/model';
 import { encodeMsgpack } from '../fixtures/traces/msgpack-writer';
@@ -189,5 +190,45 @@ describe('sketch bin spreads', () => {
     const first = sketchBuckets(keys, counts);
     expect(sketchBuckets(keys, counts)).toEqual(first);
     expect(sketchBuckets([1400], [17])?.positive).toEqual(sketchBuckets([1400], [17])?.positive);
+  });
+});
+
+describe('stream start times', () => {
+  /** The plain algorithm: expire from the front at every call. */
+  class Reference {
+    private readonly streams = new Map<string, { lastNs: bigint; startNs: bigint; idleUntil: number }>();
+    constructor(
+      private readonly maxEntries: number,
+      private readonly idleMs: number,
+    ) {}
+    startFor(key: string, timeNs: bigint, now: number): bigint {
+      for (const [k, e] of this.streams) {
+        if (e.idleUntil > now) break;
+        this.streams.delete(k);
+      }
+      const seen = this.streams.get(key);
+      if (seen && timeNs < seen.lastNs) return timeNs;
+      const startNs = !seen ? timeNs : timeNs === seen.lastNs ? seen.startNs : seen.lastNs;
+      this.streams.delete(key);
+      this.streams.set(key, { lastNs: timeNs, startNs, idleUntil: now + this.idleMs });
+      if (this.streams.size > this.maxEntries) this.streams.delete(this.streams.keys().next().value as string);
+      return startNs;
+    }
+  }
+
+  it('skip the idle scan only when nothing can have expired, also when the clock steps back', () => {
+    const step = fc.record({ id: fc.constantFrom('a', 'b', 'c', 'd', 'e'), time: fc.integer({ min: 0, max: 50 }), clock: fc.integer({ min: -5, max: 20 }) });
+    fc.assert(
+      fc.property(fc.integer({ min: 0, max: 30 }), fc.integer({ min: 1, max: 4 }), fc.array(step, { maxLength: 60 }), (idleMs, maxEntries, steps) => {
+        let now = 1000;
+        const t = new StreamStartTimes({ maxEntries, idleMs }, () => now);
+        const reference = new Reference(maxEntries, idleMs);
+        for (const { id, time, clock } of steps) {
+          now += clock;
+          expect(t.startFor(id, BigInt(time))).toBe(reference.startFor(id, BigInt(time), now));
+        }
+      }),
+      { numRuns: 3000 },
+    );
   });
 });

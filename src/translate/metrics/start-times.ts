@@ -32,6 +32,11 @@ interface StreamEntry {
 
 export class StreamStartTimes {
   private readonly streams = new Map<string, StreamEntry>();
+  /** While `inOrder`: no entry's idleUntil is earlier than this, so nothing can have expired before it. */
+  private earliestIdle = Infinity;
+  /** Whether every idleUntil set so far is at or after the one before (the clock never stepped back). */
+  private inOrder = true;
+  private lastIdle = -Infinity;
 
   constructor(
     private readonly options: StartTimeOptions = DEFAULT_START_TIME_OPTIONS,
@@ -41,13 +46,19 @@ export class StreamStartTimes {
   /** Start of the window ending at `timeNs` for the stream `identity` (any string naming it). */
   startFor(identity: string, timeNs: bigint): bigint {
     const now = this.now();
-    this.expireIdle(now);
+    // looking at the front entry walks past every entry deleted since the Map last compacted, and
+    // an entry is deleted at every point: only look when something may have expired
+    if (!(this.inOrder && now < this.earliestIdle)) this.expireIdle(now);
     const key = storedKey(identity);
     const seen = this.streams.get(key);
     if (seen && timeNs < seen.lastNs) return timeNs; // a late point: its window is unknown, and the stream's end stays put
     const startNs = !seen ? timeNs : timeNs === seen.lastNs ? seen.startNs : seen.lastNs;
     this.streams.delete(key); // re-insert: Map order is least recently seen first
-    this.streams.set(key, { lastNs: timeNs, startNs, idleUntil: now + this.options.idleMs });
+    const idleUntil = now + this.options.idleMs;
+    this.streams.set(key, { lastNs: timeNs, startNs, idleUntil });
+    if (idleUntil < this.lastIdle) this.inOrder = false;
+    this.lastIdle = idleUntil;
+    this.earliestIdle = Math.min(this.earliestIdle, idleUntil);
     if (this.streams.size > this.options.maxEntries) this.streams.delete(this.streams.keys().next().value as string);
     return startNs;
   }
@@ -56,12 +67,19 @@ export class StreamStartTimes {
     return this.streams.size;
   }
 
-  /** Every entry was last touched no later than the ones after it, so the idle ones sit at the front. */
+  /**
+   * Every entry was last touched no later than the ones after it, so the idle ones sit at the
+   * front; while the clock has not stepped back, the first one kept is also the earliest to expire.
+   */
   private expireIdle(now: number): void {
     for (const [key, entry] of this.streams) {
-      if (entry.idleUntil > now) return;
+      if (entry.idleUntil > now) {
+        this.earliestIdle = entry.idleUntil;
+        return;
+      }
       this.streams.delete(key);
     }
+    this.earliestIdle = Infinity;
   }
 }
 
