@@ -124,9 +124,10 @@ class BucketScratch {
 
   /** Counts of the buckets from the lowest to the highest touched since the last take. */
   take(): number[] {
-    const out: number[] = [];
+    // sized once: growing by push reallocated it a few times per point
+    const out = new Array<number>(Math.max(0, this.high - this.low + 1));
     for (let at = this.low; at <= this.high; at++) {
-      out.push(this.counts[at] as number);
+      out[at - this.low] = this.counts[at] as number;
       this.counts[at] = 0;
     }
     this.low = Infinity;
