@@ -85,9 +85,23 @@ export class BridgeMetrics {
   readonly internalErrors = new Counter('ddbridge_internal_errors_total', 'Payloads refused because translating them hit a bug (answered 400 so the sender does not resend forever), by route.');
   readonly overloaded = new Counter('ddbridge_overload_rejections_total', 'Requests answered 503 because the in-flight budget was used up, by route.');
 
+  readonly residentMemory = new Gauge('process_resident_memory_bytes', 'Resident set size of the sidecar process.');
+  readonly heapMemory = new Gauge('nodejs_heap_size_bytes', 'V8 heap, by state: total (reserved) or used.');
+  readonly externalMemory = new Gauge('nodejs_external_memory_bytes', 'Memory of Buffers and other objects outside the V8 heap.');
+
+  /** Memory is read when scraped: sampling it on a timer would cost something even when nobody looks. */
+  private sampleMemory(): void {
+    const usage = process.memoryUsage();
+    this.residentMemory.set({}, usage.rss);
+    this.heapMemory.set({ state: 'total' }, usage.heapTotal);
+    this.heapMemory.set({ state: 'used' }, usage.heapUsed);
+    this.externalMemory.set({}, usage.external);
+  }
+
   render(): string {
+    this.sampleMemory();
     return (
-      [this.requests, this.bytesIn, this.bytesDecoded, this.unknownRoutes, this.recordsOut, this.recordsRejected, this.exportFailures, this.exportsInFlight, this.authFailures, this.spoolBytes, this.overloaded, this.internalErrors, this.pointsDropped]
+      [this.requests, this.bytesIn, this.bytesDecoded, this.unknownRoutes, this.recordsOut, this.recordsRejected, this.exportFailures, this.exportsInFlight, this.authFailures, this.spoolBytes, this.overloaded, this.internalErrors, this.pointsDropped, this.residentMemory, this.heapMemory, this.externalMemory]
         .map((f) => f.render())
         .join('\n') + '\n'
     );

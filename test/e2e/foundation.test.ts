@@ -134,6 +134,17 @@ describe('sidecar + real collector (open intake)', () => {
     expect(metrics).toMatch(/ddbridge_records_exported_total\{signal="logs"\} [1-9]/);
     expect(metrics).toMatch(/ddbridge_http_request_bytes_total\{route="logs"\} [1-9]/);
   });
+
+  it('reports the process memory in /metrics, read at the scrape', async () => {
+    const metrics = await (await fetch(`${stack.adminUrl}/metrics`)).text();
+    const value = (series: string): number => Number(new RegExp(`^${series} (\\d+)$`, 'm').exec(metrics)?.[1]);
+    const rss = value('process_resident_memory_bytes');
+    // a Node process with express and grpc-js loaded is tens of MiB, far under a GiB
+    expect(rss).toBeGreaterThan(20 * 1024 * 1024);
+    expect(rss).toBeLessThan(1024 * 1024 * 1024);
+    expect(value('nodejs_heap_size_bytes\\{state="used"\\}')).toBeLessThanOrEqual(value('nodejs_heap_size_bytes\\{state="total"\\}'));
+    expect(value('nodejs_external_memory_bytes')).toBeGreaterThan(0);
+  });
 });
 
 describe('body limits', () => {
