@@ -383,9 +383,9 @@ function writeId(w: ProtoWriter, field: number, id: Uint8Array | undefined): voi
 function writeAttributes(w: ProtoWriter, field: number, attributes: readonly KeyValue[] | undefined): void {
   if (attributes === undefined) return;
   for (const attribute of attributes) {
-    const lengthAt = w.beginLen(field);
-    writeKeyValue(w, attribute);
-    w.endLen(lengthAt);
+    const { key, value } = attribute;
+    if ('string' in value && w.shortStringKeyValueField(field, key, value.string)) continue;
+    writeMessage(w, field, attribute, writeKeyValue);
   }
 }
 

@@ -18,6 +18,12 @@ export enum WireType {
 
 const UINT32_LIMIT = 0x1_0000_0000;
 const MAX_SAFE = BigInt(Number.MAX_SAFE_INTEGER);
+const U64_MAX = (1n << 64n) - 1n;
+
+// BigInt arithmetic (as in Buffer#writeBigUInt64LE) allocates; storing into a typed array does not
+const scratch64 = new BigUint64Array(1);
+const scratch64Bytes = new Uint8Array(scratch64.buffer);
+const LITTLE_ENDIAN = new Uint8Array(new Uint16Array([1]).buffer)[0] === 1;
 
 /** Bytes a non-negative integer below 2^53 takes as a varint. */
 export function varintSize(value: number): number {
@@ -166,6 +172,43 @@ export class ProtoWriter {
     this.varint(size);
   }
 
+  /**
+   * KeyValue{key = 1, value = 2: AnyValue{string_value = 1}} as field `field`, the commonest
+   * attribute, in one pass behind one-byte lengths. Returns false, having written nothing, when
+   * the message would need a longer length prefix; the caller then writes it field by field.
+   */
+  shortStringKeyValueField(field: number, key: string, value: string): boolean {
+    // UTF-8 takes at least one byte per UTF-16 unit, so this rules out long strings before encoding
+    if (key.length + value.length + 6 >= 0x80) return false;
+    const start = this.pos;
+    this.tag(field, WireType.Len);
+    this.ensure(7 + 3 * (key.length + value.length));
+    const buf = this.buf;
+    const sizeAt = this.pos;
+    let pos = sizeAt + 1;
+    if (key) {
+      buf[pos] = 1 * 8 + WireType.Len;
+      const keySizeAt = pos + 1;
+      pos = writeUtf8(buf, keySizeAt + 1, key);
+      buf[keySizeAt] = pos - keySizeAt - 1;
+    }
+    buf[pos] = 2 * 8 + WireType.Len;
+    const anySizeAt = pos + 1;
+    buf[anySizeAt + 1] = 1 * 8 + WireType.Len;
+    const valueSizeAt = anySizeAt + 2;
+    pos = writeUtf8(buf, valueSizeAt + 1, value);
+    const size = pos - sizeAt - 1;
+    if (size >= 0x80) {
+      this.pos = start;
+      return false;
+    }
+    buf[valueSizeAt] = pos - valueSizeAt - 1;
+    buf[anySizeAt] = pos - anySizeAt - 1;
+    buf[sizeAt] = size;
+    this.pos = pos;
+    return true;
+  }
+
   // ------------------------------------------------------------------ primitives
 
   tag(field: number, wireType: WireType): void {
@@ -201,8 +244,17 @@ export class ProtoWriter {
 
   fixed64(value: bigint): void {
     this.ensure(8);
-    this.buf.writeBigUInt64LE(value, this.pos);
-    this.pos += 8;
+    // out-of-range values go to Buffer, which rejects them
+    if (!LITTLE_ENDIAN || value < 0n || value > U64_MAX) {
+      this.buf.writeBigUInt64LE(value, this.pos);
+      this.pos += 8;
+      return;
+    }
+    scratch64[0] = value;
+    const buf = this.buf;
+    let pos = this.pos;
+    for (let i = 0; i < 8; i++) buf[pos++] = scratch64Bytes[i];
+    this.pos = pos;
   }
 
   double(value: number): void {
