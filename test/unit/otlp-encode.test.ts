@@ -168,6 +168,28 @@ describe('encodeExportRequests round trip through protobufjs and our .proto file
     expect(body).toEqual({ array: [str('a\ufffdb'), str(`${'x'.repeat(60)}\ufffd`)] });
   });
 
+  it('writes string attributes on both sides of the one-byte-length boundary, in ASCII and UTF-8', () => {
+    // the one-pass path covers KeyValues under 128 bytes and must hand the rest back untouched
+    const attributes: KeyValue[] = [];
+    // UTF-8 bytes of key + value from 110 to 135: the KeyValue message is those plus 6
+    for (let bytes = 110; bytes <= 135; bytes++) {
+      for (const [keyChar, valueChar] of [['k', 'v'], ['k', 'é'], ['ü', '😀'], ['日', 'v']] as const) {
+        const keyChars = bytes % 5;
+        const keyBytes = keyChars * Buffer.byteLength(keyChar);
+        attributes.push(attr(keyChar.repeat(keyChars), str(valueChar.repeat(Math.floor((bytes - keyBytes) / Buffer.byteLength(valueChar))))));
+      }
+    }
+    attributes.push(attr('', str('value without a key')), attr('lone', str('x\ud800'.repeat(20))));
+    const batch = logs([{ resource: { attributes }, scopeLogs: [{ scope: { name: 's' }, logRecords: [logRecord(0, { attributes })] }] }]);
+    const decoded = decodeRequestObject('logs', encodeSingle(batch).body).resourceLogs[0];
+    // proto3 leaves an empty key out, and the decoder gives it back as undefined
+    const strings = (list: { key?: string; value: { stringValue: string } }[]) => list.map((kv) => [kv.key ?? '', kv.value.stringValue]);
+    const expected = attributes.map((kv) => [kv.key, Buffer.from((kv.value as { string: string }).string).toString()]);
+    expect(strings(decoded.resource.attributes)).toEqual(expected);
+    expect(strings(decoded.scopeLogs[0].logRecords[0].attributes)).toEqual(expected);
+    expectCanonical(batch, encodeSingle(batch).body);
+  });
+
   it('encodes traces with every kind, status, event and link', () => {
     const kinds = [SpanKind.Unspecified, SpanKind.Internal, SpanKind.Server, SpanKind.Client, SpanKind.Producer, SpanKind.Consumer];
     const spans = kinds.map((kind, i) => span(i, { kind }));
