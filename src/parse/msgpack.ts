@@ -29,16 +29,21 @@ const MAX_SAFE = BigInt(Number.MAX_SAFE_INTEGER);
 const exact = (value: bigint): number | bigint => (value <= MAX_SAFE && value >= -MAX_SAFE ? Number(value) : value);
 
 export function decodeMsgpack(bytes: Uint8Array, maxDepth = MAX_MSGPACK_DEPTH): MsgValue {
-  const reader = new Reader(bytes, maxDepth);
+  const reader = new MsgpackReader(bytes, maxDepth);
   const value = reader.value(0);
   if (!reader.done) reader.fail(`${bytes.length - reader.pos} unexpected bytes after the top-level value`);
   return value;
 }
 
-class Reader {
+/**
+ * The decoder's cursor. Parsers that know their schema (the v0.4 span reader) walk it directly,
+ * reading headers and scalars through the same checks as `value`, so a body they accept decodes
+ * to the same values the tree would have held.
+ */
+export class MsgpackReader {
   pos = 0;
   private readonly view: DataView;
-  private readonly buffer: Buffer;
+  readonly buffer: Buffer;
 
   constructor(
     bytes: Uint8Array,
@@ -64,13 +69,30 @@ class Reader {
     return at;
   }
 
-  private u8(): number {
-    return this.view.getUint8(this.take(1));
+  /** One byte, read straight from the buffer: every value starts with one. */
+  u8(): number {
+    const at = this.pos;
+    if (at >= this.buffer.length) this.fail(`needs 1 bytes, ${this.buffer.length - at} left`);
+    this.pos = at + 1;
+    return this.buffer[at] as number;
   }
-  private u16(): number {
+
+  /** The next type byte without claiming it; -1 at the end. */
+  peek(): number {
+    return this.pos < this.buffer.length ? (this.buffer[this.pos] as number) : -1;
+  }
+
+  bigUint64(): bigint {
+    return this.view.getBigUint64(this.take(8));
+  }
+
+  bigInt64(): bigint {
+    return this.view.getBigInt64(this.take(8));
+  }
+  u16(): number {
     return this.view.getUint16(this.take(2));
   }
-  private u32(): number {
+  u32(): number {
     return this.view.getUint32(this.take(4));
   }
 
@@ -150,7 +172,7 @@ class Reader {
     }
   }
 
-  private str(length: number): string {
+  str(length: number): string {
     const at = this.take(length);
     return shortAscii(this.buffer, at, length) ?? this.buffer.toString('utf8', at, at + length);
   }
@@ -165,24 +187,34 @@ class Reader {
     return this.bin(length);
   }
 
-  private enter(depth: number): number {
+  enter(depth: number): number {
     if (depth >= this.maxDepth) this.fail(`nested deeper than ${this.maxDepth} levels`);
     return depth + 1;
   }
 
-  private array(length: number, depth: number): MsgValue[] {
+  /** The checks an array header of `length` elements at `depth` passes before its elements are read. */
+  arrayOf(length: number, depth: number): number {
     // every element takes at least one byte
     if (length > this.buffer.length - this.pos) this.fail(`array header claims ${length} elements, only ${this.buffer.length - this.pos} bytes left`);
-    const inner = this.enter(depth);
+    return this.enter(depth);
+  }
+
+  /** The checks a map header of `length` entries at `depth` passes before its entries are read. */
+  mapOf(length: number, depth: number): number {
+    // every entry takes at least two bytes
+    if (length * 2 > this.buffer.length - this.pos) this.fail(`map header claims ${length} entries, only ${this.buffer.length - this.pos} bytes left`);
+    return this.enter(depth);
+  }
+
+  private array(length: number, depth: number): MsgValue[] {
+    const inner = this.arrayOf(length, depth);
     const out: MsgValue[] = [];
     for (let i = 0; i < length; i++) out.push(this.value(inner));
     return out;
   }
 
   private map(length: number, depth: number): MsgMap {
-    // every entry takes at least two bytes
-    if (length * 2 > this.buffer.length - this.pos) this.fail(`map header claims ${length} entries, only ${this.buffer.length - this.pos} bytes left`);
-    const inner = this.enter(depth);
+    const inner = this.mapOf(length, depth);
     const out: MsgMap = new Map();
     for (let i = 0; i < length; i++) {
       const key = this.value(inner);

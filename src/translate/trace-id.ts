@@ -93,16 +93,22 @@ export function widenTraceId(id: bigint, tidHigh: bigint | undefined, cache: Tra
   return high ? (high << 64n) | id : id;
 }
 
-// allocUnsafe: small buffers come from Node's shared pool, and every byte is written below
+const scratch = new DataView(new ArrayBuffer(16));
+const scratchBytes = new Uint8Array(scratch.buffer);
+
+/**
+ * The 16 big-endian bytes of a trace id (< 2^128). Written through one DataView (which takes the
+ * low 64 bits itself) and copied out: a pooled Buffer per id, `& U64` and Buffer's BigInt writers
+ * cost a BigInt or two and a Buffer object per span.
+ */
 export function traceIdBytes(id: bigint): Uint8Array {
-  const out = Buffer.allocUnsafe(16);
-  out.writeBigUInt64BE(id >> 64n, 0);
-  out.writeBigUInt64BE(id & U64, 8);
-  return out;
+  scratch.setBigUint64(0, id > U64 ? id >> 64n : 0n);
+  scratch.setBigUint64(8, id);
+  return scratchBytes.slice(0, 16);
 }
 
+/** The 8 big-endian bytes of the low 64 bits of `id`. */
 export function spanIdBytes(id: bigint): Uint8Array {
-  const out = Buffer.allocUnsafe(8);
-  out.writeBigUInt64BE(id & U64, 0);
-  return out;
+  scratch.setBigUint64(0, id);
+  return scratchBytes.slice(0, 8);
 }

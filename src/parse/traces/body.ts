@@ -20,9 +20,12 @@ const looksLikeMsgpack = (first: number | undefined): boolean => first !== undef
  */
 export function decodeTree(body: Buffer, mediaType: MediaType | undefined, what: string): MsgValue {
   if (body.length === 0) throw badRequest(`${what}: empty body`);
-  const msgpack = isMsgpack(mediaType) || (!isJson(mediaType) && mediaType !== undefined && looksLikeMsgpack(body[0]));
-  return msgpack ? decodeMsgpack(body) : parseJsonTree(body.toString('utf8'), what);
+  return isMsgpackBody(body, mediaType) ? decodeMsgpack(body) : parseJsonTree(body.toString('utf8'), what);
 }
+
+/** Whether decodeTree reads `body` as msgpack. */
+export const isMsgpackBody = (body: Buffer, mediaType: MediaType | undefined): boolean =>
+  isMsgpack(mediaType) || (!isJson(mediaType) && mediaType !== undefined && looksLikeMsgpack(body[0]));
 
 /** Runs a parser; decode and field errors become 400 `<what>: <path>: <problem>`. */
 export function parsing<T>(what: string, parse: () => T): T {

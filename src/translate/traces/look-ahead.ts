@@ -15,9 +15,16 @@ export function learnTraceIdHighs(payload: DdTracePayload, cache: TraceIdCache):
   for (const tracer of payload.tracerPayloads) {
     for (const chunk of tracer.chunks) {
       const chunkHigh = chunk.traceIdHigh || parseTid(chunk.tags.get(TID));
+      // the spans of a chunk repeat their trace id: set each pair once (setting it again changes nothing)
+      let lastLow = -1n;
+      let lastHigh: bigint | undefined;
       for (const span of chunk.spans) {
-        const high = parseTid(span.meta.get(TID)) ?? chunkHigh;
-        if (high) highs.set(span.traceId, high);
+        const tid = span.meta.get(TID);
+        const high = (tid === undefined ? undefined : parseTid(tid)) ?? chunkHigh;
+        if (!high || (span.traceId === lastLow && high === lastHigh)) continue;
+        highs.set(span.traceId, high);
+        lastLow = span.traceId;
+        lastHigh = high;
       }
     }
   }
