@@ -60,3 +60,37 @@ describe('128-bit trace ids', () => {
     expect(traceIdsOf(cache, v04([span(2, 1)]))).toEqual(['0000000000000000' + LOW.toString(16)]);
   });
 });
+
+describe('TraceIdCache eviction', () => {
+  /** The plain LRU it must equal: an array, oldest first. */
+  class ReferenceLru {
+    readonly keys: bigint[] = [];
+    constructor(private readonly max: number) {}
+    remember(low: bigint): void {
+      const at = this.keys.indexOf(low);
+      if (at >= 0) this.keys.splice(at, 1);
+      this.keys.push(low);
+      if (this.keys.length > this.max) this.keys.shift();
+    }
+  }
+
+  it('evicts the least recently remembered id, across re-inserts and many evictions', () => {
+    const max = 50;
+    const cache = new TraceIdCache({ maxEntries: max, ttlMs: 1e12 }, () => 0);
+    const reference = new ReferenceLru(max);
+    let seed = 7;
+    const random = (n: number): number => (seed = (seed * 1103515245 + 12345) % 2 ** 31) % n;
+    // enough operations for V8 to compact the Map many times under a live iterator
+    for (let i = 0; i < 20_000; i++) {
+      // mostly new ids, some recent ones again (moved to the back), some far-back ones
+      const low = BigInt(random(4) === 0 ? Math.max(1, i - random(80)) : i + 1);
+      cache.remember(low, 9n);
+      reference.remember(low);
+    }
+    expect(cache.size).toBe(max);
+    const kept = reference.keys;
+    for (const low of kept) expect(cache.highFor(low)).toBe(9n);
+    const gone = [...Array(20_000).keys()].map((i) => BigInt(i + 1)).filter((low) => !kept.includes(low));
+    for (const low of gone) expect(cache.highFor(low)).toBeUndefined();
+  });
+});
