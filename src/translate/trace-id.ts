@@ -6,6 +6,8 @@
  * the traces and logs paths; bounded in entries and in age (upstream's is a 100-entry LRU, §7 #13).
  */
 
+import { OldestEntry } from './oldest-entry';
+
 const U64 = (1n << 64n) - 1n;
 const U128 = (1n << 128n) - 1n;
 
@@ -16,13 +18,7 @@ export interface TraceIdCacheOptions {
 
 export class TraceIdCache {
   private readonly entries = new Map<bigint, { high: bigint; expiresAt: number }>();
-  /**
-   * Where eviction goes on. A fresh `keys().next()` walks every deleted slot at the front of the
-   * Map until V8 compacts it: once the cache was full that made each new trace cost ~16 µs
-   * instead of ~1. A live iterator keeps its place across deletions and compaction, and all it has
-   * passed is evicted, so what it yields next is the oldest entry.
-   */
-  private oldest: Iterator<bigint> = this.entries.keys();
+  private readonly oldest = new OldestEntry(this.entries);
   constructor(
     private readonly options: TraceIdCacheOptions = { maxEntries: 100_000, ttlMs: 10 * 60_000 },
     private readonly now: () => number = Date.now,
@@ -32,17 +28,7 @@ export class TraceIdCache {
     if (high === 0n) return;
     this.entries.delete(low); // re-insert: Map order is our LRU order
     this.entries.set(low, { high, expiresAt: this.now() + this.options.ttlMs });
-    if (this.entries.size > this.options.maxEntries) this.evictOldest();
-  }
-
-  private evictOldest(): void {
-    let next = this.oldest.next();
-    // an iterator that has once reached the end stays there: start again from the front
-    if (next.done) {
-      this.oldest = this.entries.keys();
-      next = this.oldest.next();
-    }
-    if (!next.done) this.entries.delete(next.value);
+    if (this.entries.size > this.options.maxEntries) this.oldest.drop();
   }
 
   highFor(low: bigint): bigint | undefined {
