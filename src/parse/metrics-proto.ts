@@ -41,8 +41,9 @@ export function readInto<T>(r: ProtoReader, readers: FieldReaders<T>, into: T): 
 const LEN: readonly WireType[] = [WireType.Len];
 const VARINT: readonly WireType[] = [WireType.Varint];
 const FIXED64: readonly WireType[] = [WireType.Fixed64];
+const PACKED_OR_VARINT: readonly WireType[] = [WireType.Len, WireType.Varint];
 const PACKED_OR: Readonly<Partial<Record<WireType, readonly WireType[]>>> = {
-  [WireType.Varint]: [WireType.Len, WireType.Varint],
+  [WireType.Varint]: PACKED_OR_VARINT,
   [WireType.Fixed64]: [WireType.Len, WireType.Fixed64],
   [WireType.Fixed32]: [WireType.Len, WireType.Fixed32],
 };
@@ -74,6 +75,12 @@ export const repeated = <V>(wire: WireType, readOne: (r: ProtoReader) => V, into
 export const repeatedIn = <V, T>(wire: WireType, readOne: (r: ProtoReader) => V, list: (into: T) => V[]): FieldReader<T> => ({
   wires: PACKED_OR[wire] ?? [WireType.Len, wire],
   read: (r, w, into) => r.repeated(w, readOne, list(into)),
+});
+
+/** A repeated uint32 (sint32 when `zigzag`) into the list `list(into)`, packed runs read inline (see ProtoReader.repeatedUint32). */
+export const uint32sIn = <T>(zigzag: boolean, list: (into: T) => number[]): FieldReader<T> => ({
+  wires: PACKED_OR_VARINT,
+  read: (r, w, into) => r.repeatedUint32(w, zigzag, list(into)),
 });
 
 /** 64-bit integers as numbers: timestamps, counts and dictionary refs never approach 2^53. */

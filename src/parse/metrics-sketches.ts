@@ -5,13 +5,10 @@
  * written by any agent and is skipped, as upstream does.
  */
 import { emptyPayload, hostResources, type MetricsPayload, type Sketch, type SketchPoint } from '../datadog/metrics';
-import { decodeProtobuf, fixed64, int64Number, messageAt, readInto, repeatedIn, text, varint, type FieldReaders } from './metrics-proto';
-import { WireType, type ProtoReader } from './proto-reader';
+import { decodeProtobuf, fixed64, int64Number, messageAt, readInto, text, uint32sIn, varint, type FieldReaders } from './metrics-proto';
+import type { ProtoReader } from './proto-reader';
 
 const WHAT = 'sketches';
-
-const sint32 = (m: ProtoReader): number => m.sint32();
-const uint32 = (m: ProtoReader): number => m.uint32();
 
 // the field tables are made once, not per message read (see readInto)
 const PAYLOAD: FieldReaders<MetricsPayload> = {
@@ -32,8 +29,8 @@ const DOGSKETCH: FieldReaders<SketchPoint> = {
   3: fixed64((m, p) => (p.min = m.double())),
   4: fixed64((m, p) => (p.max = m.double())),
   6: fixed64((m, p) => (p.sum = m.double())),
-  7: repeatedIn(WireType.Varint, sint32, (p: SketchPoint) => p.keys),
-  8: repeatedIn(WireType.Varint, uint32, (p: SketchPoint) => p.counts),
+  7: uint32sIn(true, (p: SketchPoint) => p.keys),
+  8: uint32sIn(false, (p: SketchPoint) => p.counts),
 };
 
 export function decodeSketchPayload(body: Uint8Array): MetricsPayload {

@@ -21,7 +21,7 @@
  */
 import { countDrop, emptyPayload, SERIES_TYPE_BY_NUMBER, type MetricResource, type MetricsPayload, type SeriesPoint, type SketchPoint } from '../datadog/metrics';
 import { badRequest } from '../server/errors';
-import { bytes, decodeProtobuf, int64Number, message, readFields, repeated, sint64Number, text, uint64Number } from './metrics-proto';
+import { bytes, decodeProtobuf, int64Number, message, readFields, repeated, sint64Number, text, uint32sIn, uint64Number } from './metrics-proto';
 import { ProtoReader, WireType } from './proto-reader';
 
 const WHAT = 'v3 metrics';
@@ -147,8 +147,8 @@ function readMetricData(r: ProtoReader): MetricData {
     18: repeated(WireType.Fixed32, (m) => m.float(), d.valsFloat32),
     19: repeated(WireType.Fixed64, (m) => m.double(), d.valsFloat64),
     20: uint64s(d.sketchNumBins),
-    21: repeated(WireType.Varint, (m) => m.sint32(), d.sketchBinKeys),
-    22: repeated(WireType.Varint, (m) => m.uint32(), d.sketchBinCnts),
+    21: uint32sIn(true, () => d.sketchBinKeys),
+    22: uint32sIn(false, () => d.sketchBinCnts),
     23: sint64s(d.sourceTypeNameRefs),
     25: bytes((v) => (d.dictUnitStr = v)),
     26: sint64s(d.unitRefs),

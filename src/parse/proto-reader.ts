@@ -151,8 +151,7 @@ export class ProtoReader {
   }
 
   sint32(): number {
-    const n = this.uint32();
-    return (n >>> 1) ^ -(n & 1);
+    return fromUint32(this.uint32(), true);
   }
 
   sint64(): bigint {
@@ -234,6 +233,38 @@ export class ProtoReader {
     while (!packed.done) into.push(read(packed));
   }
 
+  /** Repeated uint32 (sint32 when `zigzag`), packed or not. */
+  repeatedUint32(wireType: WireType, zigzag: boolean, into: number[]): void {
+    if (wireType !== WireType.Len) {
+      into.push(fromUint32(this.uint32(), zigzag));
+      return;
+    }
+    this.message('packed').uint32sToEnd(zigzag, into);
+  }
+
+  /**
+   * Packed uint32 varints up to the end of this message. Sketch bin counts and keys are one or two
+   * bytes: reading those inline rather than through the general varint loop was most of decoding
+   * sketch bins; anything longer or truncated goes through uint32(), with its checks and errors.
+   */
+  private uint32sToEnd(zigzag: boolean, into: number[]): void {
+    const bytes = this.bytes;
+    const end = this.end;
+    while (this.pos < end) {
+      const first = bytes[this.pos] as number;
+      const second = this.pos + 1 < end ? (bytes[this.pos + 1] as number) : 0x80;
+      let value: number;
+      if (first < 0x80) {
+        value = first;
+        this.pos += 1;
+      } else if (second < 0x80) {
+        value = (first & 0x7f) | (second << 7);
+        this.pos += 2;
+      } else value = this.uint32();
+      into.push(fromUint32(value, zigzag));
+    }
+  }
+
   skip(wireType: WireType): void {
     switch (wireType) {
       case WireType.Varint:
@@ -255,3 +286,6 @@ export class ProtoReader {
     }
   }
 }
+
+/** A uint32 varint's value as uint32, or as sint32 (zigzag: 0, -1, 1, -2, … are 0, 1, 2, 3, …). */
+const fromUint32 = (n: number, zigzag: boolean): number => (zigzag ? (n >>> 1) ^ -(n & 1) : n);

@@ -10,7 +10,7 @@ import { MetricResource } from '../../src/datadog/metrics';
 import { ProtoWriter } from '../../src/otlp/writer';
 import { int64Number, sint64Number, uint64Number } from '../../src/parse/metrics-proto';
 import { decodeMsgpack } from '../../src/parse/msgpack';
-import { ProtoReader } from '../../src/parse/proto-reader';
+import { ProtoReader, WireType } from '../../src/parse/proto-reader';
 import { without } from '../../src/translate/map-view';
 import { memoizedOrigin, originOf, promoteOrigin } from '../../src/translate/metrics/resource';
 import { sketchBuckets } from '../../src/translate/metrics/sketch-buckets';
@@ -59,6 +59,31 @@ describe('ProtoReader: varints as numbers without BigInt', () => {
 
   it('a truncated varint is still an error', () => {
     expect(() => reader(Buffer.from([0x80, 0x80])).int64Number()).toThrow(/truncated varint/);
+  });
+});
+
+describe('ProtoReader.repeatedUint32: one- and two-byte packed values read inline', () => {
+  const packed = (values: number[], zigzag: boolean): Uint8Array => {
+    const w = protobuf.Writer.create().fork();
+    for (const v of values) if (zigzag) w.sint32(v);
+    else w.uint32(v);
+    return w.ldelim().finish();
+  };
+  const readPacked = (bytes: Uint8Array, zigzag: boolean): number[] => {
+    const into: number[] = [];
+    reader(bytes).repeatedUint32(WireType.Len, zigzag, into);
+    return into;
+  };
+  const uint32s = fc.array(fc.oneof(fc.nat({ max: 0x4000 }), fc.constantFrom(127, 128, 16_383, 16_384, 2 ** 21, 2 ** 32 - 1)));
+  const int32s = fc.array(fc.oneof(fc.integer({ min: -0x2000, max: 0x2000 }), fc.constantFrom(-64, -65, 63, 64, -8192, -8193, 8191, 8192, -(2 ** 31), 2 ** 31 - 1)));
+
+  it('agree with protobuf, across the two-byte boundary', () => {
+    fc.assert(fc.property(uint32s, (values) => expect(readPacked(packed(values, false), false)).toEqual(values)));
+    fc.assert(fc.property(int32s, (values) => expect(readPacked(packed(values, true), true)).toEqual(values)));
+  });
+
+  it('a value cut after its first byte at the end of the packed field is a truncated varint, whatever follows', () => {
+    expect(() => readPacked(Uint8Array.from([2, 0x05, 0x80, 0x01]), false)).toThrow('packed: truncated varint (at byte 3)');
   });
 });
 
