@@ -39,9 +39,6 @@ export function denseBuckets(counts: ReadonlyMap<number, number>): ExponentialBu
   return { offset, bucketCounts };
 }
 
-/** Counts of consecutive buckets from `offset`, in OTLP's form. */
-export const exponentialBuckets = (offset: number, counts: readonly number[]): ExponentialBuckets => ({ offset, bucketCounts: counts.map(bigCount) });
-
 /** Shared BigInts for the counts 0–1023: a histogram point has dozens of small bucket counts. */
 const smallCounts: readonly bigint[] = Array.from({ length: 1024 }, (_, n) => BigInt(n));
 

@@ -6,7 +6,7 @@
  */
 import { countDrop, type DropCounts, type Sketch, type SketchPoint } from '../../datadog/metrics';
 import type { MetricContext, MetricItem } from './context';
-import { exponentialBuckets, SCALE } from './exponential';
+import { bigCount, SCALE } from './exponential';
 import { exponentialHistogramMetric, type DistributionSummary } from './exponential-metric';
 import { sketchBuckets } from './sketch-buckets';
 
@@ -24,13 +24,13 @@ function summarize(p: SketchPoint, dropped: DropCounts): DistributionSummary | u
     countDrop(dropped, 'negative_count');
     return undefined;
   }
-  const buckets = sketchBuckets(p.keys, p.counts);
+  const buckets = sketchBuckets(p.keys, p.counts, bigCount);
   if (!buckets) {
     countDrop(dropped, 'sketch_key_out_of_range');
     return undefined;
   }
   const { zeroCount, positive, positiveOffset, negative, negativeOffset } = buckets;
-  return { timestamp: p.timestamp, count: p.count, sum: p.sum, min: p.min, max: p.max, scale: SCALE, zeroCount, positive: exponentialBuckets(positiveOffset, positive), negative: exponentialBuckets(negativeOffset, negative) };
+  return { timestamp: p.timestamp, count: p.count, sum: p.sum, min: p.min, max: p.max, scale: SCALE, zeroCount, positive: { offset: positiveOffset, bucketCounts: positive }, negative: { offset: negativeOffset, bucketCounts: negative } };
 }
 
 const isNegative = (n: number): boolean => n < 0;
