@@ -12,6 +12,7 @@
  * the same start.
  */
 import { hash } from 'node:crypto';
+import { OldestEntry } from '../oldest-entry';
 import { resourceKey } from '../resource-promotion';
 import type { KeyValue } from '../../otlp/model';
 import type { MetricOrigin } from './resource';
@@ -32,6 +33,8 @@ interface StreamEntry {
 
 export class StreamStartTimes {
   private readonly streams = new Map<string, StreamEntry>();
+  /** The least recently seen stream, where both eviction and idle expiry look. */
+  private readonly oldest = new OldestEntry(this.streams);
   /** While `inOrder`: no entry's idleUntil is earlier than this, so nothing can have expired before it. */
   private earliestIdle = Infinity;
   /** Whether every idleUntil set so far is at or after the one before (the clock never stepped back). */
@@ -46,8 +49,7 @@ export class StreamStartTimes {
   /** Start of the window ending at `timeNs` for the stream `identity` (any string naming it). */
   startFor(identity: string, timeNs: bigint): bigint {
     const now = this.now();
-    // looking at the front entry walks past every entry deleted since the Map last compacted, and
-    // an entry is deleted at every point: only look when something may have expired
+    // only look at the front when something may have expired: most points have nothing to expire
     if (!(this.inOrder && now < this.earliestIdle)) this.expireIdle(now);
     const key = storedKey(identity);
     const seen = this.streams.get(key);
@@ -59,7 +61,7 @@ export class StreamStartTimes {
     if (idleUntil < this.lastIdle) this.inOrder = false;
     this.lastIdle = idleUntil;
     this.earliestIdle = Math.min(this.earliestIdle, idleUntil);
-    if (this.streams.size > this.options.maxEntries) this.streams.delete(this.streams.keys().next().value as string);
+    if (this.streams.size > this.options.maxEntries) this.oldest.drop();
     return startNs;
   }
 
@@ -72,12 +74,12 @@ export class StreamStartTimes {
    * front; while the clock has not stepped back, the first one kept is also the earliest to expire.
    */
   private expireIdle(now: number): void {
-    for (const [key, entry] of this.streams) {
-      if (entry.idleUntil > now) {
-        this.earliestIdle = entry.idleUntil;
+    for (let entry = this.oldest.peek(); entry !== undefined; entry = this.oldest.peek()) {
+      if (entry[1].idleUntil > now) {
+        this.earliestIdle = entry[1].idleUntil;
         return;
       }
-      this.streams.delete(key);
+      this.oldest.drop();
     }
     this.earliestIdle = Infinity;
   }
