@@ -11,7 +11,6 @@ import { ProtoWriter } from '../../src/otlp/writer';
 import { int64Number, sint64Number, uint64Number } from '../../src/parse/metrics-proto';
 import { decodeMsgpack } from '../../src/parse/msgpack';
 import { ProtoReader, WireType } from '../../src/parse/proto-reader';
-import { without } from '../../src/translate/map-view';
 import { memoizedOrigin, originOf, promoteOrigin } from '../../src/translate/metrics/resource';
 import { sketchBuckets } from '../../src/translate/metrics/sketch-buckets';
 import { StreamStartTimes } from '../../src/translate/metrics/start-times';
@@ -116,35 +115,6 @@ describe('short-string interning', () => {
   it('returns the same string object for a repeated short string', () => {
     const [a, b] = decodeMsgpack(encodeMsgpack(['service.name', 'service.name'])) as string[];
     expect(Object.is(a, b)).toBe(true);
-  });
-});
-
-describe('without(): a map minus keys, as a view', () => {
-  const base = new Map([
-    ['a', 1],
-    ['b', 2],
-    ['c', 3],
-    ['d', 4],
-  ]);
-
-  it('behaves like a copied map with the keys deleted, also when views are stacked', () => {
-    const view = without(without(base, 'b', 'zz'), 'd', 'b');
-    const copy = new Map(base);
-    copy.delete('b');
-    copy.delete('d');
-    expect([...view]).toEqual([...copy]);
-    expect([...view.keys()]).toEqual([...copy.keys()]);
-    expect([...view.values()]).toEqual([...copy.values()]);
-    expect(view.size).toBe(2);
-    expect([view.has('b'), view.get('b'), view.has('c'), view.get('c')]).toEqual([false, undefined, true, 3]);
-    const seen: [string, number][] = [];
-    view.forEach((v, k) => seen.push([k, v]));
-    expect(seen).toEqual([...copy]);
-    expect([...base.keys()]).toEqual(['a', 'b', 'c', 'd']);
-  });
-
-  it('returns the map itself when none of the keys is there', () => {
-    expect(without(base, 'x', 'y')).toBe(base);
   });
 });
 

@@ -1,6 +1,6 @@
 /**
- * A log record's fields as the steps see them: map-view's idea (the steps share one table and a
- * step's result remembers only which keys are gone), shaped for the logs chain. The table keeps
+ * A log record's fields as the steps see them: the steps share one table and a step's result
+ * remembers only which keys are gone, so consuming a key copies nothing. The table keeps
  * each key's position, so "gone" is a bit per position: a lookup is one Map probe and a bit test,
  * hiding keys copies a number, and walking what is left (the attributes, at the end) reads two
  * arrays instead of searching a list of consumed keys for every field.
