@@ -19,6 +19,11 @@ export function anyValue(value: JsonValue): AnyValue {
   return { kvlist: Object.entries(value).map(([key, v]) => ({ key, value: anyValue(v) })) };
 }
 
+/** Where flattened fields go: a Map, or a table with Map.set's semantics (logs/fields.ts). */
+export interface FieldSink {
+  set(key: string, value: JsonValue): unknown;
+}
+
 /** Flattens nested objects into `parent.child` keys; arrays and scalars are leaves. */
 export function flatten(fields: Record<string, JsonValue>, prefix = '', into: Map<string, JsonValue> = new Map()): Map<string, JsonValue> {
   // for…in rather than Object.entries: this runs for every field of every log record, and parsed JSON has only own keys
@@ -27,9 +32,12 @@ export function flatten(fields: Record<string, JsonValue>, prefix = '', into: Ma
 }
 
 /** One field under `name`: a non-empty object is spread over dotted keys, anything else kept. */
-export function flattenValue(name: string, value: JsonValue, into: Map<string, JsonValue>): void {
-  if (isNonEmptyObject(value)) flatten(value, name, into);
-  else into.set(name, value);
+export function flattenValue(name: string, value: JsonValue, into: FieldSink): void {
+  if (!isNonEmptyObject(value)) {
+    into.set(name, value);
+    return;
+  }
+  for (const key in value) flattenValue(name ? `${name}.${key}` : key, value[key] as JsonValue, into);
 }
 
 export function isNonEmptyObject(value: JsonValue): value is Record<string, JsonValue> {

@@ -6,7 +6,7 @@
  * arrays instead of searching a list of consumed keys for every field.
  */
 import type { JsonValue } from '../../parse/json';
-import { isNonEmptyObject } from '../attributes';
+import { flattenValue } from '../attributes';
 
 export type FieldMap = ReadonlyMap<string, JsonValue>;
 
@@ -116,13 +116,9 @@ export class FieldsBuilder {
     this.table.set(key, value);
   }
 
-  /** attributes.ts's flattenValue into these fields: a non-empty object over dotted keys, anything else as is. */
+  /** A non-empty object over dotted keys, anything else as is (attributes.ts's flattening). */
   flatten(name: string, value: JsonValue): void {
-    if (!isNonEmptyObject(value)) {
-      this.table.set(name, value);
-      return;
-    }
-    for (const key in value) this.flatten(name ? `${name}.${key}` : key, value[key] as JsonValue);
+    flattenValue(name, value, this.table);
   }
 
   has(key: string): boolean {
