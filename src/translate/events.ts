@@ -7,7 +7,7 @@
 import type { DatadogEvent } from '../datadog/events';
 import type { LogRecord, ResourceLogs } from '../otlp/model';
 import { promoteTag, promoteTags, toKeyValues, type Promoted } from './resource-promotion';
-import { groupLogRecords } from './group-logs';
+import { LogRecordGrouper } from './group-logs';
 import { epochToNs } from './logs/timestamps';
 
 const SEVERITY: Readonly<Record<string, [number, string]>> = {
@@ -45,12 +45,12 @@ function eventRecord(event: DatadogEvent, receivedAtNs: bigint, promoted: Promot
 }
 
 export function translateEvents(events: readonly DatadogEvent[], receivedAtNs: bigint): ResourceLogs[] {
-  return groupLogRecords(
-    events.map((event) => {
-      const promoted: Promoted = { resource: new Map(), attributes: new Map() };
-      promoteTags(event.tags, promoted);
-      if (event.host) promoteTag('host', event.host, promoted);
-      return { resource: toKeyValues(promoted.resource), record: eventRecord(event, receivedAtNs, promoted) };
-    }),
-  );
+  const grouper = new LogRecordGrouper();
+  for (const event of events) {
+    const promoted: Promoted = { resource: new Map(), attributes: new Map() };
+    promoteTags(event.tags, promoted);
+    if (event.host) promoteTag('host', event.host, promoted);
+    grouper.add(promoted.resource, eventRecord(event, receivedAtNs, promoted));
+  }
+  return grouper.groups();
 }

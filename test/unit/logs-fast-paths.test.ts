@@ -11,7 +11,6 @@ import { RESERVED_GROUPS, TAGS_KEYS, type DatadogLogEntry } from '../../src/data
 import { parseJsonBody, type JsonValue } from '../../src/parse/json';
 import { parseLogsBody, quoteBigIds } from '../../src/parse/logs';
 import { anyValue, flatten, scalarText } from '../../src/translate/attributes';
-import { groupLogRecords } from '../../src/translate/group-logs';
 import { runLogSteps, translateLogs } from '../../src/translate/logs/chain';
 import { decodeJsonMessage } from '../../src/translate/logs/decode-json-message';
 import { createDraft, type LogDraft } from '../../src/translate/logs/draft';
@@ -20,9 +19,22 @@ import { attributeName } from '../../src/translate/known-keys';
 import { consume, FieldsBuilder } from '../../src/translate/logs/fields';
 import { toLogRecord } from '../../src/translate/logs/finish';
 import { traceCorrelation } from '../../src/translate/logs/trace-correlation';
-import { toKeyValues } from '../../src/translate/resource-promotion';
+import { resourceKey, toKeyValues } from '../../src/translate/resource-promotion';
+import { SCOPE } from '../../src/translate/scope';
+import type { KeyValue, LogRecord, ResourceLogs } from '../../src/otlp/model';
 import { parseSpanIdText, parseTraceIdText, spanIdBytes, traceIdBytes, TraceIdCache } from '../../src/translate/trace-id';
 import { resourceLogsJson } from '../helpers/otlp-json';
+
+/** The plain way to group: one resourceKey per record, equal keys share a ResourceLogs, first seen first. */
+function groupLogRecords(entries: { resource: KeyValue[]; record: LogRecord }[]): ResourceLogs[] {
+  const groups = new Map<string, ResourceLogs>();
+  for (const { resource, record } of entries) {
+    const key = resourceKey(resource);
+    if (!groups.has(key)) groups.set(key, { resource: { attributes: resource }, scopeLogs: [{ scope: SCOPE, logRecords: [] }] });
+    groups.get(key)!.scopeLogs[0]!.logRecords.push(record);
+  }
+  return [...groups.values()];
+}
 
 const RUNS = { numRuns: 300 };
 
