@@ -6,23 +6,9 @@
  */
 import { SPAN_ID_KEYS, TRACE_ID_KEYS } from '../../datadog/logs';
 import { scalarText } from '../attributes';
-import { parseSpanIdText, parseTid, parseTraceIdText, widenTraceId } from '../trace-id';
+import { parseSpanIdText, parseTid, parseTraceIdText, spanIdBytes, traceIdBytes, widenTraceId } from '../trace-id';
 import { nextDraft, type LogStep } from './draft';
 import { consume } from './fields';
-
-const scratch = new DataView(new ArrayBuffer(16));
-const scratchBytes = new Uint8Array(scratch.buffer);
-
-/**
- * The `size` big-endian bytes of `id` (16: a trace id, 8: a span id), as trace-id.ts's
- * traceIdBytes / spanIdBytes give them, but written through one DataView and copied out: a pooled
- * Buffer per id and Buffer's BigInt writers took twice as long.
- */
-function idBytes(id: bigint, size: 8 | 16): Uint8Array {
-  if (size === 16) scratch.setBigUint64(0, BigInt.asUintN(64, id >> 64n));
-  scratch.setBigUint64(size - 8, BigInt.asUintN(64, id));
-  return scratchBytes.slice(0, size);
-}
 
 const TRACE_KEYS: readonly string[] = [TRACE_ID_KEYS[0], '_dd.p.tid'];
 const SPAN_KEYS: readonly string[] = [SPAN_ID_KEYS[0]];
@@ -38,7 +24,7 @@ export const traceCorrelation: LogStep = (draft, ctx) => {
   if (traceId === undefined && spanId === undefined) return draft;
   // only what was understood is consumed; an unparseable id stays visible as an attribute
   const next = nextDraft(draft, consume(fields, traceId === undefined ? SPAN_KEYS : spanId === undefined ? TRACE_KEYS : BOTH_KEYS));
-  if (traceId !== undefined) next.traceId = idBytes(widenTraceId(traceId, parseTid(scalarText(fields.get('_dd.p.tid'))), ctx.traceIds), 16);
-  if (spanId !== undefined) next.spanId = idBytes(spanId, 8);
+  if (traceId !== undefined) next.traceId = traceIdBytes(widenTraceId(traceId, parseTid(scalarText(fields.get('_dd.p.tid'))), ctx.traceIds));
+  if (spanId !== undefined) next.spanId = spanIdBytes(spanId);
   return next;
 };
