@@ -30,13 +30,13 @@ export function plain(value: Json): unknown {
 
 export const attributesOf = (kvs: Json[] | undefined): Record<string, unknown> => Object.fromEntries((kvs ?? []).map((kv: Json) => [kv.key, plain(kv.value)]));
 
+/** Complete lines only: the collector may be half-way through writing the last one. */
 export function readLines(dir: string, signal: 'logs' | 'traces' | 'metrics'): Json[] {
   const file = join(dir, `${signal}.jsonl`);
   if (!existsSync(file)) return [];
-  return readFileSync(file, 'utf8')
-    .split('\n')
-    .filter((l) => l.trim())
-    .map((l) => JSON.parse(l));
+  const lines = readFileSync(file, 'utf8').split('\n');
+  lines.pop(); // '' after the last newline, or a line still being written
+  return lines.filter((l) => l.trim()).map((l) => JSON.parse(l));
 }
 
 export function logRecords(dir: string): SinkLogRecord[] {
