@@ -1,4 +1,4 @@
-import { encodeExportRequests, type EncodedExport } from '../otlp/encode';
+import type { EncodedExport } from '../otlp/encode';
 import type { SignalBatch } from '../otlp/model';
 
 /**
@@ -11,22 +11,17 @@ export interface Exporter {
   close(): Promise<void>;
 }
 
+/** Records of the export call the batch went out in, which batches coalesced with it share. */
 export interface ExportOutcome {
   accepted: number;
   rejected: number;
 }
 
 /**
- * Encodes `batch` at once and hands only the bytes to `deliver`, so the translated model is not
- * kept alive while the collector (or the disk) answers — an async function would keep its `batch`
- * parameter alive across every await. A failure to encode becomes a rejection, like any other.
+ * Where encoded requests go: the collector (OtlpGrpcExporter), or the durable spool in front of
+ * it (SpoolingExporter). Resolves, like Exporter.export, only once the data is safe.
  */
-export function encodedThen<T>(batch: SignalBatch, maxBytes: number, deliver: (requests: EncodedExport[]) => Promise<T>): Promise<T> {
-  let requests: EncodedExport[];
-  try {
-    requests = encodeExportRequests(batch, maxBytes);
-  } catch (err) {
-    return Promise.reject(err as Error);
-  }
-  return deliver(requests);
+export interface Delivery {
+  deliver(requests: EncodedExport[]): Promise<ExportOutcome>;
+  close(): Promise<void>;
 }

@@ -9,10 +9,10 @@ import type { Config } from '../config';
 import type { Logger } from '../observability/log';
 import type { BridgeMetrics } from '../observability/metrics';
 import type { EncodedExport } from '../otlp/encode';
-import type { Signal, SignalBatch } from '../otlp/model';
+import type { Signal } from '../otlp/model';
 import { decodeExportResponse } from '../otlp/response';
 import { HttpError } from '../server/errors';
-import { encodedThen, type ExportOutcome, type Exporter } from './exporter';
+import type { Delivery, ExportOutcome } from './exporter';
 import { backoffDelays, isRetryable, replyForFailure } from './retry-policy';
 
 const METHODS: Record<Signal, string> = {
@@ -65,7 +65,7 @@ export function exportMetadata(headers: Record<string, string>, authToken: strin
   return md;
 }
 
-export class OtlpGrpcExporter implements Exporter {
+export class OtlpGrpcExporter implements Delivery {
   private readonly client: grpc.Client;
   private readonly metadata: grpc.Metadata;
 
@@ -91,11 +91,7 @@ export class OtlpGrpcExporter implements Exporter {
     this.metadata = exportMetadata(config.otlpHeaders, authToken);
   }
 
-  export(batch: SignalBatch): Promise<ExportOutcome> {
-    return encodedThen(batch, this.config.exportMaxBytes, (requests) => this.sendAll(requests));
-  }
-
-  private async sendAll(requests: EncodedExport[]): Promise<ExportOutcome> {
+  async deliver(requests: EncodedExport[]): Promise<ExportOutcome> {
     const outcome: ExportOutcome = { accepted: 0, rejected: 0 };
     // sequential: the collector sees records in the order the sender wrote them
     for (const request of requests) {

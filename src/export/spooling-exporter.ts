@@ -2,26 +2,23 @@
  * With a spool, a request is acknowledged once it is durably on disk; a single drainer sends the
  * spooled requests to the collector in order, retrying until the collector accepts each one, and
  * only then moves the cursor past it. Without a spool the sidecar acknowledges synchronously
- * (OtlpGrpcExporter.export).
+ * (OtlpGrpcExporter.deliver).
  */
-import type { Config } from '../config';
 import type { Logger } from '../observability/log';
 import type { BridgeMetrics } from '../observability/metrics';
 import type { EncodedExport } from '../otlp/encode';
-import type { SignalBatch } from '../otlp/model';
 import { HttpError } from '../server/errors';
-import { encodedThen, type ExportOutcome, type Exporter } from './exporter';
+import type { Delivery, ExportOutcome } from './exporter';
 import type { OtlpGrpcExporter } from './otlp-grpc';
 import type { DiskSpool } from './spool';
 
-export class SpoolingExporter implements Exporter {
+export class SpoolingExporter implements Delivery {
   private readonly abort = new AbortController();
   private readonly drained: Promise<void>;
 
   constructor(
     private readonly spool: DiskSpool,
     private readonly sender: OtlpGrpcExporter,
-    private readonly config: Config,
     private readonly metrics: BridgeMetrics,
     private readonly log: Logger,
   ) {
@@ -30,12 +27,8 @@ export class SpoolingExporter implements Exporter {
     this.drained = this.drain();
   }
 
-  export(batch: SignalBatch): Promise<ExportOutcome> {
-    if (this.abort.signal.aborted) return Promise.reject(new HttpError(503, 'shutting down; retry later', { 'Retry-After': '5' }));
-    return encodedThen(batch, this.config.exportMaxBytes, (requests) => this.append(requests));
-  }
-
-  private async append(requests: EncodedExport[]): Promise<ExportOutcome> {
+  async deliver(requests: EncodedExport[]): Promise<ExportOutcome> {
+    if (this.abort.signal.aborted) throw new HttpError(503, 'shutting down; retry later', { 'Retry-After': '5' });
     await this.spool.append(requests);
     this.metrics.spoolBytes.set({}, this.spool.bytes);
     return { accepted: requests.reduce((n, r) => n + r.records, 0), rejected: 0 };

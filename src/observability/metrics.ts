@@ -78,6 +78,7 @@ export class BridgeMetrics {
   readonly recordsOut = new Counter('ddbridge_records_exported_total', 'Log records, spans and metric data points the collector accepted, by signal.');
   readonly recordsRejected = new Counter('ddbridge_records_rejected_total', 'Records the collector rejected permanently (partial success), by signal.');
   readonly exportFailures = new Counter('ddbridge_export_failures_total', 'Failed export calls to the collector, by signal and gRPC code.');
+  readonly coalescedBatches = new Counter('ddbridge_coalesced_batches_total', 'Intake batches that went out to the collector in one export with others that arrived together, by signal.');
   readonly exportsInFlight = new Gauge('ddbridge_export_queue_depth', 'Export calls waiting for the collector, by signal.');
   readonly authFailures = new Counter('ddbridge_auth_failures_total', 'Requests refused for a missing or wrong API key, by route.');
   readonly spoolBytes = new Gauge('ddbridge_spool_bytes', 'Bytes spooled on disk and not yet accepted by the collector.');
@@ -101,7 +102,7 @@ export class BridgeMetrics {
   render(): string {
     this.sampleMemory();
     return (
-      [this.requests, this.bytesIn, this.bytesDecoded, this.unknownRoutes, this.recordsOut, this.recordsRejected, this.exportFailures, this.exportsInFlight, this.authFailures, this.spoolBytes, this.overloaded, this.internalErrors, this.pointsDropped, this.residentMemory, this.heapMemory, this.externalMemory]
+      [this.requests, this.bytesIn, this.bytesDecoded, this.unknownRoutes, this.recordsOut, this.recordsRejected, this.exportFailures, this.coalescedBatches, this.exportsInFlight, this.authFailures, this.spoolBytes, this.overloaded, this.internalErrors, this.pointsDropped, this.residentMemory, this.heapMemory, this.externalMemory]
         .map((f) => f.render())
         .join('\n') + '\n'
     );

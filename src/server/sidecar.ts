@@ -7,7 +7,8 @@ import type { AddressInfo } from 'node:net';
 import { keyChecker } from '../auth/api-keys';
 import { acceptedKeys, type Config, type HostPort } from '../config';
 import { zstdImplementation } from '../decode';
-import type { Exporter } from '../export/exporter';
+import { CoalescingExporter } from '../export/coalescing-exporter';
+import type { Delivery, Exporter } from '../export/exporter';
 import { OtlpGrpcExporter } from '../export/otlp-grpc';
 import { DiskSpool } from '../export/spool';
 import { SpoolingExporter } from '../export/spooling-exporter';
@@ -53,12 +54,13 @@ const close = (server: Server, graceMs = 0): Promise<void> =>
     server.closeIdleConnections();
   });
 
-function createExporter(config: Config, env: NodeJS.ProcessEnv, metrics: BridgeMetrics, log: Logger): Exporter {
+/** Where encoded exports go: the collector, or the durable spool in front of it. */
+function createDelivery(config: Config, env: NodeJS.ProcessEnv, metrics: BridgeMetrics, log: Logger): Delivery {
   const grpc = new OtlpGrpcExporter(config, env.OTLP_AUTH_TOKEN?.trim() || undefined, metrics, log);
   if (!config.spoolDir) return grpc;
   const spool = DiskSpool.open({ dir: config.spoolDir, maxBytes: config.spoolMaxBytes, segmentBytes: 64 * 1024 * 1024, fsync: config.spoolFsync });
   log.info('durable spool enabled', { dir: config.spoolDir, maxBytes: config.spoolMaxBytes, fsync: config.spoolFsync, pendingBytes: spool.bytes });
-  return new SpoolingExporter(spool, grpc, config, metrics, log);
+  return new SpoolingExporter(spool, grpc, metrics, log);
 }
 
 export async function startSidecar(config: Config, env: NodeJS.ProcessEnv, log: Logger, exporterOverride?: Exporter): Promise<Sidecar> {
@@ -78,7 +80,7 @@ export async function startSidecar(config: Config, env: NodeJS.ProcessEnv, log: 
 
   const keys = acceptedKeys(config, env);
   if (keys.length === 0) log.warn('no API keys configured: the intake accepts every request; set OTLP_AUTH_TOKEN or DD_BRIDGE_API_KEYS to require DD-API-KEY');
-  const exporter = exporterOverride ?? createExporter(config, env, metrics, log);
+  const exporter = exporterOverride ?? new CoalescingExporter(createDelivery(config, env, metrics, log), config.exportMaxBytes, metrics);
   const ctx: RouteContext = {
     config,
     exporter,

@@ -77,7 +77,7 @@ interface Window {
 }
 
 /** Runs the load generator as its own pinned process; samples the receiver's CPU at the window's edges. */
-function load(spec: LoadSpec, cores: string, sut: RunningSut): Promise<LoadResult & Window> {
+export function load(spec: LoadSpec, cores: string, sut: RunningSut): Promise<LoadResult & Window> {
   const child = fork(LOADGEN, [], { execArgv: ['-r', REGISTER], serialization: 'advanced' });
   execFileSync('taskset', ['-a', '-p', '-c', cores, String(child.pid)], { stdio: 'ignore' });
   const cpuNow = (): Record<string, number> => Object.fromEntries(Object.entries(sut.pids).map(([name, pid]) => [name, cpuSeconds(pid)]));

@@ -36,6 +36,8 @@ export interface SutOptions {
   sidecarEnv?: Record<string, string>;
   /** node flags for the sidecar (e.g. --cpu-prof) */
   nodeArgs?: string[];
+  /** the sidecar's entry point, when not this checkout's dist/ (test/bench/ab.ts compares two builds) */
+  sidecarMain?: string;
 }
 
 export interface RunningSut {
@@ -101,7 +103,7 @@ export async function startOurs(binary: string, o: SutOptions): Promise<RunningS
   const collector = await launchCollector(binary, o, env, health, false);
   const [intake, admin] = await Promise.all([freePort(), freePort()]);
   let output = '';
-  const sidecar = spawn('taskset', ['-c', o.cores, process.execPath, ...(o.nodeArgs ?? []), join(REPO_ROOT, 'dist', 'cli', 'main.js')], {
+  const sidecar = spawn('taskset', ['-c', o.cores, process.execPath, ...(o.nodeArgs ?? []), o.sidecarMain ?? join(REPO_ROOT, 'dist', 'cli', 'main.js')], {
     env: {
       PATH: process.env.PATH,
       ENABLE_VENDOR_RECEIVER: 'true',

@@ -4,6 +4,7 @@
  */
 import { compress as zstdCompress } from '@mongodb-js/zstd';
 import { randomUUID } from 'node:crypto';
+import { connect, type Socket } from 'node:net';
 import { deflateSync, gzipSync } from 'node:zlib';
 import { logRecords, waitFor } from '../helpers/sink';
 import { startStack, type TestStack } from '../helpers/stack';
@@ -36,6 +37,32 @@ async function compress(body: Buffer, encoding: Encoding): Promise<Buffer> {
 
 async function post(stack: TestStack, path: string, body: Buffer | string, headers: Record<string, string> = {}): Promise<Response> {
   return fetch(stack.intakeUrl + path, { method: 'POST', body, headers: { 'Content-Type': 'application/json', ...headers } });
+}
+
+/**
+ * POSTs every body to /api/v2/logs on its own connection so that all of them complete at the same
+ * moment: each request is written but its last byte, then the last bytes go out together. Resolves
+ * with the reply statuses, in order.
+ */
+async function arrivingTogether(intake: URL, bodies: string[]): Promise<number[]> {
+  const sockets = await Promise.all(bodies.map(() => new Promise<Socket>((resolve, reject) => connect(Number(intake.port), intake.hostname, function (this: Socket) { resolve(this); }).once('error', reject))));
+  const replies = sockets.map((socket) => new Promise<number>((resolve, reject) => {
+    let head = '';
+    socket.on('data', (d: Buffer) => {
+      head += d.toString('latin1');
+      const status = /^HTTP\/1\.1 (\d{3})/.exec(head);
+      if (status) {
+        resolve(Number(status[1]));
+        socket.destroy();
+      }
+    });
+    socket.once('error', reject);
+  }));
+  const requests = bodies.map((body) => Buffer.from(`POST /api/v2/logs HTTP/1.1\r\nHost: ${intake.host}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`));
+  sockets.forEach((socket, i) => socket.write(requests[i]!.subarray(0, -1)));
+  await new Promise((resolve) => setTimeout(resolve, 300));
+  sockets.forEach((socket, i) => socket.write(requests[i]!.subarray(-1)));
+  return Promise.all(replies);
 }
 
 const recordsWithTestId = (stack: TestStack, id: string) => logRecords(stack.sinkDir).filter((r) => r.attributes.test_id === id);
@@ -133,6 +160,21 @@ describe('sidecar + real collector (open intake)', () => {
     expect(metrics).toMatch(/ddbridge_http_requests_total\{route="logs",status="202"\} [1-9]/);
     expect(metrics).toMatch(/ddbridge_records_exported_total\{signal="logs"\} [1-9]/);
     expect(metrics).toMatch(/ddbridge_http_request_bytes_total\{route="logs"\} [1-9]/);
+  });
+
+  it('sends requests that arrive together to the collector in shared exports, every record once', async () => {
+    const id = randomUUID();
+    const coalesced = async (): Promise<number> => Number(/ddbridge_coalesced_batches_total\{signal="logs"\} (\d+)/.exec(await (await fetch(`${stack.adminUrl}/metrics`)).text())?.[1] ?? 0);
+    const before = await coalesced();
+    const senders = 20;
+    const statuses = await arrivingTogether(
+      new URL(stack.intakeUrl),
+      Array.from({ length: senders }, (_, i) => JSON.stringify([agentLog(id, { message: `m${i}-a` }), agentLog(id, { message: `m${i}-b` })])),
+    );
+    expect(statuses).toEqual(Array(senders).fill(202));
+    const records = await waitFor(() => recordsWithTestId(stack, id), (r) => r.length >= senders * 2);
+    expect(records.map((r) => r.body).sort()).toEqual(Array.from({ length: senders }, (_, i) => [`m${i}-a`, `m${i}-b`]).flat().sort());
+    expect(await coalesced()).toBeGreaterThan(before);
   });
 
   it('reports the process memory in /metrics, read at the scrape', async () => {

@@ -4,9 +4,11 @@
  */
 import * as grpc from '@grpc/grpc-js';
 import { loadConfig, parseArgs, type Config } from '../../src/config';
+import type { ExportOutcome } from '../../src/export/exporter';
 import { OtlpGrpcExporter } from '../../src/export/otlp-grpc';
 import { createLogger } from '../../src/observability/log';
 import { BridgeMetrics } from '../../src/observability/metrics';
+import { encodeExportRequests } from '../../src/otlp/encode';
 import type { ResourceLogs } from '../../src/otlp/model';
 import { HttpError } from '../../src/server/errors';
 import { lookupType } from '../helpers/otlp-proto';
@@ -40,6 +42,8 @@ const logs = (n: number, text = 'x'): ResourceLogs[] => [
   },
 ];
 
+/** Encoded as the sidecar's CoalescingExporter does (limit as --export-max-bytes), then delivered. */
+const exportLogs = (exporter: OtlpGrpcExporter, resources: ResourceLogs[], maxBytes = 4 * 1024 * 1024): Promise<ExportOutcome> => exporter.deliver(encodeExportRequests({ signal: 'logs', resources }, maxBytes));
 const configFor = (port: number, extra: string[] = []): Config => loadConfig(parseArgs(['--otlp-endpoint', `http://127.0.0.1:${port}`, '--export-retry-max-elapsed-ms', '1500', ...extra]), {});
 const silent = createLogger('error', {}, () => undefined);
 const partialSuccess = (rejected: number, message: string): Buffer => {
@@ -53,7 +57,7 @@ describe('OtlpGrpcExporter', () => {
     const metrics = new BridgeMetrics();
     const exporter = new OtlpGrpcExporter(configFor(fake.port), 'secret-token', metrics, silent);
     try {
-      expect(await exporter.export({ signal: 'logs', resources: logs(3) })).toEqual({ accepted: 3, rejected: 0 });
+      expect(await exportLogs(exporter, logs(3))).toEqual({ accepted: 3, rejected: 0 });
       expect(fake.calls).toHaveLength(1);
       expect(fake.calls[0]!.md.get('authorization')).toEqual(['secret-token']);
       const decoded = lookupType('opentelemetry.proto.collector.logs.v1.ExportLogsServiceRequest').decode(fake.calls[0]!.body) as unknown as { resourceLogs: { scopeLogs: { logRecords: unknown[] }[] }[] };
@@ -69,7 +73,7 @@ describe('OtlpGrpcExporter', () => {
     const fake = await fakeCollector(() => ({}));
     const exporter = new OtlpGrpcExporter(configFor(fake.port, ['--otlp-headers', 'authorization=Bearer%20x']), 'token', new BridgeMetrics(), silent);
     try {
-      await exporter.export({ signal: 'logs', resources: logs(1) });
+      await exportLogs(exporter, logs(1));
       expect(fake.calls[0]!.md.get('authorization')).toEqual(['Bearer x']);
     } finally {
       await exporter.close();
@@ -81,7 +85,7 @@ describe('OtlpGrpcExporter', () => {
     const fake = await fakeCollector(() => ({}));
     const exporter = new OtlpGrpcExporter(configFor(fake.port, ['--export-max-bytes', '2000']), undefined, new BridgeMetrics(), silent);
     try {
-      expect(await exporter.export({ signal: 'logs', resources: logs(200, 'y'.repeat(50)) })).toEqual({ accepted: 200, rejected: 0 });
+      expect(await exportLogs(exporter, logs(200, 'y'.repeat(50)), 2000)).toEqual({ accepted: 200, rejected: 0 });
       expect(fake.calls.length).toBeGreaterThan(5);
       for (const c of fake.calls) expect(c.body.length).toBeLessThanOrEqual(2000);
     } finally {
@@ -96,7 +100,7 @@ describe('OtlpGrpcExporter', () => {
     const metrics = new BridgeMetrics();
     const exporter = new OtlpGrpcExporter(configFor(fake.port), undefined, metrics, silent);
     try {
-      expect(await exporter.export({ signal: 'logs', resources: logs(1) })).toEqual({ accepted: 1, rejected: 0 });
+      expect(await exportLogs(exporter, logs(1))).toEqual({ accepted: 1, rejected: 0 });
       expect(n).toBe(3);
       expect(metrics.exportFailures.get({ signal: 'logs', code: 'UNAVAILABLE' })).toBe(2);
     } finally {
@@ -109,7 +113,7 @@ describe('OtlpGrpcExporter', () => {
     const fake = await fakeCollector(() => ({ error: { code: grpc.status.UNAVAILABLE } }));
     const exporter = new OtlpGrpcExporter(configFor(fake.port), undefined, new BridgeMetrics(), silent);
     try {
-      const err = await exporter.export({ signal: 'logs', resources: logs(1) }).catch((e: unknown) => e);
+      const err = await exportLogs(exporter, logs(1)).catch((e: unknown) => e);
       expect(err).toBeInstanceOf(HttpError);
       expect((err as HttpError).status).toBe(503);
       expect((err as HttpError).headers['Retry-After']).toBeDefined();
@@ -123,7 +127,7 @@ describe('OtlpGrpcExporter', () => {
     const fake = await fakeCollector(() => ({ error: { code: grpc.status.INVALID_ARGUMENT, details: 'bad field' } }));
     const exporter = new OtlpGrpcExporter(configFor(fake.port), undefined, new BridgeMetrics(), silent);
     try {
-      const err = (await exporter.export({ signal: 'logs', resources: logs(1) }).catch((e: unknown) => e)) as HttpError;
+      const err = (await exportLogs(exporter, logs(1)).catch((e: unknown) => e)) as HttpError;
       expect(err.status).toBe(400);
       expect(err.message).toMatch(/bad field/);
       expect(fake.calls).toHaveLength(1);
@@ -139,7 +143,7 @@ describe('OtlpGrpcExporter', () => {
     const lines: string[] = [];
     const exporter = new OtlpGrpcExporter(configFor(fake.port), undefined, metrics, createLogger('warn', {}, (l) => lines.push(l)));
     try {
-      expect(await exporter.export({ signal: 'logs', resources: logs(5) })).toEqual({ accepted: 3, rejected: 2 });
+      expect(await exportLogs(exporter, logs(5))).toEqual({ accepted: 3, rejected: 2 });
       expect(metrics.recordsRejected.get({ signal: 'logs' })).toBe(2);
       expect(lines.join('\n')).toMatch(/dropped two/);
     } finally {
@@ -151,7 +155,7 @@ describe('OtlpGrpcExporter', () => {
   it('answers 503 when nothing listens at the endpoint', async () => {
     const exporter = new OtlpGrpcExporter(configFor(1), undefined, new BridgeMetrics(), silent);
     try {
-      expect(((await exporter.export({ signal: 'logs', resources: logs(1) }).catch((e: unknown) => e)) as HttpError).status).toBe(503);
+      expect(((await exportLogs(exporter, logs(1)).catch((e: unknown) => e)) as HttpError).status).toBe(503);
     } finally {
       await exporter.close();
     }

@@ -1,0 +1,115 @@
+/**
+ * Batching toward the collector: batches of one signal handed over in the same event-loop turn
+ * (requests that arrived together) go out as one export. Each export call costs about the same
+ * fixed CPU in grpc-js and in the collector whatever its size, so for senders that post small
+ * batches that fixed cost dominated; see README, Benchmarks. A lone batch waits only for the end
+ * of the current turn (setImmediate).
+ *
+ * Batches are encoded as they arrive, so no translated model outlives its request, and merged as
+ * bytes: an Export*ServiceRequest holds one repeated field, so two encoded requests concatenated
+ * are the request holding the resources of both (protobuf merges repeated fields by appending).
+ *
+ * Every caller still resolves only once the shared export has been accepted, so a 2xx still means
+ * the data is safe. When the shared export is refused for good (4xx: data the collector calls
+ * invalid), one caller's data must not cost the others theirs: each caller's requests are then
+ * delivered on their own, so only the culprit gets the refusal.
+ */
+import { encodeExportRequests, type EncodedExport } from '../otlp/encode';
+import type { Signal, SignalBatch } from '../otlp/model';
+import type { BridgeMetrics } from '../observability/metrics';
+import { HttpError } from '../server/errors';
+import type { Delivery, ExportOutcome, Exporter } from './exporter';
+
+interface Waiting {
+  requests: EncodedExport[];
+  resolve(outcome: ExportOutcome): void;
+  reject(err: unknown): void;
+}
+
+/**
+ * The requests of one signal packed into as few bodies of at most `maxBytes` as their order
+ * allows; a request is never split, so one already at the limit goes out alone.
+ */
+export function packRequests(signal: Signal, requests: readonly EncodedExport[], maxBytes: number): EncodedExport[] {
+  const packed: EncodedExport[] = [];
+  let run: EncodedExport[] = [];
+  let runBytes = 0;
+  const close = (): void => {
+    if (run.length === 0) return;
+    packed.push(run.length === 1 ? (run[0] as EncodedExport) : { signal, body: Buffer.concat(run.map((r) => r.body), runBytes), records: run.reduce((n, r) => n + r.records, 0) });
+    run = [];
+    runBytes = 0;
+  };
+  for (const request of requests) {
+    if (runBytes + request.body.length > maxBytes) close();
+    run.push(request);
+    runBytes += request.body.length;
+  }
+  close();
+  return packed;
+}
+
+/** A permanent refusal: retrying the same bytes cannot help, but another grouping might. */
+const isPermanent = (err: unknown): boolean => err instanceof HttpError && err.status < 500;
+
+export class CoalescingExporter implements Exporter {
+  private readonly waiting = new Map<Signal, Waiting[]>();
+  private scheduled: NodeJS.Immediate | undefined;
+
+  constructor(
+    private readonly inner: Delivery,
+    private readonly maxBytes: number,
+    private readonly metrics: BridgeMetrics,
+  ) {}
+
+  /** Not async on purpose: an async function would keep `batch` alive until the export is accepted. */
+  export(batch: SignalBatch): Promise<ExportOutcome> {
+    let requests: EncodedExport[];
+    try {
+      requests = encodeExportRequests(batch, this.maxBytes);
+    } catch (err) {
+      return Promise.reject(err as Error);
+    }
+    if (requests.length === 0) return Promise.resolve({ accepted: 0, rejected: 0 });
+    return new Promise((resolve, reject) => {
+      const waiting: Waiting = { requests, resolve, reject };
+      const queue = this.waiting.get(batch.signal);
+      if (queue) queue.push(waiting);
+      else this.waiting.set(batch.signal, [waiting]);
+      this.scheduled ??= setImmediate(() => this.flush());
+    });
+  }
+
+  private flush(): void {
+    this.scheduled = undefined;
+    for (const [signal, queue] of this.waiting) this.send(signal, queue);
+    this.waiting.clear();
+  }
+
+  private send(signal: Signal, queue: Waiting[]): void {
+    if (queue.length === 1) {
+      const [only] = queue as [Waiting];
+      this.inner.deliver(only.requests).then(only.resolve, only.reject);
+      return;
+    }
+    this.metrics.coalescedBatches.inc({ signal }, queue.length);
+    const shared = packRequests(
+      signal,
+      queue.flatMap((w) => w.requests),
+      this.maxBytes,
+    );
+    this.inner.deliver(shared).then(
+      (outcome) => queue.forEach((w) => w.resolve(outcome)),
+      (err: unknown) => {
+        if (!isPermanent(err)) return queue.forEach((w) => w.reject(err));
+        for (const w of queue) this.inner.deliver(w.requests).then(w.resolve, w.reject);
+      },
+    );
+  }
+
+  async close(): Promise<void> {
+    if (this.scheduled) clearImmediate(this.scheduled);
+    this.flush();
+    await this.inner.close();
+  }
+}

@@ -1,0 +1,96 @@
+/**
+ * Two builds of the sidecar side by side, at the same time, on the same core: the way to tell
+ * whether a change bought anything. This VM's speed drifts by ±30 % from minute to minute (other
+ * tenants), so two runs one after the other cannot show a 10 % change; two sides loaded in the same
+ * window suffer the same drift, and the ratio of their CPU per record holds still.
+ *
+ * Each side is a sidecar + its own collector, all pinned to the SUT core; one load generator per
+ * side runs on the load core with the same bodies. Each round starts both sides fresh and reports
+ * CPU µs per record (sidecar + collector) for each and B ÷ A; the last line is the median ratio.
+ *
+ *   node -r ./test/bench/register.js test/bench/ab.ts --a /path/to/base/dist/cli/main.js [--b dist/cli/main.js]
+ *        [--scenario logs] [--batch 10] [--rounds 5] [--seconds 8] [--concurrency 8] [--mode closed|open --rate 200]
+ */
+import { join } from 'node:path';
+import { REPO_ROOT } from '../../src/collector/build';
+import { load } from './run';
+import { buildScenario, type ScenarioName } from './scenarios';
+import { binaries, startOurs, type RunningSut } from './sut';
+
+interface AbOptions {
+  a: string;
+  b: string;
+  scenario: ScenarioName;
+  batch: number;
+  rounds: number;
+  seconds: number;
+  concurrency: number;
+  mode: 'closed' | 'open';
+  rate: number;
+  sutCores: string;
+  loadCores: string;
+}
+
+function parseOptions(argv: string[]): AbOptions {
+  const value = (name: string): string | undefined => {
+    const at = argv.indexOf(`--${name}`);
+    return at >= 0 ? argv[at + 1] : undefined;
+  };
+  const a = value('a');
+  if (!a) throw new Error('--a <path to the baseline build’s dist/cli/main.js> is required');
+  return {
+    a,
+    b: value('b') ?? join(REPO_ROOT, 'dist', 'cli', 'main.js'),
+    scenario: (value('scenario') ?? 'logs') as ScenarioName,
+    batch: Number(value('batch') ?? 10),
+    rounds: Number(value('rounds') ?? 5),
+    seconds: Number(value('seconds') ?? 8),
+    concurrency: Number(value('concurrency') ?? 8),
+    mode: value('mode') === 'open' ? 'open' : 'closed',
+    rate: Number(value('rate') ?? 200),
+    sutCores: value('sut-cores') ?? '0',
+    loadCores: value('load-cores') ?? '1',
+  };
+}
+
+const sum = (byProcess: Record<string, number>): number => Object.values(byProcess).reduce((x, y) => x + y, 0);
+const median = (xs: number[]): number => [...xs].sort((x, y) => x - y)[Math.floor(xs.length / 2)] as number;
+
+async function main(): Promise<void> {
+  const o = parseOptions(process.argv.slice(2));
+  const { ours: collector } = await binaries();
+  const scenario = await buildScenario(o.scenario, o.batch, 8);
+  const ratios: number[] = [];
+  for (let round = 1; round <= o.rounds; round++) {
+    const sides: RunningSut[] = [];
+    try {
+      for (const main of [o.a, o.b]) sides.push(await startOurs(collector, { cores: o.sutCores, sink: 'debug', sidecarEnv: { OTEL_EXPORTER_OTLP_COMPRESSION: 'none' }, sidecarMain: main }));
+      const spec = (sut: RunningSut) => ({
+        url: sut.url,
+        path: scenario.path,
+        headers: scenario.headers,
+        bodies: scenario.payloads.map((p) => p.body),
+        records: scenario.payloads.map((p) => p.records),
+        mode: o.mode,
+        concurrency: o.concurrency,
+        rate: o.rate,
+        warmupMs: 3000,
+        durationMs: o.seconds * 1000,
+      });
+      const [ra, rb] = await Promise.all(sides.map((sut) => load(spec(sut), o.loadCores, sut)));
+      const perRecord = (r: typeof ra): number => (sum(r.cpuSeconds) / r.records) * 1e6;
+      const [a, b] = [perRecord(ra), perRecord(rb)];
+      ratios.push(b / a);
+      const fmt = (r: typeof ra, us: number): string => `${us.toFixed(1)} µs/record (${Object.entries(r.cpuSeconds).map(([k, v]) => `${k} ${((v / r.records) * 1e6).toFixed(1)}`).join(', ')}), ${Math.round(r.records / r.seconds)} records/s, p50/p99 ${r.latency.p50.toFixed(1)}/${r.latency.p99.toFixed(1)} ms`;
+      process.stdout.write(`round ${round}: A ${fmt(ra, a)} | B ${fmt(rb, b)} | B÷A ${(b / a).toFixed(3)}\n`);
+    } finally {
+      await Promise.all(sides.map((s) => s.stop()));
+    }
+  }
+  process.stdout.write(`${o.scenario} batch ${o.batch}: B÷A CPU per record, median of ${o.rounds} rounds: ${median(ratios).toFixed(3)} (${Math.min(...ratios).toFixed(3)}–${Math.max(...ratios).toFixed(3)})\n`);
+}
+
+main().catch((err: unknown) => {
+  process.stderr.write(`${(err as Error).stack ?? String(err)}\n`);
+  process.exit(1);
+});

@@ -1,0 +1,119 @@
+/**
+ * CoalescingExporter against a scripted inner exporter (unit level; test/e2e/foundation.test.ts
+ * shows concurrent requests sharing exports with the real collector).
+ */
+import { CoalescingExporter, packRequests } from '../../src/export/coalescing-exporter';
+import type { Delivery, ExportOutcome } from '../../src/export/exporter';
+import { BridgeMetrics } from '../../src/observability/metrics';
+import { encodeExportRequests, type EncodedExport } from '../../src/otlp/encode';
+import type { ResourceLogs, SignalBatch } from '../../src/otlp/model';
+import { HttpError } from '../../src/server/errors';
+import { lookupType } from '../helpers/otlp-proto';
+
+const resource = (service: string, bodies: string[]): ResourceLogs => ({
+  resource: { attributes: [{ key: 'service.name', value: { string: service } }] },
+  scopeLogs: [{ scope: { name: 's' }, logRecords: bodies.map((b) => ({ timeUnixNano: 1n, observedTimeUnixNano: 1n, severityNumber: 9, severityText: 'info', body: { string: b }, attributes: [] })) }],
+});
+const logsBatch = (service: string, ...bodies: string[]): SignalBatch => ({ signal: 'logs', resources: [resource(service, bodies)] });
+const MAX_BYTES = 4 * 1024 * 1024;
+
+/** Log bodies as the collector would read them from the encoded requests. */
+function bodiesOf(requests: readonly EncodedExport[]): string[] {
+  const type = lookupType('opentelemetry.proto.collector.logs.v1.ExportLogsServiceRequest');
+  return requests.flatMap((r) => {
+    const decoded = type.toObject(type.decode(r.body)) as { resourceLogs: { scopeLogs: { logRecords: { body: { stringValue: string } }[] }[] }[] };
+    return decoded.resourceLogs.flatMap((rl) => rl.scopeLogs.flatMap((sl) => sl.logRecords.map((l) => l.body.stringValue)));
+  });
+}
+
+/** Records every delivery; `refuse` decides, per delivery, the error it fails with. */
+function scriptedInner(refuse: (requests: EncodedExport[]) => Error | undefined = () => undefined): Delivery & { calls: EncodedExport[][]; closed: boolean } {
+  const inner = {
+    calls: [] as EncodedExport[][],
+    closed: false,
+    async deliver(requests: EncodedExport[]): Promise<ExportOutcome> {
+      inner.calls.push(requests);
+      const err = refuse(requests);
+      if (err) throw err;
+      return { accepted: requests.reduce((n, r) => n + r.records, 0), rejected: 0 };
+    },
+    async close(): Promise<void> {
+      inner.closed = true;
+    },
+  };
+  return inner;
+}
+
+const SPAN = { traceId: new Uint8Array(16).fill(1), spanId: new Uint8Array(8).fill(2), name: 'op', kind: 2, startTimeUnixNano: 1n, endTimeUnixNano: 2n, attributes: [], events: [], links: [], status: { code: 0 } };
+const settle = (p: Promise<ExportOutcome>): Promise<ExportOutcome | Error> => p.catch((e: Error) => e);
+
+describe('CoalescingExporter', () => {
+  it('sends batches of one signal handed over in the same turn as one export, in arrival order', async () => {
+    const inner = scriptedInner();
+    const metrics = new BridgeMetrics();
+    const exporter = new CoalescingExporter(inner, MAX_BYTES, metrics);
+    const outcomes = await Promise.all([exporter.export(logsBatch('a', 'a1', 'a2')), exporter.export(logsBatch('b', 'b1')), exporter.export(logsBatch('c', 'c1'))]);
+    expect(inner.calls).toHaveLength(1);
+    expect(inner.calls[0]).toHaveLength(1);
+    expect(bodiesOf(inner.calls[0]!)).toEqual(['a1', 'a2', 'b1', 'c1']);
+    expect(outcomes).toEqual([{ accepted: 4, rejected: 0 }, { accepted: 4, rejected: 0 }, { accepted: 4, rejected: 0 }]);
+    expect(metrics.coalescedBatches.get({ signal: 'logs' })).toBe(3);
+  });
+
+  it('delivers a lone batch as it was encoded, and batches of later turns separately', async () => {
+    const inner = scriptedInner();
+    const metrics = new BridgeMetrics();
+    const exporter = new CoalescingExporter(inner, MAX_BYTES, metrics);
+    await exporter.export(logsBatch('a', 'a1'));
+    await exporter.export(logsBatch('b', 'b1'));
+    expect(inner.calls.map((c) => c.map((r) => r.body))).toEqual([logsBatch('a', 'a1'), logsBatch('b', 'b1')].map((b) => encodeExportRequests(b, MAX_BYTES).map((r) => r.body)));
+    expect(metrics.coalescedBatches.get({ signal: 'logs' })).toBe(0);
+  });
+
+  it('never mixes signals in one export', async () => {
+    const inner = scriptedInner();
+    const exporter = new CoalescingExporter(inner, MAX_BYTES, new BridgeMetrics());
+    const spans: SignalBatch = { signal: 'traces', resources: [{ resource: { attributes: [] }, scopeSpans: [{ scope: { name: 's' }, spans: [SPAN] }] }] };
+    await Promise.all([exporter.export(logsBatch('a', 'a1')), exporter.export(spans), exporter.export(logsBatch('b', 'b1'))]);
+    expect(inner.calls.map((c) => c[0]!.signal).sort()).toEqual(['logs', 'traces']);
+    expect(bodiesOf(inner.calls.find((c) => c[0]!.signal === 'logs')!)).toEqual(['a1', 'b1']);
+  });
+
+  it('fails every caller with a retryable failure of the shared export, so each sender retries', async () => {
+    const unavailable = new HttpError(503, 'collector unavailable', { 'Retry-After': '1' });
+    const inner = scriptedInner(() => unavailable);
+    const exporter = new CoalescingExporter(inner, MAX_BYTES, new BridgeMetrics());
+    const results = await Promise.all([settle(exporter.export(logsBatch('a', 'a1'))), settle(exporter.export(logsBatch('b', 'b1')))]);
+    expect(results).toEqual([unavailable, unavailable]);
+    expect(inner.calls).toHaveLength(1);
+  });
+
+  it('on a permanent refusal of the shared export, retries each batch alone so only the culprit is refused', async () => {
+    const invalid = new HttpError(400, 'collector rejected the data as invalid');
+    const inner = scriptedInner((requests) => (bodiesOf(requests).includes('bad') ? invalid : undefined));
+    const exporter = new CoalescingExporter(inner, MAX_BYTES, new BridgeMetrics());
+    const results = await Promise.all([settle(exporter.export(logsBatch('a', 'a1'))), settle(exporter.export(logsBatch('b', 'bad'))), settle(exporter.export(logsBatch('c', 'c1', 'c2')))]);
+    expect(results).toEqual([{ accepted: 1, rejected: 0 }, invalid, { accepted: 2, rejected: 0 }]);
+    expect(inner.calls.map(bodiesOf)).toEqual([['a1', 'bad', 'c1', 'c2'], ['a1'], ['bad'], ['c1', 'c2']]);
+  });
+
+  it('sends what is waiting before it closes the inner exporter', async () => {
+    const inner = scriptedInner();
+    const exporter = new CoalescingExporter(inner, MAX_BYTES, new BridgeMetrics());
+    const pending = exporter.export(logsBatch('a', 'a1'));
+    await exporter.close();
+    expect(inner.calls).toHaveLength(1);
+    expect(inner.closed).toBe(true);
+    await expect(pending).resolves.toEqual({ accepted: 1, rejected: 0 });
+  });
+
+  it('packs requests in order into bodies no larger than the limit, never splitting one', () => {
+    const requests = ['a', 'b', 'c', 'd'].map((s) => encodeExportRequests(logsBatch(s, `${s}1`), MAX_BYTES)[0]!);
+    const size = requests[0]!.body.length;
+    const packed = packRequests('logs', requests, size * 2 + 1);
+    expect(packed.map((r) => r.body.length)).toEqual([size * 2, size * 2]);
+    expect(packed.map((r) => r.records)).toEqual([2, 2]);
+    expect(bodiesOf(packed)).toEqual(['a1', 'b1', 'c1', 'd1']);
+    expect(packRequests('logs', requests, size - 1)).toEqual(requests);
+  });
+});
