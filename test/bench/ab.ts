@@ -6,20 +6,26 @@
  *
  * Each side is a sidecar + its own collector, all pinned to the SUT core; one load generator per
  * side runs on the load core with the same bodies. Each round starts both sides fresh and reports
- * CPU µs per record (sidecar + collector) for each and B ÷ A; the last line is the median ratio.
+ * CPU µs per record (sidecar + collector) and the sidecar's peak RSS for each, and B ÷ A; the last
+ * line is the median ratio.
  *
  *   node -r ./test/bench/register.js test/bench/ab.ts --a /path/to/base/dist/cli/main.js [--b dist/cli/main.js]
  *        [--scenario logs] [--batch 10] [--rounds 5] [--seconds 8] [--concurrency 8] [--mode closed|open --rate 200]
+ *        [--a-node-args "..."] [--b-node-args "--max-semi-space-size=8"] [--a-env K=V,…] [--b-env MALLOC_ARENA_MAX=2]
  */
 import { join } from 'node:path';
 import { REPO_ROOT } from '../../src/collector/build';
 import { load } from './run';
 import { buildScenario, type ScenarioName } from './scenarios';
-import { binaries, startOurs, type RunningSut } from './sut';
+import { binaries, peakRssMiB, startOurs, type RunningSut } from './sut';
 
 interface AbOptions {
   a: string;
   b: string;
+  /** node flags per side, e.g. --b-node-args "--max-semi-space-size=8" */
+  nodeArgs: [string[], string[]];
+  /** extra sidecar environment per side, e.g. --b-env MALLOC_ARENA_MAX=2,UV_THREADPOOL_SIZE=1 */
+  env: [Record<string, string>, Record<string, string>];
   scenario: ScenarioName;
   batch: number;
   rounds: number;
@@ -31,6 +37,8 @@ interface AbOptions {
   loadCores: string;
 }
 
+const envList = (list: string | undefined): Record<string, string> => Object.fromEntries((list ?? '').split(',').filter(Boolean).map((kv) => [kv.slice(0, kv.indexOf('=')), kv.slice(kv.indexOf('=') + 1)]));
+
 function parseOptions(argv: string[]): AbOptions {
   const value = (name: string): string | undefined => {
     const at = argv.indexOf(`--${name}`);
@@ -41,6 +49,8 @@ function parseOptions(argv: string[]): AbOptions {
   return {
     a,
     b: value('b') ?? join(REPO_ROOT, 'dist', 'cli', 'main.js'),
+    nodeArgs: [value('a-node-args')?.split(' ').filter(Boolean) ?? [], value('b-node-args')?.split(' ').filter(Boolean) ?? []],
+    env: [envList(value('a-env')), envList(value('b-env'))],
     scenario: (value('scenario') ?? 'logs') as ScenarioName,
     batch: Number(value('batch') ?? 10),
     rounds: Number(value('rounds') ?? 5),
@@ -64,7 +74,7 @@ async function main(): Promise<void> {
   for (let round = 1; round <= o.rounds; round++) {
     const sides: RunningSut[] = [];
     try {
-      for (const main of [o.a, o.b]) sides.push(await startOurs(collector, { cores: o.sutCores, sink: 'debug', sidecarEnv: { OTEL_EXPORTER_OTLP_COMPRESSION: 'none' }, sidecarMain: main }));
+      for (const [i, main] of [o.a, o.b].entries()) sides.push(await startOurs(collector, { cores: o.sutCores, sink: 'debug', sidecarEnv: { OTEL_EXPORTER_OTLP_COMPRESSION: 'none', ...o.env[i] }, sidecarMain: main, nodeArgs: o.nodeArgs[i] }));
       const spec = (sut: RunningSut) => ({
         url: sut.url,
         path: scenario.path,
@@ -78,11 +88,13 @@ async function main(): Promise<void> {
         durationMs: o.seconds * 1000,
       });
       const [ra, rb] = await Promise.all(sides.map((sut) => load(spec(sut), o.loadCores, sut)));
+      const [rssA, rssB] = sides.map((sut) => peakRssMiB(sut.pids.sidecar as number).toFixed(0));
       const perRecord = (r: typeof ra): number => (sum(r.cpuSeconds) / r.records) * 1e6;
       const [a, b] = [perRecord(ra), perRecord(rb)];
       ratios.push(b / a);
-      const fmt = (r: typeof ra, us: number): string => `${us.toFixed(1)} µs/record (${Object.entries(r.cpuSeconds).map(([k, v]) => `${k} ${((v / r.records) * 1e6).toFixed(1)}`).join(', ')}), ${Math.round(r.records / r.seconds)} records/s, p50/p99 ${r.latency.p50.toFixed(1)}/${r.latency.p99.toFixed(1)} ms`;
-      process.stdout.write(`round ${round}: A ${fmt(ra, a)} | B ${fmt(rb, b)} | B÷A ${(b / a).toFixed(3)}\n`);
+      const fmt = (r: typeof ra, us: number, rss: string | undefined): string =>
+        `${us.toFixed(1)} µs/record (${Object.entries(r.cpuSeconds).map(([k, v]) => `${k} ${((v / r.records) * 1e6).toFixed(1)}`).join(', ')}), ${Math.round(r.records / r.seconds)} records/s, p50/p99 ${r.latency.p50.toFixed(1)}/${r.latency.p99.toFixed(1)} ms, sidecar peak RSS ${rss} MiB`;
+      process.stdout.write(`round ${round}: A ${fmt(ra, a, rssA)} | B ${fmt(rb, b, rssB)} | B÷A ${(b / a).toFixed(3)}\n`);
     } finally {
       await Promise.all(sides.map((s) => s.stop()));
     }
