@@ -1,24 +1,24 @@
 /**
- * Batching toward the collector: batches of one signal handed over in the same event-loop turn
- * (requests that arrived together) go out as one export. Each export call costs about the same
- * fixed CPU in grpc-js and in the collector whatever its size, so for senders that post small
- * batches that fixed cost dominated; see README, Benchmarks. A lone batch waits only for the end
+ * Batching toward the collector: requests of one signal handed over in the same event-loop turn
+ * (intake requests that arrived together) go out as one export. Each export call costs about the
+ * same fixed CPU in grpc-js and in the collector whatever its size, so for senders that post small
+ * batches that fixed cost dominated; see README, Benchmarks. A lone request waits only for the end
  * of the current turn (setImmediate).
  *
- * Batches are encoded as they arrive, so no translated model outlives its request, and merged as
- * bytes: an Export*ServiceRequest holds one repeated field, so two encoded requests concatenated
- * are the request holding the resources of both (protobuf merges repeated fields by appending).
+ * Requests are merged as bytes: an Export*ServiceRequest holds one repeated field, so two encoded
+ * requests concatenated are the request holding the resources of both (protobuf merges repeated
+ * fields by appending).
  *
  * Every caller still resolves only once the shared export has been accepted, so a 2xx still means
  * the data is safe. When the shared export is refused for good (4xx: data the collector calls
  * invalid), one caller's data must not cost the others theirs: each caller's requests are then
  * delivered on their own, so only the culprit gets the refusal.
  */
-import { encodeExportRequests, type EncodedExport } from '../otlp/encode';
-import type { Signal, SignalBatch } from '../otlp/model';
+import type { EncodedExport } from '../otlp/encode';
+import type { Signal } from '../otlp/model';
 import type { BridgeMetrics } from '../observability/metrics';
 import { HttpError } from '../server/errors';
-import type { Delivery, ExportOutcome, Exporter } from './exporter';
+import type { ExportOutcome, Exporter } from './exporter';
 
 interface Waiting {
   requests: EncodedExport[];
@@ -57,25 +57,19 @@ export class CoalescingExporter implements Exporter {
   private scheduled: NodeJS.Immediate | undefined;
 
   constructor(
-    private readonly inner: Delivery,
+    private readonly inner: Exporter,
     private readonly maxBytes: number,
     private readonly metrics: BridgeMetrics,
   ) {}
 
-  /** Not async on purpose: an async function would keep `batch` alive until the export is accepted. */
-  export(batch: SignalBatch): Promise<ExportOutcome> {
-    let requests: EncodedExport[];
-    try {
-      requests = encodeExportRequests(batch, this.maxBytes);
-    } catch (err) {
-      return Promise.reject(err as Error);
-    }
-    if (requests.length === 0) return Promise.resolve({ accepted: 0, rejected: 0 });
+  export(requests: EncodedExport[]): Promise<ExportOutcome> {
+    const signal = requests[0]?.signal;
+    if (signal === undefined) return Promise.resolve({ accepted: 0, rejected: 0 });
     return new Promise((resolve, reject) => {
       const waiting: Waiting = { requests, resolve, reject };
-      const queue = this.waiting.get(batch.signal);
+      const queue = this.waiting.get(signal);
       if (queue) queue.push(waiting);
-      else this.waiting.set(batch.signal, [waiting]);
+      else this.waiting.set(signal, [waiting]);
       this.scheduled ??= setImmediate(() => this.flush());
     });
   }
@@ -89,7 +83,7 @@ export class CoalescingExporter implements Exporter {
   private send(signal: Signal, queue: Waiting[]): void {
     if (queue.length === 1) {
       const [only] = queue as [Waiting];
-      this.inner.deliver(only.requests).then(only.resolve, only.reject);
+      this.inner.export(only.requests).then(only.resolve, only.reject);
       return;
     }
     this.metrics.coalescedBatches.inc({ signal }, queue.length);
@@ -98,11 +92,11 @@ export class CoalescingExporter implements Exporter {
       queue.flatMap((w) => w.requests),
       this.maxBytes,
     );
-    this.inner.deliver(shared).then(
+    this.inner.export(shared).then(
       (outcome) => queue.forEach((w) => w.resolve(outcome)),
       (err: unknown) => {
         if (!isPermanent(err)) return queue.forEach((w) => w.reject(err));
-        for (const w of queue) this.inner.deliver(w.requests).then(w.resolve, w.reject);
+        for (const w of queue) this.inner.export(w.requests).then(w.resolve, w.reject);
       },
     );
   }

@@ -12,7 +12,7 @@ import type { EncodedExport } from '../otlp/encode';
 import type { Signal } from '../otlp/model';
 import { decodeExportResponse } from '../otlp/response';
 import { HttpError } from '../server/errors';
-import type { Delivery, ExportOutcome } from './exporter';
+import type { ExportOutcome, Exporter } from './exporter';
 import { backoffDelays, isRetryable, replyForFailure } from './retry-policy';
 
 const METHODS: Record<Signal, string> = {
@@ -65,7 +65,7 @@ export function exportMetadata(headers: Record<string, string>, authToken: strin
   return md;
 }
 
-export class OtlpGrpcExporter implements Delivery {
+export class OtlpGrpcExporter implements Exporter {
   private readonly client: grpc.Client;
   private readonly metadata: grpc.Metadata;
 
@@ -91,7 +91,7 @@ export class OtlpGrpcExporter implements Delivery {
     this.metadata = exportMetadata(config.otlpHeaders, authToken);
   }
 
-  async deliver(requests: EncodedExport[]): Promise<ExportOutcome> {
+  async export(requests: EncodedExport[]): Promise<ExportOutcome> {
     const outcome: ExportOutcome = { accepted: 0, rejected: 0 };
     // sequential: the collector sees records in the order the sender wrote them
     for (const request of requests) {

@@ -2,17 +2,17 @@
  * With a spool, a request is acknowledged once it is durably on disk; a single drainer sends the
  * spooled requests to the collector in order, retrying until the collector accepts each one, and
  * only then moves the cursor past it. Without a spool the sidecar acknowledges synchronously
- * (OtlpGrpcExporter.deliver).
+ * (OtlpGrpcExporter.export).
  */
 import type { Logger } from '../observability/log';
 import type { BridgeMetrics } from '../observability/metrics';
 import type { EncodedExport } from '../otlp/encode';
 import { HttpError } from '../server/errors';
-import type { Delivery, ExportOutcome } from './exporter';
+import type { ExportOutcome, Exporter } from './exporter';
 import type { OtlpGrpcExporter } from './otlp-grpc';
 import type { DiskSpool } from './spool';
 
-export class SpoolingExporter implements Delivery {
+export class SpoolingExporter implements Exporter {
   private readonly abort = new AbortController();
   private readonly drained: Promise<void>;
 
@@ -27,7 +27,7 @@ export class SpoolingExporter implements Delivery {
     this.drained = this.drain();
   }
 
-  async deliver(requests: EncodedExport[]): Promise<ExportOutcome> {
+  async export(requests: EncodedExport[]): Promise<ExportOutcome> {
     if (this.abort.signal.aborted) throw new HttpError(503, 'shutting down; retry later', { 'Retry-After': '5' });
     await this.spool.append(requests);
     this.metrics.spoolBytes.set({}, this.spool.bytes);

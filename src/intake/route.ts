@@ -7,6 +7,7 @@ import type { IncomingHttpHeaders } from 'node:http';
 import type { Config } from '../config';
 import type { Exporter } from '../export/exporter';
 import type { Logger } from '../observability/log';
+import { encodeExportRequests, type EncodedExport } from '../otlp/encode';
 import type { SignalBatch } from '../otlp/model';
 import type { MediaType } from '../parse/media-type';
 import type { BridgeMetrics } from '../observability/metrics';
@@ -71,14 +72,17 @@ export interface IntakeRoute {
 }
 
 /**
- * Exports `batch` (when there is one), then replies. Routes call this from a plain function, not
+ * Encodes and exports `batch` (when there is one), then replies. Routes call this from a plain function, not
  * an async one, on purpose: V8 keeps an async function's parameters and locals alive across every
  * await, so awaiting the export inside the handler held the request's parsed payload and
  * translated model for the whole round trip to the collector. With several requests in flight
  * that was most of what the garbage collector had to trace. Here only `reply` waits.
  */
-export const exportThen = (ctx: RouteContext, batch: SignalBatch | undefined, reply: () => IntakeReply): Promise<IntakeReply> =>
-  (batch ? ctx.exporter.export(batch) : Promise.resolve()).then(reply);
+export function exportThen(ctx: RouteContext, batch: SignalBatch | EncodedExport[] | undefined, reply: () => IntakeReply): Promise<IntakeReply> {
+  // a route that encoded while translating (traces) hands over requests; the others, their model
+  const requests = batch === undefined ? [] : Array.isArray(batch) ? batch : encodeExportRequests(batch, ctx.config.exportMaxBytes);
+  return (requests.length > 0 ? ctx.exporter.export(requests) : Promise.resolve()).then(reply);
+}
 
 export const json = (status: number, value: unknown, headers?: Record<string, string>): IntakeReply => ({
   status,

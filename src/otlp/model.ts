@@ -220,3 +220,14 @@ export type SignalBatch =
   | { signal: 'logs'; resources: ResourceLogs[] }
   | { signal: 'traces'; resources: ResourceSpans[] }
   | { signal: 'metrics'; resources: ResourceMetrics[] };
+
+/**
+ * Where a translator hands records, one at a time, instead of returning them all: a record's
+ * group (its resource and scope) is made when the resource is first met, and records keep their
+ * order within it. The encoder's sink writes each record's bytes at once (src/otlp/encode.ts), so
+ * no record's model outlives its translation; a model sink just collects them.
+ */
+export interface RecordSink<R, G> {
+  group(resource: Resource, scope: InstrumentationScope): G;
+  add(group: G, record: R): void;
+}

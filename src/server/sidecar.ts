@@ -8,7 +8,7 @@ import { keyChecker } from '../auth/api-keys';
 import { acceptedKeys, type Config, type HostPort } from '../config';
 import { zstdImplementation } from '../decode';
 import { CoalescingExporter } from '../export/coalescing-exporter';
-import type { Delivery, Exporter } from '../export/exporter';
+import type { Exporter } from '../export/exporter';
 import { OtlpGrpcExporter } from '../export/otlp-grpc';
 import { DiskSpool } from '../export/spool';
 import { SpoolingExporter } from '../export/spooling-exporter';
@@ -55,7 +55,7 @@ const close = (server: Server, graceMs = 0): Promise<void> =>
   });
 
 /** Where encoded exports go: the collector, or the durable spool in front of it. */
-function createDelivery(config: Config, env: NodeJS.ProcessEnv, metrics: BridgeMetrics, log: Logger): Delivery {
+function createExporter(config: Config, env: NodeJS.ProcessEnv, metrics: BridgeMetrics, log: Logger): Exporter {
   const grpc = new OtlpGrpcExporter(config, env.OTLP_AUTH_TOKEN?.trim() || undefined, metrics, log);
   if (!config.spoolDir) return grpc;
   const spool = DiskSpool.open({ dir: config.spoolDir, maxBytes: config.spoolMaxBytes, segmentBytes: 64 * 1024 * 1024, fsync: config.spoolFsync });
@@ -80,7 +80,7 @@ export async function startSidecar(config: Config, env: NodeJS.ProcessEnv, log: 
 
   const keys = acceptedKeys(config, env);
   if (keys.length === 0) log.warn('no API keys configured: the intake accepts every request; set OTLP_AUTH_TOKEN or DD_BRIDGE_API_KEYS to require DD-API-KEY');
-  const exporter = exporterOverride ?? new CoalescingExporter(createDelivery(config, env, metrics, log), config.exportMaxBytes, metrics);
+  const exporter = exporterOverride ?? new CoalescingExporter(createExporter(config, env, metrics, log), config.exportMaxBytes, metrics);
   const ctx: RouteContext = {
     config,
     exporter,

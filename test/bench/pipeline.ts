@@ -13,18 +13,16 @@ import { ROUTES, tracerEndpoints } from '../../src/intake';
 import type { IntakeRequest, RouteContext } from '../../src/intake/route';
 import { createLogger } from '../../src/observability/log';
 import { BridgeMetrics } from '../../src/observability/metrics';
-import { encodeExportRequests } from '../../src/otlp/encode';
-import type { SignalBatch } from '../../src/otlp/model';
+import type { EncodedExport } from '../../src/otlp/encode';
 import { parseMediaType } from '../../src/parse/media-type';
 import { StreamStartTimes } from '../../src/translate/metrics/start-times';
 import { TraceIdCache } from '../../src/translate/trace-id';
 import { buildScenario, SCENARIOS, type Scenario, type ScenarioName } from './scenarios';
 
-/** Encodes what it is given, as the gRPC exporter does before sending, and drops it. */
-class EncodingExporter implements Exporter {
-  async export(batch: SignalBatch) {
-    const records = encodeExportRequests(batch, 3.5 * 1024 * 1024).reduce((n, r) => n + r.records, 0);
-    return { accepted: records, rejected: 0 };
+/** Takes the encoded requests the routes hand over, and drops them. */
+class DroppingExporter implements Exporter {
+  async export(requests: EncodedExport[]) {
+    return { accepted: requests.reduce((n, r) => n + r.records, 0), rejected: 0 };
   }
   async close() {}
 }
@@ -33,7 +31,7 @@ function routeContext(): RouteContext {
   const config = loadConfig(parseArgs(['--enable']), {});
   return {
     config,
-    exporter: new EncodingExporter(),
+    exporter: new DroppingExporter(),
     log: createLogger('error', {}, () => undefined),
     authEnabled: false,
     isValidKey: () => true,

@@ -7,7 +7,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { DdTracePayload } from '../../src/datadog/traces';
-import { encodeExportRequests } from '../../src/otlp/encode';
+import { encodeExportRequests, SpanStreamEncoder } from '../../src/otlp/encode';
 import { parseMediaType } from '../../src/parse/media-type';
 import { decodeAgentPayload } from '../../src/parse/traces/agent-payload';
 import { parseAgentStats, parseClientStats } from '../../src/parse/traces/stats';
@@ -35,8 +35,11 @@ const cache = new TraceIdCache();
 const identity = tracerPayloadFromHeaders({ 'datadog-meta-lang': 'nodejs' });
 const RECEIVED = 1_700_000_000_000_000_000n;
 
+/** As the routes do: spans streamed into the encoder, then packed. */
 function translateAndEncode(payload: DdTracePayload): void {
-  encodeExportRequests({ signal: 'traces', resources: translateTraces(payload, { traceIds: cache, receivedAtNs: RECEIVED }) }, 64 * 1024);
+  const spans = new SpanStreamEncoder();
+  translateTraces(payload, { traceIds: cache, receivedAtNs: RECEIVED }, spans);
+  spans.requests(64 * 1024);
 }
 
 fuzzTarget('traces-v04-json', jsonSeeds, (input) => translateAndEncode({ tracerPayloads: [parseV04Traces(input, parseMediaType('application/json'), identity, 'v0.4')] }));

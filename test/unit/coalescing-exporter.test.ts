@@ -3,7 +3,7 @@
  * shows concurrent requests sharing exports with the real collector).
  */
 import { CoalescingExporter, packRequests } from '../../src/export/coalescing-exporter';
-import type { Delivery, ExportOutcome } from '../../src/export/exporter';
+import type { ExportOutcome, Exporter } from '../../src/export/exporter';
 import { BridgeMetrics } from '../../src/observability/metrics';
 import { encodeExportRequests, type EncodedExport } from '../../src/otlp/encode';
 import type { ResourceLogs, SignalBatch } from '../../src/otlp/model';
@@ -16,6 +16,8 @@ const resource = (service: string, bodies: string[]): ResourceLogs => ({
 });
 const logsBatch = (service: string, ...bodies: string[]): SignalBatch => ({ signal: 'logs', resources: [resource(service, bodies)] });
 const MAX_BYTES = 4 * 1024 * 1024;
+/** A logs batch as a route hands it to the exporter: encoded. */
+const logsRequests = (service: string, ...bodies: string[]): EncodedExport[] => encodeExportRequests(logsBatch(service, ...bodies), MAX_BYTES);
 
 /** Log bodies as the collector would read them from the encoded requests. */
 function bodiesOf(requests: readonly EncodedExport[]): string[] {
@@ -26,12 +28,12 @@ function bodiesOf(requests: readonly EncodedExport[]): string[] {
   });
 }
 
-/** Records every delivery; `refuse` decides, per delivery, the error it fails with. */
-function scriptedInner(refuse: (requests: EncodedExport[]) => Error | undefined = () => undefined): Delivery & { calls: EncodedExport[][]; closed: boolean } {
+/** Records every export; `refuse` decides, per export, the error it fails with. */
+function scriptedInner(refuse: (requests: EncodedExport[]) => Error | undefined = () => undefined): Exporter & { calls: EncodedExport[][]; closed: boolean } {
   const inner = {
     calls: [] as EncodedExport[][],
     closed: false,
-    async deliver(requests: EncodedExport[]): Promise<ExportOutcome> {
+    async export(requests: EncodedExport[]): Promise<ExportOutcome> {
       inner.calls.push(requests);
       const err = refuse(requests);
       if (err) throw err;
@@ -52,7 +54,7 @@ describe('CoalescingExporter', () => {
     const inner = scriptedInner();
     const metrics = new BridgeMetrics();
     const exporter = new CoalescingExporter(inner, MAX_BYTES, metrics);
-    const outcomes = await Promise.all([exporter.export(logsBatch('a', 'a1', 'a2')), exporter.export(logsBatch('b', 'b1')), exporter.export(logsBatch('c', 'c1'))]);
+    const outcomes = await Promise.all([exporter.export(logsRequests('a', 'a1', 'a2')), exporter.export(logsRequests('b', 'b1')), exporter.export(logsRequests('c', 'c1'))]);
     expect(inner.calls).toHaveLength(1);
     expect(inner.calls[0]).toHaveLength(1);
     expect(bodiesOf(inner.calls[0]!)).toEqual(['a1', 'a2', 'b1', 'c1']);
@@ -60,13 +62,13 @@ describe('CoalescingExporter', () => {
     expect(metrics.coalescedBatches.get({ signal: 'logs' })).toBe(3);
   });
 
-  it('delivers a lone batch as it was encoded, and batches of later turns separately', async () => {
+  it('exports lone requests as they are, and those of later turns separately', async () => {
     const inner = scriptedInner();
     const metrics = new BridgeMetrics();
     const exporter = new CoalescingExporter(inner, MAX_BYTES, metrics);
-    await exporter.export(logsBatch('a', 'a1'));
-    await exporter.export(logsBatch('b', 'b1'));
-    expect(inner.calls.map((c) => c.map((r) => r.body))).toEqual([logsBatch('a', 'a1'), logsBatch('b', 'b1')].map((b) => encodeExportRequests(b, MAX_BYTES).map((r) => r.body)));
+    await exporter.export(logsRequests('a', 'a1'));
+    await exporter.export(logsRequests('b', 'b1'));
+    expect(inner.calls).toEqual([logsRequests('a', 'a1'), logsRequests('b', 'b1')]);
     expect(metrics.coalescedBatches.get({ signal: 'logs' })).toBe(0);
   });
 
@@ -74,7 +76,7 @@ describe('CoalescingExporter', () => {
     const inner = scriptedInner();
     const exporter = new CoalescingExporter(inner, MAX_BYTES, new BridgeMetrics());
     const spans: SignalBatch = { signal: 'traces', resources: [{ resource: { attributes: [] }, scopeSpans: [{ scope: { name: 's' }, spans: [SPAN] }] }] };
-    await Promise.all([exporter.export(logsBatch('a', 'a1')), exporter.export(spans), exporter.export(logsBatch('b', 'b1'))]);
+    await Promise.all([exporter.export(logsRequests('a', 'a1')), exporter.export(encodeExportRequests(spans, MAX_BYTES)), exporter.export(logsRequests('b', 'b1'))]);
     expect(inner.calls.map((c) => c[0]!.signal).sort()).toEqual(['logs', 'traces']);
     expect(bodiesOf(inner.calls.find((c) => c[0]!.signal === 'logs')!)).toEqual(['a1', 'b1']);
   });
@@ -83,7 +85,7 @@ describe('CoalescingExporter', () => {
     const unavailable = new HttpError(503, 'collector unavailable', { 'Retry-After': '1' });
     const inner = scriptedInner(() => unavailable);
     const exporter = new CoalescingExporter(inner, MAX_BYTES, new BridgeMetrics());
-    const results = await Promise.all([settle(exporter.export(logsBatch('a', 'a1'))), settle(exporter.export(logsBatch('b', 'b1')))]);
+    const results = await Promise.all([settle(exporter.export(logsRequests('a', 'a1'))), settle(exporter.export(logsRequests('b', 'b1')))]);
     expect(results).toEqual([unavailable, unavailable]);
     expect(inner.calls).toHaveLength(1);
   });
@@ -92,7 +94,7 @@ describe('CoalescingExporter', () => {
     const invalid = new HttpError(400, 'collector rejected the data as invalid');
     const inner = scriptedInner((requests) => (bodiesOf(requests).includes('bad') ? invalid : undefined));
     const exporter = new CoalescingExporter(inner, MAX_BYTES, new BridgeMetrics());
-    const results = await Promise.all([settle(exporter.export(logsBatch('a', 'a1'))), settle(exporter.export(logsBatch('b', 'bad'))), settle(exporter.export(logsBatch('c', 'c1', 'c2')))]);
+    const results = await Promise.all([settle(exporter.export(logsRequests('a', 'a1'))), settle(exporter.export(logsRequests('b', 'bad'))), settle(exporter.export(logsRequests('c', 'c1', 'c2')))]);
     expect(results).toEqual([{ accepted: 1, rejected: 0 }, invalid, { accepted: 2, rejected: 0 }]);
     expect(inner.calls.map(bodiesOf)).toEqual([['a1', 'bad', 'c1', 'c2'], ['a1'], ['bad'], ['c1', 'c2']]);
   });
@@ -100,7 +102,7 @@ describe('CoalescingExporter', () => {
   it('sends what is waiting before it closes the inner exporter', async () => {
     const inner = scriptedInner();
     const exporter = new CoalescingExporter(inner, MAX_BYTES, new BridgeMetrics());
-    const pending = exporter.export(logsBatch('a', 'a1'));
+    const pending = exporter.export(logsRequests('a', 'a1'));
     await exporter.close();
     expect(inner.calls).toHaveLength(1);
     expect(inner.closed).toBe(true);
@@ -108,7 +110,7 @@ describe('CoalescingExporter', () => {
   });
 
   it('packs requests in order into bodies no larger than the limit, never splitting one', () => {
-    const requests = ['a', 'b', 'c', 'd'].map((s) => encodeExportRequests(logsBatch(s, `${s}1`), MAX_BYTES)[0]!);
+    const requests = ['a', 'b', 'c', 'd'].flatMap((s) => logsRequests(s, `${s}1`));
     const size = requests[0]!.body.length;
     const packed = packRequests('logs', requests, size * 2 + 1);
     expect(packed.map((r) => r.body.length)).toEqual([size * 2, size * 2]);

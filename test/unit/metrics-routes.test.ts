@@ -8,22 +8,30 @@ import { gzipSync } from 'node:zlib';
 import { loadConfig, parseArgs } from '../../src/config';
 import type { Exporter } from '../../src/export/exporter';
 import { createLogger } from '../../src/observability/log';
-import type { ResourceMetrics, SignalBatch } from '../../src/otlp/model';
+import type { EncodedExport } from '../../src/otlp/encode';
 import { HttpError } from '../../src/server/errors';
 import { startSidecar, type Sidecar } from '../../src/server/sidecar';
+import { lookupType } from '../helpers/otlp-proto';
 import { AGENT_PROTOBUF_HEADERS, agentV3Body, encodeMetricPayload, encodeSketchPayload } from '../fixtures/metrics/agent-payloads';
 
+const METRICS_REQUEST = lookupType('opentelemetry.proto.collector.metrics.v1.ExportMetricsServiceRequest');
+
 class FakeExporter implements Exporter {
-  batches: SignalBatch[] = [];
+  batches: EncodedExport[][] = [];
   failWith: HttpError | undefined;
-  async export(batch: SignalBatch) {
+  async export(requests: EncodedExport[]) {
     if (this.failWith) throw this.failWith;
-    this.batches.push(batch);
+    this.batches.push(requests);
     return { accepted: 1, rejected: 0 };
   }
   async close() {}
+  /** Names of the metrics exported, read back from the encoded requests. */
   metricNames(): string[] {
-    return this.batches.flatMap((b) => (b.signal === 'metrics' ? b.resources.flatMap((r: ResourceMetrics) => r.scopeMetrics.flatMap((s) => s.metrics.map((m) => m.name))) : []));
+    return this.batches.flat().flatMap((r) => {
+      if (r.signal !== 'metrics') return [];
+      const decoded = METRICS_REQUEST.toObject(METRICS_REQUEST.decode(r.body)) as { resourceMetrics?: { scopeMetrics?: { metrics?: { name: string }[] }[] }[] };
+      return (decoded.resourceMetrics ?? []).flatMap((rm) => (rm.scopeMetrics ?? []).flatMap((sm) => (sm.metrics ?? []).map((m) => m.name)));
+    });
   }
 }
 

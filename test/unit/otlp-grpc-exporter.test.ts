@@ -42,8 +42,8 @@ const logs = (n: number, text = 'x'): ResourceLogs[] => [
   },
 ];
 
-/** Encoded as the sidecar's CoalescingExporter does (limit as --export-max-bytes), then delivered. */
-const exportLogs = (exporter: OtlpGrpcExporter, resources: ResourceLogs[], maxBytes = 4 * 1024 * 1024): Promise<ExportOutcome> => exporter.deliver(encodeExportRequests({ signal: 'logs', resources }, maxBytes));
+/** Encoded as the routes do (limit as --export-max-bytes), then exported. */
+const exportLogs = (exporter: OtlpGrpcExporter, resources: ResourceLogs[], maxBytes = 4 * 1024 * 1024): Promise<ExportOutcome> => exporter.export(encodeExportRequests({ signal: 'logs', resources }, maxBytes));
 const configFor = (port: number, extra: string[] = []): Config => loadConfig(parseArgs(['--otlp-endpoint', `http://127.0.0.1:${port}`, '--export-retry-max-elapsed-ms', '1500', ...extra]), {});
 const silent = createLogger('error', {}, () => undefined);
 const partialSuccess = (rejected: number, message: string): Buffer => {

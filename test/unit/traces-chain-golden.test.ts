@@ -3,14 +3,16 @@
  * (`input`: a value, or a string when ids must stay exact beyond 2^53) with the tracer's request
  * `headers` and optional pre-learned `traceIdCache` (low → high), beside the OTLP/JSON the chain
  * must produce (`expected`). Set UPDATE_GOLDEN=1 to rewrite `expected` after a deliberate change,
- * then review the diff.
+ * then review the diff. The routes stream spans into the encoder instead of building the model:
+ * for every golden the streamed bytes must equal the model's encoding.
  */
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseMediaType } from '../../src/parse/media-type';
 import { tracerPayloadFromHeaders } from '../../src/parse/traces/tracer-headers';
 import { parseV04Traces } from '../../src/parse/traces/v04';
-import { translateTraces } from '../../src/translate/traces/chain';
+import { encodeExportRequests, SpanStreamEncoder } from '../../src/otlp/encode';
+import { translateTraces, translateTracesToModel } from '../../src/translate/traces/chain';
 import { TraceIdCache } from '../../src/translate/trace-id';
 import { resourceSpansJson } from '../helpers/otlp-json-traces';
 
@@ -30,14 +32,34 @@ const files = readdirSync(DIR).filter((f) => f.endsWith('.json'));
 describe('trace chain goldens', () => {
   it('has golden files', () => expect(files.length).toBeGreaterThan(5));
 
-  it.each(files)('%s', (file) => {
+  const load = (file: string) => {
     const golden = JSON.parse(readFileSync(join(DIR, file), 'utf8')) as Golden;
-    const cache = new TraceIdCache();
-    for (const [low, high] of Object.entries(golden.traceIdCache ?? {})) cache.remember(BigInt(low), BigInt('0x' + high));
     const body = Buffer.from(typeof golden.input === 'string' ? golden.input : JSON.stringify(golden.input));
     const tracer = parseV04Traces(body, parseMediaType('application/json'), tracerPayloadFromHeaders(golden.headers ?? {}), 'v0.4 traces');
-    const actual = resourceSpansJson(translateTraces({ tracerPayloads: [tracer] }, { traceIds: cache, receivedAtNs: BigInt(golden.receivedAtNs) }));
+    /** a fresh cache each time: translating teaches it */
+    const context = () => {
+      const traceIds = new TraceIdCache();
+      for (const [low, high] of Object.entries(golden.traceIdCache ?? {})) traceIds.remember(BigInt(low), BigInt('0x' + high));
+      return { traceIds, receivedAtNs: BigInt(golden.receivedAtNs) };
+    };
+    return { golden, payload: { tracerPayloads: [tracer] }, context };
+  };
+
+  it.each(files)('%s', (file) => {
+    const { golden, payload, context } = load(file);
+    const actual = resourceSpansJson(translateTracesToModel(payload, context()));
     if (process.env.UPDATE_GOLDEN) writeFileSync(join(DIR, file), JSON.stringify({ ...golden, expected: actual }, null, 2) + '\n');
     expect(actual).toEqual(golden.expected);
+  });
+
+  it.each(files)('%s: streamed into the encoder, the same bytes as the model encoded', (file) => {
+    const { payload, context } = load(file);
+    const streamed = new SpanStreamEncoder();
+    translateTraces(payload, context(), streamed);
+    // a small limit, so that splitting is compared too
+    for (const limit of [4 * 1024 * 1024, 900]) {
+      const fromModel = encodeExportRequests({ signal: 'traces', resources: translateTracesToModel(payload, context()) }, limit);
+      expect(streamed.requests(limit)).toEqual(fromModel);
+    }
   });
 });

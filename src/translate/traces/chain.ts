@@ -5,7 +5,7 @@
  * recorded is not recorded twice.
  */
 import { PRIORITY_NONE, type DdTraceChunk, type DdTracePayload } from '../../datadog/traces';
-import type { ResourceSpans } from '../../otlp/model';
+import type { RecordSink, ResourceSpans, Span } from '../../otlp/model';
 import { builtKey, resourceKey, toKeyValues, type AttributeMap } from '../resource-promotion';
 import { SCOPE } from '../scope';
 import type { TraceIdCache } from '../trace-id';
@@ -53,13 +53,13 @@ function chunkPriority(chunk: DdTraceChunk): number | undefined {
   return undefined;
 }
 
-/** Spans sharing a resource share one ResourceSpans, in first-seen order. */
-export function translateTraces(payload: DdTracePayload, ctx: TraceTranslationContext): ResourceSpans[] {
+/** Spans sharing a resource share one group of `sink`, in first-seen order. */
+export function translateTraces<G>(payload: DdTracePayload, ctx: TraceTranslationContext, sink: RecordSink<Span, G>): void {
   const highs = learnTraceIdHighs(payload, ctx.traceIds);
-  const groups = new Map<string, ResourceSpans>();
+  const groups = new Map<string, G>();
   // spans of a chunk share their resource map (see the resource step): most lookups end at the first map
-  const bySharedMap = new Map<AttributeMap, ResourceSpans>();
-  const byBuiltKey = new Map<string, ResourceSpans>();
+  const bySharedMap = new Map<AttributeMap, G>();
+  const byBuiltKey = new Map<string, G>();
   for (const tracer of payload.tracerPayloads) {
     const payloadResources = new PayloadResources(payloadResource(tracer, payload.agent));
     for (const chunk of tracer.chunks) {
@@ -74,15 +74,28 @@ export function translateTraces(payload: DdTracePayload, ctx: TraceTranslationCo
           if (!group) {
             const attributes = toKeyValues(draft.resource);
             const key = resourceKey(attributes);
-            group = groups.get(key) ?? { resource: { attributes }, scopeSpans: [{ scope: SCOPE, spans: [] }] };
+            group = groups.get(key) ?? sink.group({ attributes }, SCOPE);
             groups.set(key, group);
             byBuiltKey.set(built, group);
           }
           bySharedMap.set(draft.resource, group);
         }
-        group.scopeSpans[0]!.spans.push(toSpan(draft));
+        sink.add(group, toSpan(draft));
       }
     }
   }
-  return [...groups.values()];
+}
+
+/** The translated model itself, for golden files and tests (the routes stream into the encoder). */
+export function translateTracesToModel(payload: DdTracePayload, ctx: TraceTranslationContext): ResourceSpans[] {
+  const resources: ResourceSpans[] = [];
+  translateTraces<Span[]>(payload, ctx, {
+    group: (resource, scope) => {
+      const spans: Span[] = [];
+      resources.push({ resource, scopeSpans: [{ scope, spans }] });
+      return spans;
+    },
+    add: (spans, span) => void spans.push(span),
+  });
+  return resources;
 }
