@@ -3,6 +3,7 @@
  * (and /v1/input/<key>). 202 only once the collector has the records; the agent's `{}` probe
  * exports nothing.
  */
+import { logStreamEncoder } from '../otlp/encode';
 import { isJson } from '../parse/media-type';
 import { parseLogsBody } from '../parse/logs';
 import { unsupportedMediaType } from '../server/errors';
@@ -18,7 +19,8 @@ export const logsRoute: IntakeRoute = {
   handle(req, ctx) {
     if (req.mediaType && !isJson(req.mediaType)) throw unsupportedMediaType(`logs: Content-Type ${req.mediaType.essence} is not supported; send application/json`);
     const payload = parseLogsBody(req.body, req.query);
-    const batch = payload.entries.length > 0 ? { signal: 'logs' as const, resources: translateLogs(payload, req.receivedAtNs, { traceIds: ctx.traceIds, decodeJsonMessage: ctx.config.decodeJsonMessage }) } : undefined;
-    return exportThen(ctx, batch, () => json(202, {}));
+    const records = logStreamEncoder();
+    translateLogs(payload, req.receivedAtNs, { traceIds: ctx.traceIds, decodeJsonMessage: ctx.config.decodeJsonMessage }, records);
+    return exportThen(ctx, records.requests(ctx.config.exportMaxBytes), () => json(202, {}));
   },
 };

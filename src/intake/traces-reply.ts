@@ -7,7 +7,7 @@
  */
 import { createHash } from 'node:crypto';
 import type { DdTracePayload, DdTracerPayload } from '../datadog/traces';
-import { SpanStreamEncoder } from '../otlp/encode';
+import { spanStreamEncoder } from '../otlp/encode';
 import { translateTraces } from '../translate/traces/chain';
 import { exportThen, type IntakeReply, type IntakeRequest, type IntakeRoute, type RouteContext } from './route';
 
@@ -17,7 +17,7 @@ const RATES_HEADER = 'datadog-rates-payload-version';
 
 /** Translates and exports, then replies (see exportThen: nothing here waits on the collector). */
 export function exportTraces(payload: DdTracePayload, req: IntakeRequest, ctx: RouteContext, reply: () => IntakeReply): Promise<IntakeReply> {
-  const spans = new SpanStreamEncoder();
+  const spans = spanStreamEncoder();
   translateTraces(payload, { traceIds: ctx.traceIds, receivedAtNs: req.receivedAtNs }, spans);
   return exportThen(ctx, spans.requests(ctx.config.exportMaxBytes), reply);
 }

@@ -75,15 +75,20 @@ interface EncodedScope {
 }
 
 /**
- * The translator's sink for spans (translate/traces/chain.ts): each span is encoded as it is
- * handed over, so no translated span outlives its own translation. Keeping a request's spans
- * alive until the end made every young-generation GC during the request copy all of them (a
- * third of the sidecar's CPU on traces; README, Benchmarks). `requests` gives the same bodies as
- * encodeExportRequests does for the model.
+ * A translator's sink (translate/traces/chain.ts, translate/logs/chain.ts): each span or log
+ * record is encoded as it is handed over, so no translated record outlives its own translation.
+ * Keeping a request's records alive until the end made every young-generation GC during the
+ * request copy all of them (a third of the sidecar's CPU on traces; README, Benchmarks).
+ * `requests` gives the same bodies as encodeExportRequests does for the model.
  */
-export class SpanStreamEncoder implements RecordSink<Span, Slice[]> {
+export class RecordStreamEncoder<R> implements RecordSink<R, Slice[]> {
   private readonly scratch = new ProtoWriter();
   private readonly resources: ResourceEnvelope<EncodedScope>[] = [];
+
+  constructor(
+    private readonly signal: 'logs' | 'traces',
+    private readonly writeRecord: (w: ProtoWriter, record: R) => void,
+  ) {}
 
   group(resource: Resource, scope: InstrumentationScope): Slice[] {
     const records: Slice[] = [];
@@ -91,14 +96,17 @@ export class SpanStreamEncoder implements RecordSink<Span, Slice[]> {
     return records;
   }
 
-  add(records: Slice[], span: Span): void {
-    records.push(encodeSlice(this.scratch, writeSpan, span));
+  add(records: Slice[], record: R): void {
+    records.push(encodeSlice(this.scratch, this.writeRecord, record));
   }
 
   requests(maxBytes: number): EncodedExport[] {
-    return packBodies('traces', this.scratch, requestFrame(this.scratch, this.resources, (s) => s.records), maxBytes);
+    return packBodies(this.signal, this.scratch, requestFrame(this.scratch, this.resources, (s) => s.records), maxBytes);
   }
 }
+
+export const spanStreamEncoder = (): RecordStreamEncoder<Span> => new RecordStreamEncoder('traces', writeSpan);
+export const logStreamEncoder = (): RecordStreamEncoder<LogRecord> => new RecordStreamEncoder('logs', writeLogRecord);
 
 // ---------------------------------------------------------------- the piece tree
 

@@ -7,7 +7,8 @@
 import type { DatadogEvent } from '../datadog/events';
 import type { LogRecord, ResourceLogs } from '../otlp/model';
 import { promoteTag, promoteTags, toKeyValues, type Promoted } from './resource-promotion';
-import { LogRecordGrouper } from './group-logs';
+import { LogRecordGrouper, resourceLogsOf } from './group-logs';
+import { ModelSink } from './model-sink';
 import { epochToNs } from './logs/timestamps';
 
 const SEVERITY: Readonly<Record<string, [number, string]>> = {
@@ -45,12 +46,13 @@ function eventRecord(event: DatadogEvent, receivedAtNs: bigint, promoted: Promot
 }
 
 export function translateEvents(events: readonly DatadogEvent[], receivedAtNs: bigint): ResourceLogs[] {
-  const grouper = new LogRecordGrouper();
+  const sink = new ModelSink<LogRecord>();
+  const grouper = new LogRecordGrouper(sink);
   for (const event of events) {
     const promoted: Promoted = { resource: new Map(), attributes: new Map() };
     promoteTags(event.tags, promoted);
     if (event.host) promoteTag('host', event.host, promoted);
     grouper.add(promoted.resource, eventRecord(event, receivedAtNs, promoted));
   }
-  return grouper.groups();
+  return resourceLogsOf(sink);
 }

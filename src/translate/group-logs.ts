@@ -1,35 +1,36 @@
-/** Log records sharing a resource share one ResourceLogs, in first-seen order (logs and events). */
-import type { LogRecord, ResourceLogs } from '../otlp/model';
+/** Log records sharing a resource share one group of a sink, in first-seen order (logs and events). */
+import type { LogRecord, RecordSink, ResourceLogs } from '../otlp/model';
+import { ModelSink } from './model-sink';
 import { resourceKey, toKeyValues, type AttributeMap } from './resource-promotion';
 import { SCOPE } from './scope';
 
 /**
  * Groups by resource: equal resources (by resourceKey, so attribute order does not split them)
- * share one ResourceLogs. When records share one resource map (the logs resource step hands
+ * share one group of `sink`. When records share one resource map (the logs resource step hands
  * every record of one container the same map), a map seen before finds its group by identity,
  * and only a new map pays for its KeyValues and its resourceKey.
  */
-export class LogRecordGrouper {
-  private readonly byKey = new Map<string, ResourceLogs>();
-  private readonly byMap = new Map<AttributeMap, LogRecord[]>();
+export class LogRecordGrouper<G> {
+  private readonly byKey = new Map<string, G>();
+  private readonly byMap = new Map<AttributeMap, G>();
+
+  constructor(private readonly sink: RecordSink<LogRecord, G>) {}
 
   add(resource: AttributeMap, record: LogRecord): void {
-    let records = this.byMap.get(resource);
-    if (records === undefined) {
+    let group = this.byMap.get(resource);
+    if (group === undefined) {
       const attributes = toKeyValues(resource);
       const key = resourceKey(attributes);
-      let group = this.byKey.get(key);
-      if (!group) {
-        group = { resource: { attributes }, scopeLogs: [{ scope: SCOPE, logRecords: [] }] };
+      group = this.byKey.get(key);
+      if (group === undefined) {
+        group = this.sink.group({ attributes }, SCOPE);
         this.byKey.set(key, group);
       }
-      records = group.scopeLogs[0]!.logRecords;
-      this.byMap.set(resource, records);
+      this.byMap.set(resource, group);
     }
-    records.push(record);
-  }
-
-  groups(): ResourceLogs[] {
-    return [...this.byKey.values()];
+    this.sink.add(group, record);
   }
 }
+
+/** The ResourceLogs of what a ModelSink kept. */
+export const resourceLogsOf = (sink: ModelSink<LogRecord>): ResourceLogs[] => sink.groups.map((g) => ({ resource: g.resource, scopeLogs: [{ scope: g.scope, logRecords: g.records }] }));

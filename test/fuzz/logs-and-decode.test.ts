@@ -1,7 +1,7 @@
 /** Fuzzing of the logs path and the body decoders (see test/helpers/fuzz.ts). */
 import { deflateRawSync, deflateSync, gzipSync } from 'node:zlib';
 import { decodeBody } from '../../src/decode';
-import { encodeExportRequests } from '../../src/otlp/encode';
+import { logStreamEncoder } from '../../src/otlp/encode';
 import { decodeExportResponse } from '../../src/otlp/response';
 import { parseLogsBody } from '../../src/parse/logs';
 import { translateLogs } from '../../src/translate/logs/chain';
@@ -21,8 +21,9 @@ const cache = new TraceIdCache();
 /** The whole logs path after decompression: parse, translate, encode. Only parsing may refuse. */
 fuzzTarget('logs-pipeline', logSeeds, (input) => {
   const payload = parseLogsBody(input, new URLSearchParams('ddtags=a:b'));
-  const resources = translateLogs(payload, 1_700_000_000_000_000_000n, { traceIds: cache, decodeJsonMessage: true });
-  encodeExportRequests({ signal: 'logs', resources }, 64 * 1024);
+  const records = logStreamEncoder();
+  translateLogs(payload, 1_700_000_000_000_000_000n, { traceIds: cache, decodeJsonMessage: true }, records);
+  records.requests(64 * 1024);
 });
 
 const LIMITS = { maxDecodedBytes: 1024 * 1024 };
@@ -56,8 +57,9 @@ describe('fuzz logs-translate', () => {
     fc.assert(
       fc.property(fc.array(fc.oneof(entry, entryWithJsonMessage), { maxLength: 20 }), fc.option(fc.string()), (entries, ddtags) => {
         const payload = parseLogsBody(Buffer.from(JSON.stringify(entries)), new URLSearchParams(ddtags ? { ddtags } : {}));
-        const resources = translateLogs(payload, 1_700_000_000_000_000_000n, { traceIds: cache, decodeJsonMessage: true });
-        const requests = encodeExportRequests({ signal: 'logs', resources }, 16 * 1024);
+        const records = logStreamEncoder();
+        translateLogs(payload, 1_700_000_000_000_000_000n, { traceIds: cache, decodeJsonMessage: true }, records);
+        const requests = records.requests(16 * 1024);
         expect(requests.reduce((n, r) => n + r.records, 0)).toBe(payload.entries.length);
       }),
       { numRuns: Number(process.env.FUZZ_RUNS ?? '300') },

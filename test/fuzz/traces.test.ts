@@ -7,7 +7,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { DdTracePayload } from '../../src/datadog/traces';
-import { encodeExportRequests, SpanStreamEncoder } from '../../src/otlp/encode';
+import { encodeExportRequests, spanStreamEncoder } from '../../src/otlp/encode';
 import { parseMediaType } from '../../src/parse/media-type';
 import { decodeAgentPayload } from '../../src/parse/traces/agent-payload';
 import { parseAgentStats, parseClientStats } from '../../src/parse/traces/stats';
@@ -37,7 +37,7 @@ const RECEIVED = 1_700_000_000_000_000_000n;
 
 /** As the routes do: spans streamed into the encoder, then packed. */
 function translateAndEncode(payload: DdTracePayload): void {
-  const spans = new SpanStreamEncoder();
+  const spans = spanStreamEncoder();
   translateTraces(payload, { traceIds: cache, receivedAtNs: RECEIVED }, spans);
   spans.requests(64 * 1024);
 }

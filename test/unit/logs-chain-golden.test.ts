@@ -2,12 +2,14 @@
  * Whole-chain golden files: test/fixtures/logs/chain/*.json each hold the request body as sent
  * (`input`, plus optional `query` and pre-learned `traceIdCache` low→high entries) beside the
  * OTLP/JSON the chain must produce (`expected`). Set UPDATE_GOLDEN=1 to rewrite `expected` after a
- * deliberate change, then review the diff.
+ * deliberate change, then review the diff. The route streams records into the encoder instead of
+ * building the model: for every golden the streamed bytes must equal the model's encoding.
  */
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseLogsBody } from '../../src/parse/logs';
-import { translateLogs } from '../../src/translate/logs/chain';
+import { encodeExportRequests, logStreamEncoder } from '../../src/otlp/encode';
+import { translateLogs, translateLogsToModel } from '../../src/translate/logs/chain';
 import { TraceIdCache } from '../../src/translate/trace-id';
 import { resourceLogsJson } from '../helpers/otlp-json';
 
@@ -28,13 +30,33 @@ const files = readdirSync(DIR).filter((f) => f.endsWith('.json'));
 describe('log chain goldens', () => {
   it('has golden files', () => expect(files.length).toBeGreaterThan(5));
 
-  it.each(files)('%s', (file) => {
+  const load = (file: string) => {
     const golden = JSON.parse(readFileSync(join(DIR, file), 'utf8')) as Golden;
-    const cache = new TraceIdCache();
-    for (const [low, high] of Object.entries(golden.traceIdCache ?? {})) cache.remember(BigInt(low), BigInt('0x' + high));
     const payload = parseLogsBody(Buffer.from(typeof golden.input === 'string' ? golden.input : JSON.stringify(golden.input)), new URLSearchParams(golden.query ?? ''));
-    const actual = resourceLogsJson(translateLogs(payload, BigInt(golden.receivedAtNs), { traceIds: cache, decodeJsonMessage: golden.decodeJsonMessage ?? true }));
+    /** a fresh cache each time, as the golden describes it */
+    const context = () => {
+      const traceIds = new TraceIdCache();
+      for (const [low, high] of Object.entries(golden.traceIdCache ?? {})) traceIds.remember(BigInt(low), BigInt('0x' + high));
+      return { traceIds, decodeJsonMessage: golden.decodeJsonMessage ?? true };
+    };
+    return { golden, payload, receivedAtNs: BigInt(golden.receivedAtNs), context };
+  };
+
+  it.each(files)('%s', (file) => {
+    const { golden, payload, receivedAtNs, context } = load(file);
+    const actual = resourceLogsJson(translateLogsToModel(payload, receivedAtNs, context()));
     if (process.env.UPDATE_GOLDEN) writeFileSync(join(DIR, file), JSON.stringify({ ...golden, expected: actual }, null, 2) + '\n');
     expect(actual).toEqual(golden.expected);
+  });
+
+  it.each(files)('%s: streamed into the encoder, the same bytes as the model encoded', (file) => {
+    const { payload, receivedAtNs, context } = load(file);
+    const streamed = logStreamEncoder();
+    translateLogs(payload, receivedAtNs, context(), streamed);
+    // a small limit, so that splitting is compared too
+    for (const limit of [4 * 1024 * 1024, 700]) {
+      const fromModel = encodeExportRequests({ signal: 'logs', resources: translateLogsToModel(payload, receivedAtNs, context()) }, limit);
+      expect(streamed.requests(limit)).toEqual(fromModel);
+    }
   });
 });

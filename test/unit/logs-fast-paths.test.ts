@@ -11,7 +11,7 @@ import { RESERVED_GROUPS, TAGS_KEYS, type DatadogLogEntry } from '../../src/data
 import { parseJsonBody, type JsonValue } from '../../src/parse/json';
 import { parseLogsBody, quoteBigIds } from '../../src/parse/logs';
 import { anyValue, flatten, scalarText } from '../../src/translate/attributes';
-import { runLogSteps, translateLogs } from '../../src/translate/logs/chain';
+import { runLogSteps, translateLogsToModel } from '../../src/translate/logs/chain';
 import { decodeJsonMessage } from '../../src/translate/logs/decode-json-message';
 import { createDraft, type LogDraft } from '../../src/translate/logs/draft';
 import { severityOf } from '../../src/translate/logs/severity';
@@ -141,7 +141,7 @@ describe('promotion memo and identity grouping', () => {
       ),
     );
   }
-  const translated = (body: Buffer, query: URLSearchParams): unknown => resourceLogsJson(translateLogs(parseLogsBody(body, query), 7n, { traceIds: new TraceIdCache(), decodeJsonMessage: true }));
+  const translated = (body: Buffer, query: URLSearchParams): unknown => resourceLogsJson(translateLogsToModel(parseLogsBody(body, query), 7n, { traceIds: new TraceIdCache(), decodeJsonMessage: true }));
 
   const tags = fc.array(fc.constantFrom('env:a', 'env:b', 'team:x', 'image_tag:1', 'image_tag:2', 'foo', 'service:s', 'host:h', 'pod_name:p', 'filename:f', ''), { maxLength: 5 }).map((t) => t.join(','));
   const text = fc.oneof(fc.constantFrom('a', 'b', '', 'h1'), fc.integer({ min: 0, max: 2 }), fc.constant(null));
@@ -196,7 +196,7 @@ describe('record attributes', () => {
         const ctx = { traceIds: new TraceIdCache(), decodeJsonMessage: true, queryTags: undefined };
         const plain = runLogSteps(createDraft(payload.entries[0] as DatadogLogEntry, 7n), ctx);
         expect(toLogRecord(plain).attributes).toEqual(referenceAttributes(plain));
-        const memoised = translateLogs(payload, 7n, { traceIds: new TraceIdCache(), decodeJsonMessage: true });
+        const memoised = translateLogsToModel(payload, 7n, { traceIds: new TraceIdCache(), decodeJsonMessage: true });
         expect(memoised[0]?.scopeLogs[0]?.logRecords[0]?.attributes).toEqual(referenceAttributes(plain));
       }),
       { numRuns: 1000 },

@@ -30,7 +30,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { isDeepStrictEqual } from 'node:util';
 import { parseLogsBody } from '../../src/parse/logs';
-import { translateLogs } from '../../src/translate/logs/chain';
+import { translateLogsToModel } from '../../src/translate/logs/chain';
 import { TraceIdCache } from '../../src/translate/trace-id';
 import { resourceLogsJson } from '../helpers/otlp-json';
 
@@ -189,7 +189,7 @@ function check(golden: UpstreamCase, ours: Json): string[] {
 function translate(golden: UpstreamCase): Json {
   const body = Buffer.from(typeof golden.input === 'string' ? golden.input : JSON.stringify(golden.input));
   const payload = parseLogsBody(body, new URLSearchParams());
-  const resources = translateLogs(payload, BigInt(golden.receivedAtNs), { traceIds: new TraceIdCache(), decodeJsonMessage: golden.decodeJsonMessage ?? true });
+  const resources = translateLogsToModel(payload, BigInt(golden.receivedAtNs), { traceIds: new TraceIdCache(), decodeJsonMessage: golden.decodeJsonMessage ?? true });
   // through JSON text, so `ours` is exactly the OTLP/JSON document (no undefined fields)
   return JSON.parse(JSON.stringify(resourceLogsJson(resources))) as Json;
 }

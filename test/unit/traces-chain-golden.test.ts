@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { parseMediaType } from '../../src/parse/media-type';
 import { tracerPayloadFromHeaders } from '../../src/parse/traces/tracer-headers';
 import { parseV04Traces } from '../../src/parse/traces/v04';
-import { encodeExportRequests, SpanStreamEncoder } from '../../src/otlp/encode';
+import { encodeExportRequests, spanStreamEncoder } from '../../src/otlp/encode';
 import { translateTraces, translateTracesToModel } from '../../src/translate/traces/chain';
 import { TraceIdCache } from '../../src/translate/trace-id';
 import { resourceSpansJson } from '../helpers/otlp-json-traces';
@@ -54,7 +54,7 @@ describe('trace chain goldens', () => {
 
   it.each(files)('%s: streamed into the encoder, the same bytes as the model encoded', (file) => {
     const { payload, context } = load(file);
-    const streamed = new SpanStreamEncoder();
+    const streamed = spanStreamEncoder();
     translateTraces(payload, context(), streamed);
     // a small limit, so that splitting is compared too
     for (const limit of [4 * 1024 * 1024, 900]) {

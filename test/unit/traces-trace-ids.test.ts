@@ -8,7 +8,7 @@ import { parseLogsBody } from '../../src/parse/logs';
 import { parseMediaType } from '../../src/parse/media-type';
 import { tracerPayloadFromHeaders } from '../../src/parse/traces/tracer-headers';
 import { parseV04Traces } from '../../src/parse/traces/v04';
-import { translateLogs } from '../../src/translate/logs/chain';
+import { translateLogsToModel } from '../../src/translate/logs/chain';
 import { translateTracesToModel } from '../../src/translate/traces/chain';
 import { TraceIdCache } from '../../src/translate/trace-id';
 import { idxTracerPayload, traceIdBytes } from '../fixtures/traces/agent-payloads';
@@ -26,7 +26,7 @@ const traceIdsOf = (cache: TraceIdCache, tracer: ReturnType<typeof v04>): string
 
 function logTraceId(cache: TraceIdCache, ddTraceId: string): string | undefined {
   const payload = parseLogsBody(Buffer.from(JSON.stringify([{ message: 'm', service: 's', dd: { trace_id: ddTraceId, span_id: '3' } }])), new URLSearchParams());
-  const id = translateLogs(payload, RECEIVED, { traceIds: cache, decodeJsonMessage: true })[0]?.scopeLogs[0]?.logRecords[0]?.traceId;
+  const id = translateLogsToModel(payload, RECEIVED, { traceIds: cache, decodeJsonMessage: true })[0]?.scopeLogs[0]?.logRecords[0]?.traceId;
   return id && Buffer.from(id).toString('hex');
 }
 

@@ -5,8 +5,9 @@
  * runs after resource promotion only because neither reads the other's keys.
  */
 import type { DatadogLogPayload } from '../../datadog/logs';
-import type { ResourceLogs } from '../../otlp/model';
-import { LogRecordGrouper } from '../group-logs';
+import type { LogRecord, RecordSink, ResourceLogs } from '../../otlp/model';
+import { LogRecordGrouper, resourceLogsOf } from '../group-logs';
+import { ModelSink } from '../model-sink';
 import { decodeJsonMessage } from './decode-json-message';
 import { createDraft, type LogContext, type LogDraft, type LogStep } from './draft';
 import { toLogRecord } from './finish';
@@ -29,13 +30,19 @@ export function runLogSteps(draft: LogDraft, ctx: LogContext): LogDraft {
   return d;
 }
 
-/** Records sharing a resource share one ResourceLogs, in first-seen order. */
-export function translateLogs(payload: DatadogLogPayload, receivedAtNs: bigint, ctx: Omit<LogContext, 'queryTags'>): ResourceLogs[] {
+/** Records sharing a resource share one group of `sink`, in first-seen order. */
+export function translateLogs<G>(payload: DatadogLogPayload, receivedAtNs: bigint, ctx: Omit<LogContext, 'queryTags'>, sink: RecordSink<LogRecord, G>): void {
   const stepCtx: LogContext = { ...ctx, queryTags: payload.queryTags, promotions: new PromotionMemo(payload.queryTags) };
-  const grouper = new LogRecordGrouper();
+  const grouper = new LogRecordGrouper(sink);
   for (const entry of payload.entries) {
     const draft = runLogSteps(createDraft(entry, receivedAtNs), stepCtx);
     grouper.add(draft.promoted.resource, toLogRecord(draft));
   }
-  return grouper.groups();
+}
+
+/** The translated model itself, for golden files and tests (the route streams into the encoder). */
+export function translateLogsToModel(payload: DatadogLogPayload, receivedAtNs: bigint, ctx: Omit<LogContext, 'queryTags'>): ResourceLogs[] {
+  const sink = new ModelSink<LogRecord>();
+  translateLogs(payload, receivedAtNs, ctx, sink);
+  return resourceLogsOf(sink);
 }

@@ -6,6 +6,7 @@
  */
 import { PRIORITY_NONE, type DdTraceChunk, type DdTracePayload } from '../../datadog/traces';
 import type { RecordSink, ResourceSpans, Span } from '../../otlp/model';
+import { ModelSink } from '../model-sink';
 import { builtKey, resourceKey, toKeyValues, type AttributeMap } from '../resource-promotion';
 import { SCOPE } from '../scope';
 import type { TraceIdCache } from '../trace-id';
@@ -88,14 +89,7 @@ export function translateTraces<G>(payload: DdTracePayload, ctx: TraceTranslatio
 
 /** The translated model itself, for golden files and tests (the routes stream into the encoder). */
 export function translateTracesToModel(payload: DdTracePayload, ctx: TraceTranslationContext): ResourceSpans[] {
-  const resources: ResourceSpans[] = [];
-  translateTraces<Span[]>(payload, ctx, {
-    group: (resource, scope) => {
-      const spans: Span[] = [];
-      resources.push({ resource, scopeSpans: [{ scope, spans }] });
-      return spans;
-    },
-    add: (spans, span) => void spans.push(span),
-  });
-  return resources;
+  const sink = new ModelSink<Span>();
+  translateTraces(payload, ctx, sink);
+  return sink.groups.map((g) => ({ resource: g.resource, scopeSpans: [{ scope: g.scope, spans: g.records }] }));
 }
