@@ -115,14 +115,23 @@ require.extensions['.ts'] = (module, filename) => {
   const body = fs.readFileSync(job.bodyPath);
   global.gc();
   const before = process.memoryUsage().arrayBuffers;
-  const rssBefore = process.memoryUsage().rss; // not maxRSS: start-up may have peaked higher
+  const rssBefore = process.memoryUsage().rss;
+  // start-up may have peaked far above today's RSS: maxRSS tells of the decode only if it rose
+  const maxRssBefore = process.resourceUsage().maxRSS * 1024;
   let peak = before;
-  const sampler = setInterval(() => { peak = Math.max(peak, process.memoryUsage().arrayBuffers); }, 1);
+  let rssPeak = rssBefore;
+  const sampler = setInterval(() => {
+    const usage = process.memoryUsage();
+    peak = Math.max(peak, usage.arrayBuffers);
+    rssPeak = Math.max(rssPeak, usage.rss);
+  }, 1);
   let status = 200, message = '';
   try { await decode(body, ...job.args); } catch (err) { status = err.status ?? 500; message = String(err.message); }
   clearInterval(sampler);
-  peak = Math.max(peak, process.memoryUsage().arrayBuffers);
-  const maxRssGrowth = process.resourceUsage().maxRSS * 1024 - rssBefore;
+  const after = process.memoryUsage();
+  peak = Math.max(peak, after.arrayBuffers);
+  const maxRssAfter = process.resourceUsage().maxRSS * 1024;
+  const maxRssGrowth = (maxRssAfter > maxRssBefore ? maxRssAfter : Math.max(rssPeak, after.rss)) - rssBefore;
   process.stdout.write(JSON.stringify({ status, message, arrayBuffersGrowth: peak - before, maxRssGrowth }));
 })();
 `;
