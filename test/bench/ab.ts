@@ -1,15 +1,16 @@
 /**
  * Two builds of the sidecar side by side, at the same time, on the same core: the way to tell
- * whether a change bought anything. This VM's speed drifts by ±30 % from minute to minute (other
+ * whether a change bought anything. Either side may also be `upstream` (the reference collector
+ * with the upstream receiver), for a ratio of CPU per record that the machine's drift cannot move. This VM's speed drifts by ±30 % from minute to minute (other
  * tenants), so two runs one after the other cannot show a 10 % change; two sides loaded in the same
  * window suffer the same drift, and the ratio of their CPU per record holds still.
  *
  * Each side is a sidecar + its own collector, all pinned to the SUT core; one load generator per
  * side runs on the load core with the same bodies. Each round starts both sides fresh and reports
- * CPU µs per record (sidecar + collector) and the sidecar's peak RSS for each, and B ÷ A; the last
- * line is the median ratio.
+ * CPU µs per record (every process of the side) and peak RSS for each, and B ÷ A; the last line is
+ * the median ratio.
  *
- *   node -r ./test/bench/register.js test/bench/ab.ts --a /path/to/base/dist/cli/main.js [--b dist/cli/main.js]
+ *   node -r ./test/bench/register.js test/bench/ab.ts --a /path/to/base/dist/cli/main.js|upstream [--b dist/cli/main.js|upstream]
  *        [--scenario logs] [--batch 10] [--rounds 5] [--seconds 8] [--concurrency 8] [--mode closed|open --rate 200]
  *        [--a-node-args "..."] [--b-node-args "--max-semi-space-size=8"] [--a-env K=V,…] [--b-env MALLOC_ARENA_MAX=2]
  */
@@ -17,7 +18,7 @@ import { join } from 'node:path';
 import { REPO_ROOT } from '../../src/collector/build';
 import { load } from './run';
 import { buildScenario, type ScenarioName } from './scenarios';
-import { binaries, peakRssMiB, startOurs, type RunningSut } from './sut';
+import { binaries, peakRssMiB, startOurs, startUpstream, type RunningSut } from './sut';
 
 interface AbOptions {
   a: string;
@@ -68,13 +69,16 @@ const median = (xs: number[]): number => [...xs].sort((x, y) => x - y)[Math.floo
 
 async function main(): Promise<void> {
   const o = parseOptions(process.argv.slice(2));
-  const { ours: collector } = await binaries();
+  const bins = await binaries();
   const scenario = await buildScenario(o.scenario, o.batch, 8);
   const ratios: number[] = [];
   for (let round = 1; round <= o.rounds; round++) {
     const sides: RunningSut[] = [];
     try {
-      for (const [i, main] of [o.a, o.b].entries()) sides.push(await startOurs(collector, { cores: o.sutCores, sink: 'debug', sidecarEnv: { OTEL_EXPORTER_OTLP_COMPRESSION: 'none', ...o.env[i] }, sidecarMain: main, nodeArgs: o.nodeArgs[i] }));
+      for (const [i, main] of [o.a, o.b].entries()) {
+        if (main === 'upstream') sides.push(await startUpstream(bins.upstream, { cores: o.sutCores, sink: 'debug' }));
+        else sides.push(await startOurs(bins.ours, { cores: o.sutCores, sink: 'debug', sidecarEnv: { OTEL_EXPORTER_OTLP_COMPRESSION: 'none', ...o.env[i] }, sidecarMain: main, nodeArgs: o.nodeArgs[i] }));
+      }
       const spec = (sut: RunningSut) => ({
         url: sut.url,
         path: scenario.path,
@@ -88,12 +92,12 @@ async function main(): Promise<void> {
         durationMs: o.seconds * 1000,
       });
       const [ra, rb] = await Promise.all(sides.map((sut) => load(spec(sut), o.loadCores, sut)));
-      const [rssA, rssB] = sides.map((sut) => peakRssMiB(sut.pids.sidecar as number).toFixed(0));
+      const [rssA, rssB] = sides.map((sut) => Object.entries(sut.pids).map(([name, pid]) => `${name} ${peakRssMiB(pid).toFixed(0)}`).join(', '));
       const perRecord = (r: typeof ra): number => (sum(r.cpuSeconds) / r.records) * 1e6;
       const [a, b] = [perRecord(ra), perRecord(rb)];
       ratios.push(b / a);
       const fmt = (r: typeof ra, us: number, rss: string | undefined): string =>
-        `${us.toFixed(1)} µs/record (${Object.entries(r.cpuSeconds).map(([k, v]) => `${k} ${((v / r.records) * 1e6).toFixed(1)}`).join(', ')}), ${Math.round(r.records / r.seconds)} records/s, p50/p99 ${r.latency.p50.toFixed(1)}/${r.latency.p99.toFixed(1)} ms, sidecar peak RSS ${rss} MiB`;
+        `${us.toFixed(1)} µs/record (${Object.entries(r.cpuSeconds).map(([k, v]) => `${k} ${((v / r.records) * 1e6).toFixed(1)}`).join(', ')}), ${Math.round(r.records / r.seconds)} records/s, p50/p99 ${r.latency.p50.toFixed(1)}/${r.latency.p99.toFixed(1)} ms, peak RSS MiB ${rss}`;
       process.stdout.write(`round ${round}: A ${fmt(ra, a, rssA)} | B ${fmt(rb, b, rssB)} | B÷A ${(b / a).toFixed(3)}\n`);
     } finally {
       await Promise.all(sides.map((s) => s.stop()));
