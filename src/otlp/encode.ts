@@ -572,5 +572,5 @@ function writeExponentialHistogramDataPoint(w: ProtoWriter, point: ExponentialHi
 
 function writeBuckets(w: ProtoWriter, buckets: ExponentialBuckets): void {
   if (buckets.offset) w.sint32Field(1, buckets.offset);
-  if (buckets.bucketCounts.length > 0) w.packedVarint64Field(2, buckets.bucketCounts);
+  if (buckets.bucketCounts.length > 0) w.packedUint64Field(2, buckets.bucketCounts);
 }

@@ -136,9 +136,10 @@ export class ProtoWriter {
     for (const value of values) this.double(value);
   }
 
-  packedVarint64Field(field: number, values: readonly bigint[]): void {
+  /** Packed uint64s held as numbers (non-negative integers below 2^53). */
+  packedUint64Field(field: number, values: readonly number[]): void {
     const start = this.beginLen(field);
-    for (const value of values) this.varint64(value);
+    for (const value of values) this.varint(value);
     this.endLen(start);
   }
 

@@ -261,7 +261,8 @@ const toHistogramPoint = (o: Obj): HistogramDataPoint => ({
 
 const toBuckets = (o: Obj | undefined): ExponentialBuckets => ({
   offset: o?.offset ?? 0,
-  bucketCounts: o?.bucketCounts ?? [],
+  // numbers in our model (see ExponentialBuckets); exact below 2^53
+  bucketCounts: ((o?.bucketCounts ?? []) as unknown[]).map(Number),
 });
 
 const toExponentialPoint = (o: Obj): ExponentialHistogramDataPoint => ({

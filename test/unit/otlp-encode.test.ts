@@ -288,8 +288,8 @@ describe('encodeExportRequests round trip through protobufjs and our .proto file
               sum: 123.5,
               scale: -3,
               zeroCount: 2n,
-              positive: { offset: -5, bucketCounts: [1n, 0n, 3n, 2n ** 63n + 5n] },
-              negative: { offset: -1_000_000, bucketCounts: [4n] },
+              positive: { offset: -5, bucketCounts: [1, 0, 3, Number.MAX_SAFE_INTEGER] },
+              negative: { offset: -1_000_000, bucketCounts: [4] },
               min: -12.5,
               max: 99,
               zeroThreshold: 1e-9,
@@ -505,7 +505,7 @@ describe('encodeExportRequests splitting', () => {
       count: BigInt(i),
       scale: -2,
       zeroCount: 1n,
-      positive: { offset: 5 - i, bucketCounts: [1n, 2n] },
+      positive: { offset: 5 - i, bucketCounts: [1, 2] },
       negative: { offset: i, bucketCounts: [] },
     }));
     const batch = metrics([

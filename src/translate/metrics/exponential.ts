@@ -34,12 +34,12 @@ export const bucketLowerBound = (index: number): number => Math.exp(index * (Mat
 export function denseBuckets(counts: ReadonlyMap<number, number>): ExponentialBuckets {
   if (counts.size === 0) return { offset: 0, bucketCounts: [] };
   const [offset, last] = extent(counts.keys());
-  const bucketCounts = new Array<bigint>(last - offset + 1).fill(0n);
-  for (const [index, count] of counts) bucketCounts[index - offset] = bigCount(count);
+  const bucketCounts = new Array<number>(last - offset + 1).fill(0);
+  for (const [index, count] of counts) bucketCounts[index - offset] = count;
   return { offset, bucketCounts };
 }
 
-/** Shared BigInts for the counts 0–1023: a histogram point has dozens of small bucket counts. */
+/** Shared BigInts for the counts 0–1023: most points' counts and zero counts are small. */
 const smallCounts: readonly bigint[] = Array.from({ length: 1024 }, (_, n) => BigInt(n));
 
 /** BigInt(count), without allocating one when the count is a small integer. */

@@ -25,21 +25,16 @@ const sketchLowerBound = (key: number): number => Math.exp((key - BIAS) / (1 / M
 export const ZERO_THRESHOLD = 9.941854089121418e-10;
 
 /** Scale-5 bucket counts of one sketch point, per sign dense from its offset (the lowest bucket a bin touched). */
-export interface SketchBuckets<C = number> {
+export interface SketchBuckets {
   zeroCount: number;
-  positive: C[];
+  positive: number[];
   positiveOffset: number;
-  negative: C[];
+  negative: number[];
   negativeOffset: number;
 }
 
-const plainCount = (count: number): number => count;
-
-/**
- * Undefined when a key lies outside the mapping. Bucket counts come as `asCount` makes them, in
- * the one pass that reads them out: a second array mapped from the first was a tenth of a sketch.
- */
-export function sketchBuckets<C = number>(keys: readonly number[], counts: readonly number[], asCount = plainCount as (count: number) => C): SketchBuckets<C> | undefined {
+/** Undefined when a key lies outside the mapping. */
+export function sketchBuckets(keys: readonly number[], counts: readonly number[]): SketchBuckets | undefined {
   if (keys.some(outOfRange)) return undefined;
   let zeroCount = 0;
   for (let i = 0; i < keys.length; i++) {
@@ -49,7 +44,7 @@ export function sketchBuckets<C = number>(keys: readonly number[], counts: reado
     else spread(Math.abs(key), count, key < 0 ? negativeScratch : positiveScratch);
   }
   // each offset is read before its take, which clears the scratch
-  return { zeroCount, positiveOffset: positiveScratch.offset, positive: positiveScratch.take(asCount), negativeOffset: negativeScratch.offset, negative: negativeScratch.take(asCount) };
+  return { zeroCount, positiveOffset: positiveScratch.offset, positive: positiveScratch.take(), negativeOffset: negativeScratch.offset, negative: negativeScratch.take() };
 }
 
 const outOfRange = (key: number): boolean => Math.abs(key) >= MAX_SKETCH_KEY;
@@ -128,11 +123,11 @@ class BucketScratch {
   }
 
   /** Counts of the buckets from the lowest to the highest touched since the last take. */
-  take<C>(asCount: (count: number) => C): C[] {
+  take(): number[] {
     // sized once: growing by push reallocated it a few times per point
-    const out = new Array<C>(Math.max(0, this.high - this.low + 1));
+    const out = new Array<number>(Math.max(0, this.high - this.low + 1));
     for (let at = this.low; at <= this.high; at++) {
-      out[at - this.low] = asCount(this.counts[at] as number);
+      out[at - this.low] = this.counts[at] as number;
       this.counts[at] = 0;
     }
     this.low = Infinity;

@@ -6,7 +6,7 @@
  */
 import { countDrop, type DropCounts, type Sketch, type SketchPoint } from '../../datadog/metrics';
 import type { MetricContext, MetricItem } from './context';
-import { bigCount, SCALE } from './exponential';
+import { SCALE } from './exponential';
 import { exponentialHistogramMetric, type DistributionSummary } from './exponential-metric';
 import { sketchBuckets } from './sketch-buckets';
 
@@ -24,7 +24,7 @@ function summarize(p: SketchPoint, dropped: DropCounts): DistributionSummary | u
     countDrop(dropped, 'negative_count');
     return undefined;
   }
-  const buckets = sketchBuckets(p.keys, p.counts, bigCount);
+  const buckets = sketchBuckets(p.keys, p.counts);
   if (!buckets) {
     countDrop(dropped, 'sketch_key_out_of_range');
     return undefined;
