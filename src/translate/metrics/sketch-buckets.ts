@@ -7,6 +7,7 @@
  * bin's count is spread over the scale-5 buckets it overlaps, in proportion to the overlap,
  * truncated to integers; whatever truncation leaves goes to the bucket with the largest overlap.
  */
+import type { ExponentialBuckets } from '../../otlp/model';
 import { bucketIndex, bucketLowerBound } from './exponential';
 
 const GAMMA = 1 + 2 / 128;
@@ -27,10 +28,8 @@ export const ZERO_THRESHOLD = 9.941854089121418e-10;
 /** Scale-5 bucket counts of one sketch point, per sign dense from its offset (the lowest bucket a bin touched). */
 export interface SketchBuckets {
   zeroCount: number;
-  positive: number[];
-  positiveOffset: number;
-  negative: number[];
-  negativeOffset: number;
+  positive: ExponentialBuckets;
+  negative: ExponentialBuckets;
 }
 
 /** Undefined when a key lies outside the mapping. */
@@ -43,8 +42,7 @@ export function sketchBuckets(keys: readonly number[], counts: readonly number[]
     if (key === 0) zeroCount += count;
     else spread(Math.abs(key), count, key < 0 ? negativeScratch : positiveScratch);
   }
-  // each offset is read before its take, which clears the scratch
-  return { zeroCount, positiveOffset: positiveScratch.offset, positive: positiveScratch.take(), negativeOffset: negativeScratch.offset, negative: negativeScratch.take() };
+  return { zeroCount, positive: positiveScratch.take(), negative: negativeScratch.take() };
 }
 
 const outOfRange = (key: number): boolean => Math.abs(key) >= MAX_SKETCH_KEY;
@@ -117,22 +115,18 @@ class BucketScratch {
     if (at > this.high) this.high = at;
   }
 
-  /** Index of the lowest bucket touched since the last take; 0 when none was. */
-  get offset(): number {
-    return this.high < this.low ? 0 : this.low + this.lowest;
-  }
-
-  /** Counts of the buckets from the lowest to the highest touched since the last take. */
-  take(): number[] {
+  /** The buckets from the lowest to the highest touched since the last take (offset 0 when none was). */
+  take(): ExponentialBuckets {
+    const offset = this.high < this.low ? 0 : this.low + this.lowest;
     // sized once: growing by push reallocated it a few times per point
-    const out = new Array<number>(Math.max(0, this.high - this.low + 1));
+    const bucketCounts = new Array<number>(Math.max(0, this.high - this.low + 1));
     for (let at = this.low; at <= this.high; at++) {
-      out[at - this.low] = this.counts[at] as number;
+      bucketCounts[at - this.low] = this.counts[at] as number;
       this.counts[at] = 0;
     }
     this.low = Infinity;
     this.high = -Infinity;
-    return out;
+    return { offset, bucketCounts };
   }
 }
 

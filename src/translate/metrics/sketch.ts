@@ -29,8 +29,7 @@ function summarize(p: SketchPoint, dropped: DropCounts): DistributionSummary | u
     countDrop(dropped, 'sketch_key_out_of_range');
     return undefined;
   }
-  const { zeroCount, positive, positiveOffset, negative, negativeOffset } = buckets;
-  return { timestamp: p.timestamp, count: p.count, sum: p.sum, min: p.min, max: p.max, scale: SCALE, zeroCount, positive: { offset: positiveOffset, bucketCounts: positive }, negative: { offset: negativeOffset, bucketCounts: negative } };
+  return { timestamp: p.timestamp, count: p.count, sum: p.sum, min: p.min, max: p.max, scale: SCALE, zeroCount: buckets.zeroCount, positive: buckets.positive, negative: buckets.negative };
 }
 
 const isNegative = (n: number): boolean => n < 0;
