@@ -4,6 +4,7 @@
  */
 import { createServer, type Server } from 'node:http';
 import type { BridgeMetrics } from '../observability/metrics';
+import { pathOf } from './route-table';
 
 export interface HealthState {
   status: 'ok' | 'disabled' | 'stopping';
@@ -13,7 +14,7 @@ export interface HealthState {
 
 export function createAdminServer(health: () => HealthState, metrics: BridgeMetrics): Server {
   return createServer((req, res) => {
-    const path = (req.url ?? '/').split('?')[0];
+    const path = pathOf(req.url ?? '/');
     if (req.method === 'GET' && (path === '/health' || path === '/healthz' || path === '/')) {
       const state = health();
       res.writeHead(state.status === 'stopping' ? 503 : 200, { 'Content-Type': 'application/json' });

@@ -14,7 +14,7 @@ import { parseMediaType } from '../parse/media-type';
 import { HttpError } from './errors';
 import { OverloadedError, type InflightBudget, type Lease } from './inflight-budget';
 import { readBody } from './read-body';
-import { RouteTable } from './route-table';
+import { pathOf, RouteTable } from './route-table';
 
 const nowNs = (): bigint => BigInt(Date.now()) * 1_000_000n;
 
@@ -23,12 +23,6 @@ const nowNs = (): bigint => BigInt(Date.now()) * 1_000_000n;
  * tracers re-read /info when the hash changes.
  */
 const tracerHeaders = (ctx: RouteContext): Record<string, string> => ({ 'Datadog-Agent-Version': AGENT_VERSION, 'Datadog-Agent-State': agentState(infoDocument(ctx)) });
-
-/** The path of a request target, without its query string. */
-const pathOf = (url: string): string => {
-  const q = url.indexOf('?');
-  return q < 0 ? url : url.slice(0, q);
-};
 
 /**
  * The intake's request listener. Routing is a table lookup (route-table.ts) rather than express:

@@ -5,6 +5,12 @@
  * Exact paths, all but two, are one Map lookup.
  */
 
+/** The path of a request target, without its query string. */
+export const pathOf = (url: string): string => {
+  const q = url.indexOf('?');
+  return q < 0 ? url : url.slice(0, q);
+};
+
 /** A path pattern turned into a test of a lower-cased path without its trailing slash. */
 type Matcher = (path: string) => boolean;
 
