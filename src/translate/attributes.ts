@@ -4,7 +4,7 @@
  * numbers become Int when they are safe integers and Double otherwise.
  */
 import type { JsonValue } from '../parse/json';
-import type { AnyValue, KeyValue } from '../otlp/model';
+import type { AnyValue } from '../otlp/model';
 
 export function anyValue(value: JsonValue): AnyValue {
   if (value === null) return { string: '' };
@@ -24,13 +24,6 @@ export interface FieldSink {
   set(key: string, value: JsonValue): unknown;
 }
 
-/** Flattens nested objects into `parent.child` keys; arrays and scalars are leaves. */
-export function flatten(fields: Record<string, JsonValue>, prefix = '', into: Map<string, JsonValue> = new Map()): Map<string, JsonValue> {
-  // for…in rather than Object.entries: this runs for every field of every log record, and parsed JSON has only own keys
-  for (const key in fields) flattenValue(prefix ? `${prefix}.${key}` : key, fields[key] as JsonValue, into);
-  return into;
-}
-
 /** One field under `name`: a non-empty object is spread over dotted keys, anything else kept. */
 export function flattenValue(name: string, value: JsonValue, into: FieldSink): void {
   if (!isNonEmptyObject(value)) {
@@ -46,7 +39,6 @@ export function isNonEmptyObject(value: JsonValue): value is Record<string, Json
   return false;
 }
 
-export const stringAttribute = (key: string, value: string): KeyValue => ({ key, value: { string: value } });
 
 /** Text of a scalar JSON value; undefined for objects, arrays and null. */
 export function scalarText(value: JsonValue | undefined): string | undefined {

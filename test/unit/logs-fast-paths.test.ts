@@ -10,7 +10,7 @@ import fc from 'fast-check';
 import { RESERVED_GROUPS, TAGS_KEYS, type DatadogLogEntry } from '../../src/datadog/logs';
 import { parseJsonBody, type JsonValue } from '../../src/parse/json';
 import { parseLogsBody, quoteBigIds } from '../../src/parse/logs';
-import { anyValue, flatten, scalarText } from '../../src/translate/attributes';
+import { anyValue, flattenValue, scalarText } from '../../src/translate/attributes';
 import { runLogSteps, translateLogsToModel } from '../../src/translate/logs/chain';
 import { decodeJsonMessage } from '../../src/translate/logs/decode-json-message';
 import { createDraft, type LogDraft } from '../../src/translate/logs/draft';
@@ -24,6 +24,13 @@ import { SCOPE } from '../../src/translate/scope';
 import type { KeyValue, LogRecord, ResourceLogs } from '../../src/otlp/model';
 import { parseSpanIdText, parseTraceIdText, spanIdBytes, traceIdBytes, TraceIdCache } from '../../src/translate/trace-id';
 import { resourceLogsJson } from '../helpers/otlp-json';
+
+/** Nested objects flattened into a plain Map, as the log chain did before its field table: the reference. */
+function flatten(fields: Record<string, JsonValue>): Map<string, JsonValue> {
+  const into = new Map<string, JsonValue>();
+  for (const key in fields) flattenValue(key, fields[key] as JsonValue, into);
+  return into;
+}
 
 /** The plain way to group: one resourceKey per record, equal keys share a ResourceLogs, first seen first. */
 function groupLogRecords(entries: { resource: KeyValue[]; record: LogRecord }[]): ResourceLogs[] {
