@@ -1,7 +1,7 @@
 /**
  * Batching toward the collector: requests of one signal handed over in the same event-loop turn
  * (intake requests that arrived together) go out as one export. Each export call costs about the
- * same fixed CPU in grpc-js and in the collector whatever its size, so for senders that post small
+ * same fixed CPU in the gRPC client and in the collector whatever its size, so for senders that post small
  * batches that fixed cost dominated; see README, Benchmarks. A lone request waits only for the end
  * of the current turn (setImmediate).
  *

@@ -1,9 +1,7 @@
 /**
- * OTLP/gRPC client. Requests are encoded once by src/otlp/encode and handed to grpc-js as
- * pre-serialized bytes (pass-through serializers), so there is no protobuf → object → protobuf
- * round trip on the hot path.
+ * OTLP/gRPC exporter. Requests are encoded once by src/otlp/encode and sent as they are by the
+ * unary client in ./grpc-client, so there is no protobuf → object → protobuf round trip.
  */
-import * as grpc from '@grpc/grpc-js';
 import { readFileSync } from 'node:fs';
 import type { Config } from '../config';
 import type { Logger } from '../observability/log';
@@ -13,6 +11,7 @@ import type { Signal } from '../otlp/model';
 import { decodeExportResponse } from '../otlp/response';
 import { HttpError } from '../server/errors';
 import type { ExportOutcome, Exporter } from './exporter';
+import { GrpcClient, GrpcError, GrpcStatus, type GrpcClientOptions } from './grpc-client';
 import { backoffDelays, isRetryable, replyForFailure } from './retry-policy';
 
 const METHODS: Record<Signal, string> = {
@@ -20,8 +19,6 @@ const METHODS: Record<Signal, string> = {
   traces: '/opentelemetry.proto.collector.trace.v1.TraceService/Export',
   metrics: '/opentelemetry.proto.collector.metrics.v1.MetricsService/Export',
 };
-
-const passThrough = (b: Buffer): Buffer => b;
 
 const sleep = (ms: number, abort?: AbortSignal): Promise<void> =>
   new Promise((resolve) => {
@@ -51,23 +48,22 @@ export function parseOtlpEndpoint(endpoint: string, insecure: boolean | undefine
   throw new HttpError(500, `OTEL_EXPORTER_OTLP_ENDPOINT "${endpoint}" is not http(s)://host:port or host:port`);
 }
 
-function credentialsFor(target: GrpcTarget, config: Config): grpc.ChannelCredentials {
-  if (!target.tls) return grpc.credentials.createInsecure();
-  const read = (path: string | undefined): Buffer | null => (path ? readFileSync(path) : null);
-  return grpc.credentials.createSsl(read(config.otlpCertificate), read(config.otlpClientKey), read(config.otlpClientCertificate));
+function tlsFor(target: GrpcTarget, config: Config): GrpcClientOptions['tls'] {
+  if (!target.tls) return undefined;
+  const read = (path: string | undefined): Buffer | undefined => (path ? readFileSync(path) : undefined);
+  return { ca: read(config.otlpCertificate), key: read(config.otlpClientKey), cert: read(config.otlpClientCertificate) };
 }
 
 /** Collector metadata: configured headers, plus ClickStack's raw token when none names authorization. */
-export function exportMetadata(headers: Record<string, string>, authToken: string | undefined): grpc.Metadata {
-  const md = new grpc.Metadata();
-  for (const [k, v] of Object.entries(headers)) md.set(k, v);
-  if (authToken && !('authorization' in headers)) md.set('authorization', authToken);
+export function exportMetadata(headers: Record<string, string>, authToken: string | undefined): Record<string, string> {
+  const md: Record<string, string> = {};
+  for (const [k, v] of Object.entries(headers)) md[k.toLowerCase()] = v;
+  if (authToken && !('authorization' in md)) md.authorization = authToken;
   return md;
 }
 
 export class OtlpGrpcExporter implements Exporter {
-  private readonly client: grpc.Client;
-  private readonly metadata: grpc.Metadata;
+  private readonly client: GrpcClient;
 
   constructor(
     private readonly config: Config,
@@ -76,19 +72,14 @@ export class OtlpGrpcExporter implements Exporter {
     private readonly log: Logger,
   ) {
     const target = parseOtlpEndpoint(config.otlpEndpoint, config.otlpInsecure);
-    this.client = new grpc.Client(target.address, credentialsFor(target, config), {
-      'grpc.default_compression_algorithm': config.otlpCompression === 'gzip' ? 2 : 0,
-      // our own limit is exportMaxBytes; the channel's must not be the one that bites
-      'grpc.max_send_message_length': Math.max(config.exportMaxBytes * 2, 4 * 1024 * 1024),
-      'grpc.keepalive_time_ms': 30_000,
-      'grpc.keepalive_timeout_ms': 10_000,
-      'grpc.enable_retries': 0,
-      // grpc-js backs reconnects off to 120 s; senders retry every few seconds and must find the
-      // collector as soon as it is back, and a reconnect attempt to a nearby collector is cheap
-      'grpc.initial_reconnect_backoff_ms': 100,
-      'grpc.max_reconnect_backoff_ms': 1_000,
+    this.client = new GrpcClient({
+      address: target.address,
+      tls: tlsFor(target, config),
+      metadata: exportMetadata(config.otlpHeaders, authToken),
+      gzip: config.otlpCompression === 'gzip',
+      pingTimeoutMs: 10_000,
+      userAgent: 'dd-otlp-bridge',
     });
-    this.metadata = exportMetadata(config.otlpHeaders, authToken);
   }
 
   async export(requests: EncodedExport[]): Promise<ExportOutcome> {
@@ -114,15 +105,16 @@ export class OtlpGrpcExporter implements Exporter {
     try {
       for (;;) {
         try {
-          const response = await this.call(request, Math.max(Math.min(this.config.otlpTimeoutMs, giveUpAt - Date.now()), 1));
+          const response = await this.client.call(METHODS[request.signal], request.body, Math.max(Math.min(this.config.otlpTimeoutMs, giveUpAt - Date.now()), 1));
           return this.account(request, decodeExportResponse(response));
         } catch (err) {
-          const code = (err as grpc.ServiceError).code ?? grpc.status.UNKNOWN;
-          this.metrics.exportFailures.inc({ signal: request.signal, code: grpc.status[code] ?? String(code) });
+          const failure = err instanceof GrpcError ? err : new GrpcError(GrpcStatus.UNKNOWN, (err as Error).message);
+          const name = GrpcStatus[failure.code] ?? String(failure.code);
+          this.metrics.exportFailures.inc({ signal: request.signal, code: name });
           const delay = delays.next().value as number;
-          if (!isRetryable(code) || Date.now() + delay >= giveUpAt || abort?.aborted) {
-            this.log.warn('export to collector failed', { signal: request.signal, code: grpc.status[code], error: (err as Error).message, records: request.records });
-            throw replyForFailure(code, (err as grpc.ServiceError).details ?? (err as Error).message);
+          if (!isRetryable(failure.code) || Date.now() + delay >= giveUpAt || abort?.aborted) {
+            this.log.warn('export to collector failed', { signal: request.signal, code: name, error: failure.details, records: request.records });
+            throw replyForFailure(failure.code, failure.details);
           }
           await sleep(delay, abort);
         }
@@ -142,21 +134,7 @@ export class OtlpGrpcExporter implements Exporter {
     return rejected;
   }
 
-  private call(request: EncodedExport, timeoutMs: number): Promise<Buffer> {
-    return new Promise((resolve, reject) => {
-      this.client.makeUnaryRequest(
-        METHODS[request.signal],
-        passThrough,
-        passThrough,
-        request.body,
-        this.metadata,
-        { deadline: Date.now() + timeoutMs },
-        (err, value) => (err ? reject(err) : resolve(value ?? Buffer.alloc(0))),
-      );
-    });
-  }
-
-  async close(): Promise<void> {
-    this.client.close();
+  close(): Promise<void> {
+    return this.client.close(this.config.otlpTimeoutMs);
   }
 }

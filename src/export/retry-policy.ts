@@ -5,25 +5,25 @@
  * collector's memory_limiter uses it for "try later". Auth failures are retried by the *sender*
  * (503): the data is fine, our token is wrong, and an operator fixing it must not cost data.
  */
-import { status } from '@grpc/grpc-js';
+import { GrpcStatus } from './grpc-client';
 import { HttpError } from '../server/errors';
 
 const RETRYABLE = new Set<number>([
-  status.CANCELLED,
-  status.DEADLINE_EXCEEDED,
-  status.RESOURCE_EXHAUSTED,
-  status.ABORTED,
-  status.OUT_OF_RANGE,
-  status.UNAVAILABLE,
-  status.DATA_LOSS,
+  GrpcStatus.CANCELLED,
+  GrpcStatus.DEADLINE_EXCEEDED,
+  GrpcStatus.RESOURCE_EXHAUSTED,
+  GrpcStatus.ABORTED,
+  GrpcStatus.OUT_OF_RANGE,
+  GrpcStatus.UNAVAILABLE,
+  GrpcStatus.DATA_LOSS,
 ]);
 
 export const isRetryable = (code: number): boolean => RETRYABLE.has(code);
 
 /** Datadog senders retry 5xx (never 429, which the trace-agent drops); 400 makes them drop. */
 export function replyForFailure(code: number, detail: string): HttpError {
-  const name = status[code] ?? String(code);
-  if (code === status.INVALID_ARGUMENT) return new HttpError(400, `collector rejected the data as invalid (${name}): ${detail}`);
+  const name = GrpcStatus[code] ?? String(code);
+  if (code === GrpcStatus.INVALID_ARGUMENT) return new HttpError(400, `collector rejected the data as invalid (${name}): ${detail}`);
   return new HttpError(503, `collector did not accept the data (${name}); retry later`, { 'Retry-After': '5' });
 }
 

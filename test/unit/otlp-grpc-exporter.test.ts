@@ -3,6 +3,7 @@
  * test/e2e). The server answers with scripted statuses and partial successes.
  */
 import * as grpc from '@grpc/grpc-js';
+import { fakeCollector } from '../helpers/fake-grpc';
 import { loadConfig, parseArgs, type Config } from '../../src/config';
 import type { ExportOutcome } from '../../src/export/exporter';
 import { OtlpGrpcExporter } from '../../src/export/otlp-grpc';
@@ -12,28 +13,6 @@ import { encodeExportRequests } from '../../src/otlp/encode';
 import type { ResourceLogs } from '../../src/otlp/model';
 import { HttpError } from '../../src/server/errors';
 import { lookupType } from '../helpers/otlp-proto';
-
-type Script = (body: Buffer, md: grpc.Metadata) => { error?: Partial<grpc.StatusObject>; response?: Buffer };
-
-async function fakeCollector(script: Script): Promise<{ port: number; calls: { body: Buffer; md: grpc.Metadata }[]; stop: () => void }> {
-  const server = new grpc.Server();
-  const calls: { body: Buffer; md: grpc.Metadata }[] = [];
-  const handler: grpc.handleUnaryCall<Buffer, Buffer> = (call, callback) => {
-    calls.push({ body: call.request, md: call.metadata });
-    const { error, response } = script(call.request, call.metadata);
-    if (error) callback(error as grpc.ServiceError);
-    else callback(null, response ?? Buffer.alloc(0));
-  };
-  const raw = { path: '', requestStream: false, responseStream: false, requestSerialize: (b: Buffer) => b, requestDeserialize: (b: Buffer) => b, responseSerialize: (b: Buffer) => b, responseDeserialize: (b: Buffer) => b };
-  server.addService(
-    {
-      logs: { ...raw, path: '/opentelemetry.proto.collector.logs.v1.LogsService/Export' },
-    } as unknown as grpc.ServiceDefinition,
-    { logs: handler },
-  );
-  const port = await new Promise<number>((resolve, reject) => server.bindAsync('127.0.0.1:0', grpc.ServerCredentials.createInsecure(), (e, p) => (e ? reject(e) : resolve(p))));
-  return { port, calls, stop: () => server.forceShutdown() };
-}
 
 const logs = (n: number, text = 'x'): ResourceLogs[] => [
   {

@@ -1,0 +1,188 @@
+/**
+ * The unary gRPC client: how a finished stream turns into a reply or a status (pure), and the
+ * connection's life against grpc-js's server and a peer that never answers. The real collector
+ * (grpc-go) is the e2e tests' counterpart: every e2e export goes through this client.
+ */
+import * as http2 from 'node:http2';
+import { createServer, type Socket } from 'node:net';
+import { gzipSync } from 'node:zlib';
+import { GrpcClient, GrpcError, GrpcStatus, grpcTimeout, outcomeOf, readReplyMessage, statusForHttp, statusForReset } from '../../src/export/grpc-client';
+import { fakeCollector } from '../helpers/fake-grpc';
+
+const PATH = '/opentelemetry.proto.collector.logs.v1.LogsService/Export';
+const frame = (message: Buffer, compressed = false): Buffer => {
+  const prefix = Buffer.alloc(5);
+  prefix[0] = compressed ? 1 : 0;
+  prefix.writeUInt32BE(message.length, 1);
+  return Buffer.concat([prefix, message]);
+};
+const ok = { ':status': 200, 'grpc-status': '0' } as unknown as http2.IncomingHttpHeaders;
+const client = (port: number, extra: Partial<ConstructorParameters<typeof GrpcClient>[0]> = {}): GrpcClient =>
+  new GrpcClient({ address: `127.0.0.1:${port}`, metadata: {}, gzip: false, pingTimeoutMs: 200, userAgent: 'test', ...extra });
+
+describe('outcomeOf', () => {
+  it('returns the reply message of an OK stream', () => {
+    const message = Buffer.from('reply');
+    expect(outcomeOf({ headers: { ':status': 200 } as http2.IncomingHttpHeaders, trailers: ok, data: frame(message), rstCode: 0 })).toEqual(message);
+  });
+
+  it('gunzips a compressed reply frame', () => {
+    expect(readReplyMessage(frame(gzipSync(Buffer.from('zipped')), true)).toString()).toBe('zipped');
+  });
+
+  it('an empty reply is an empty message', () => {
+    expect(outcomeOf({ headers: ok, data: Buffer.alloc(0), rstCode: 0 })).toEqual(Buffer.alloc(0));
+  });
+
+  it('a frame shorter than its prefix says is INTERNAL', () => {
+    const short = frame(Buffer.from('abcdef')).subarray(0, 8);
+    expect((outcomeOf({ headers: ok, data: short, rstCode: 0 }) as GrpcError).code).toBe(GrpcStatus.INTERNAL);
+  });
+
+  it('reads a trailers-only error and percent-decodes its message', () => {
+    const headers = { ':status': 200, 'grpc-status': '3', 'grpc-message': 'bad%20field%3A%20x' } as unknown as http2.IncomingHttpHeaders;
+    const outcome = outcomeOf({ headers, data: Buffer.alloc(0), rstCode: 0 }) as GrpcError;
+    expect(outcome).toBeInstanceOf(GrpcError);
+    expect([outcome.code, outcome.details]).toEqual([GrpcStatus.INVALID_ARGUMENT, 'bad field: x']);
+  });
+
+  it('an unknown status number is UNKNOWN', () => {
+    const headers = { ':status': 200, 'grpc-status': '99' } as unknown as http2.IncomingHttpHeaders;
+    expect((outcomeOf({ headers, data: Buffer.alloc(0), rstCode: 0 }) as GrpcError).code).toBe(GrpcStatus.UNKNOWN);
+  });
+
+  it('maps a non-gRPC HTTP reply (a proxy in between) by its HTTP status', () => {
+    const outcome = outcomeOf({ headers: { ':status': 503 } as unknown as http2.IncomingHttpHeaders, data: Buffer.alloc(0), rstCode: 0 }) as GrpcError;
+    expect(outcome.code).toBe(GrpcStatus.UNAVAILABLE);
+    expect([400, 401, 403, 404, 429, 502, 504, 500].map(statusForHttp)).toEqual([
+      GrpcStatus.INTERNAL,
+      GrpcStatus.UNAUTHENTICATED,
+      GrpcStatus.PERMISSION_DENIED,
+      GrpcStatus.UNIMPLEMENTED,
+      GrpcStatus.UNAVAILABLE,
+      GrpcStatus.UNAVAILABLE,
+      GrpcStatus.UNAVAILABLE,
+      GrpcStatus.UNKNOWN,
+    ]);
+  });
+
+  it('a stream that never got headers: transport errors are UNAVAILABLE, resets map by code', () => {
+    expect((outcomeOf({ data: Buffer.alloc(0), rstCode: 2, transportError: new Error('ECONNREFUSED') }) as GrpcError).code).toBe(GrpcStatus.UNAVAILABLE);
+    expect((outcomeOf({ data: Buffer.alloc(0), rstCode: http2.constants.NGHTTP2_REFUSED_STREAM }) as GrpcError).code).toBe(GrpcStatus.UNAVAILABLE);
+    expect(statusForReset(http2.constants.NGHTTP2_ENHANCE_YOUR_CALM)).toBe(GrpcStatus.RESOURCE_EXHAUSTED);
+    expect(statusForReset(http2.constants.NGHTTP2_CANCEL)).toBe(GrpcStatus.CANCELLED);
+    expect(statusForReset(http2.constants.NGHTTP2_PROTOCOL_ERROR)).toBe(GrpcStatus.INTERNAL);
+  });
+
+  it('an OK :status without grpc-status is INTERNAL', () => {
+    expect((outcomeOf({ headers: { ':status': 200 } as http2.IncomingHttpHeaders, data: Buffer.alloc(0), rstCode: 0 }) as GrpcError).code).toBe(GrpcStatus.INTERNAL);
+  });
+});
+
+describe('grpcTimeout', () => {
+  it('stays within the 8 digits the header allows', () => {
+    expect([grpcTimeout(10_000), grpcTimeout(0.2), grpcTimeout(99_999_999), grpcTimeout(1e9), grpcTimeout(1e15)]).toEqual(['10000m', '1m', '99999999m', '1000000S', '99999999S']);
+  });
+});
+
+describe('GrpcClient', () => {
+  it('sends the message framed, with metadata and user agent, gzip when asked', async () => {
+    const fake = await fakeCollector(() => ({ response: Buffer.from('r') }));
+    const plain = client(fake.port, { metadata: { authorization: 'token' } });
+    const zipped = client(fake.port, { gzip: true });
+    try {
+      expect((await plain.call(PATH, Buffer.from('hello'), 5_000)).toString()).toBe('r');
+      expect((await zipped.call(PATH, Buffer.from('zipped hello'), 5_000)).toString()).toBe('r');
+      expect(fake.calls.map((c) => c.body.toString())).toEqual(['hello', 'zipped hello']);
+      expect(fake.calls[0]!.md.get('authorization')).toEqual(['token']);
+      expect(String(fake.calls[0]!.md.get('user-agent')[0])).toMatch(/^test/);
+    } finally {
+      await Promise.all([plain.close(100), zipped.close(100)]);
+      fake.stop();
+    }
+  });
+
+  it('rejects with the server status and its message', async () => {
+    const fake = await fakeCollector(() => ({ error: { code: GrpcStatus.RESOURCE_EXHAUSTED, details: 'memory limit: try later' } }));
+    const c = client(fake.port);
+    try {
+      const err = (await c.call(PATH, Buffer.from('x'), 5_000).catch((e: unknown) => e)) as GrpcError;
+      expect([err.code, err.details]).toEqual([GrpcStatus.RESOURCE_EXHAUSTED, 'memory limit: try later']);
+    } finally {
+      await c.close(100);
+      fake.stop();
+    }
+  });
+
+  it('connects afresh after the server goes away (GOAWAY) and comes back on the same port', async () => {
+    const first = await fakeCollector(() => ({}));
+    const c = client(first.port);
+    try {
+      await c.call(PATH, Buffer.from('one'), 5_000);
+      await first.drain();
+      expect((await c.call(PATH, Buffer.from('refused'), 5_000).catch((e: unknown) => e) as GrpcError).code).toBe(GrpcStatus.UNAVAILABLE);
+      const second = await fakeCollector(() => ({}), first.port);
+      try {
+        await c.call(PATH, Buffer.from('two'), 5_000);
+        expect(second.calls.map((x) => x.body.toString())).toEqual(['two']);
+      } finally {
+        second.stop();
+      }
+    } finally {
+      await c.close(100);
+    }
+  });
+
+  it('a silent peer: DEADLINE_EXCEEDED, then an unanswered ping drops the connection', async () => {
+    const sockets: Socket[] = [];
+    const silent = createServer((s) => sockets.push(s));
+    await new Promise<void>((r) => silent.listen(0, '127.0.0.1', r));
+    const port = (silent.address() as { port: number }).port;
+    const c = client(port);
+    try {
+      const err = (await c.call(PATH, Buffer.from('x'), 100).catch((e: unknown) => e)) as GrpcError;
+      expect(err.code).toBe(GrpcStatus.DEADLINE_EXCEEDED);
+      expect(sockets).toHaveLength(1);
+      await new Promise((r) => setTimeout(r, 400));
+      await c.call(PATH, Buffer.from('x'), 100).catch(() => undefined);
+      expect(sockets).toHaveLength(2);
+    } finally {
+      await c.close(100).catch(() => undefined);
+      for (const s of sockets) s.destroy();
+      silent.close();
+    }
+  });
+
+  it('a slow but live peer keeps its connection after a deadline', async () => {
+    // a bare HTTP/2 gRPC responder that counts connections and can be told to answer late
+    let delayMs = 0;
+    let sessions = 0;
+    const server = http2.createServer();
+    server.on('session', () => sessions++);
+    server.on('stream', (stream) => {
+      stream.resume();
+      stream.on('end', () =>
+        setTimeout(() => {
+          if (stream.closed) return;
+          stream.respond({ ':status': 200, 'content-type': 'application/grpc' }, { waitForTrailers: true });
+          stream.on('wantTrailers', () => stream.sendTrailers({ 'grpc-status': '0' }));
+          stream.end(frame(Buffer.alloc(0)));
+        }, delayMs),
+      );
+    });
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    const c = client((server.address() as { port: number }).port);
+    try {
+      await c.call(PATH, Buffer.from('warm'), 5_000);
+      delayMs = 300;
+      expect(((await c.call(PATH, Buffer.from('late'), 50).catch((e: unknown) => e)) as GrpcError).code).toBe(GrpcStatus.DEADLINE_EXCEEDED);
+      await new Promise((r) => setTimeout(r, 400));
+      delayMs = 0;
+      await c.call(PATH, Buffer.from('after'), 5_000);
+      expect(sessions).toBe(1);
+    } finally {
+      await c.close(100);
+      server.close();
+    }
+  });
+});
