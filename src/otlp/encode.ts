@@ -57,16 +57,21 @@ export class RecordTooLargeError extends HttpError {
 }
 
 export function encodeExportRequests(batch: SignalBatch, maxBytes: number): EncodedExport[] {
-  const scratch = new ProtoWriter();
+  const scratch = ProtoWriter.scratch();
   return packBodies(batch.signal, scratch, encodeTree(scratch, batch), maxBytes);
 }
 
+/** Copies the bodies out of the scratch, which then goes back for the next request. */
 function packBodies(signal: Signal, scratch: ProtoWriter, request: Frame, maxBytes: number): EncodedExport[] {
-  if (request.records === 0) return [];
-  const packer = new Packer(signal, scratch.bytes(), maxBytes, request);
-  packer.placeChildren(request, [request]);
-  packer.flush();
-  return packer.bodies;
+  try {
+    if (request.records === 0) return [];
+    const packer = new Packer(signal, scratch.bytes(), maxBytes, request);
+    packer.placeChildren(request, [request]);
+    packer.flush();
+    return packer.bodies;
+  } finally {
+    scratch.recycle();
+  }
 }
 
 interface EncodedScope {
@@ -82,8 +87,9 @@ interface EncodedScope {
  * `requests` gives the same bodies as encodeExportRequests does for the model.
  */
 export class RecordStreamEncoder<R> implements RecordSink<R, Slice[]> {
-  private readonly scratch = new ProtoWriter();
+  private readonly scratch = ProtoWriter.scratch();
   private readonly resources: ResourceEnvelope<EncodedScope>[] = [];
+  private taken = false;
 
   constructor(
     private readonly signal: 'logs' | 'traces',
@@ -100,7 +106,10 @@ export class RecordStreamEncoder<R> implements RecordSink<R, Slice[]> {
     records.push(encodeSlice(this.scratch, this.writeRecord, record));
   }
 
+  /** Once only: the scratch buffer goes back to be reused by the next request. */
   requests(maxBytes: number): EncodedExport[] {
+    if (this.taken) throw new Error('RecordStreamEncoder.requests() was already called: its scratch buffer is gone');
+    this.taken = true;
     return packBodies(this.signal, this.scratch, requestFrame(this.scratch, this.resources, (s) => s.records), maxBytes);
   }
 }

@@ -41,12 +41,36 @@ export function lenFieldSize(field: number, payloadSize: number): number {
   return varintSize(field * 8 + WireType.Len) + varintSize(payloadSize) + payloadSize;
 }
 
+/**
+ * The scratch buffer of the last finished encode, for the next one to write into. Encoding a
+ * request grows its scratch by doubling and then copies the bodies out, so without this each
+ * request left about twice its encoded size in dead Buffers: external memory that V8 frees only
+ * after a later GC, and on traces the largest part of the sidecar's peak RSS (README, Benchmarks).
+ */
+let spare: Buffer | undefined;
+/** A scratch grown past this (one huge request) is not kept for the life of the process. */
+const SPARE_MAX_BYTES = 4 * 1024 * 1024;
+
 export class ProtoWriter {
   private buf: Buffer;
   private pos = 0;
 
-  constructor(initialCapacity = 64 * 1024) {
-    this.buf = Buffer.allocUnsafe(Math.max(16, initialCapacity));
+  constructor(initialCapacity = 64 * 1024, buffer?: Buffer) {
+    this.buf = buffer ?? Buffer.allocUnsafe(Math.max(16, initialCapacity));
+  }
+
+  /** A writer on the spare scratch buffer if no other encode holds it; hand it back with {@link recycle}. */
+  static scratch(): ProtoWriter {
+    const writer = new ProtoWriter(64 * 1024, spare);
+    spare = undefined;
+    return writer;
+  }
+
+  /** Gives the buffer to the next {@link scratch} writer: nothing may still view this writer's bytes. */
+  recycle(): void {
+    if (this.buf.length <= SPARE_MAX_BYTES) spare = this.buf;
+    this.buf = Buffer.alloc(0);
+    this.pos = 0;
   }
 
   /** Current write offset; with {@link bytes} it lets callers remember slices of the output. */
@@ -317,7 +341,7 @@ export class ProtoWriter {
   private ensure(extra: number): void {
     const needed = this.pos + extra;
     if (needed <= this.buf.length) return;
-    let capacity = this.buf.length * 2;
+    let capacity = Math.max(16, this.buf.length * 2);
     while (capacity < needed) capacity *= 2;
     const grown = Buffer.allocUnsafe(capacity);
     this.buf.copy(grown, 0, 0, this.pos);

@@ -1,4 +1,4 @@
-import { encodeExportRequests, RecordTooLargeError, type EncodedExport } from '../../src/otlp/encode';
+import { encodeExportRequests, logStreamEncoder, RecordTooLargeError, type EncodedExport } from '../../src/otlp/encode';
 import {
   AggregationTemporality,
   SpanKind,
@@ -606,5 +606,37 @@ describe('encodeExportRequests splitting', () => {
     expect(() => encodeExportRequests(heavyResource, bare + 10)).toThrow(RecordTooLargeError);
     const spanBatch = traces([{ resource: { attributes: [] }, scopeSpans: [{ scope: { name: 's' }, spans: [span(0, { name: 'n'.repeat(300) })] }] }]);
     expect(() => encodeExportRequests(spanBatch, 200)).toThrow(/traces: a single span encodes to \d+ bytes/);
+  });
+});
+
+describe('the scratch buffer shared between requests', () => {
+  const batchOf = (n: number, text: string): SignalBatch => logs([{ resource: { attributes: [attr('service.name', str(text))] }, scopeLogs: [{ scope: { name: text }, logRecords: Array.from({ length: n }, (_, i) => logRecord(i, { body: str(`${text} ${i}`) })) }] }]);
+
+  it('bodies already handed out stay intact while later requests reuse the scratch', () => {
+    const first = encodeExportRequests(batchOf(300, 'first'), 4096);
+    const copies = first.map((r) => Buffer.from(r.body));
+    for (let round = 0; round < 3; round++) encodeExportRequests(batchOf(500, `later ${round}`), 4096);
+    expect(first.map((r) => r.body)).toEqual(copies);
+  });
+
+  it('two stream encoders open at once each keep their own records', () => {
+    const [a, b] = [logStreamEncoder(), logStreamEncoder()];
+    const [ga, gb] = [a.group({ attributes: [attr('service.name', str('a'))] }, { name: 's' }), b.group({ attributes: [attr('service.name', str('b'))] }, { name: 's' })];
+    for (let i = 0; i < 200; i++) {
+      a.add(ga, logRecord(i, { body: str(`a ${i}`) }));
+      b.add(gb, logRecord(i, { body: str(`b ${i}`) }));
+    }
+    const bodiesA = a.requests(NO_LIMIT);
+    const bodiesB = b.requests(NO_LIMIT);
+    const bodyTexts = (bodies: EncodedExport[]) => (decodeExportRequest('logs', bodies[0]!.body) as { resources: ResourceLogs[] }).resources[0]!.scopeLogs[0]!.logRecords.map((r) => (r.body as { string: string }).string);
+    expect(bodyTexts(bodiesA)).toEqual(Array.from({ length: 200 }, (_, i) => `a ${i}`));
+    expect(bodyTexts(bodiesB)).toEqual(Array.from({ length: 200 }, (_, i) => `b ${i}`));
+  });
+
+  it('a stream encoder hands its bodies out once', () => {
+    const encoder = logStreamEncoder();
+    encoder.add(encoder.group({ attributes: [] }, { name: 's' }), logRecord(1));
+    expect(encoder.requests(NO_LIMIT)).toHaveLength(1);
+    expect(() => encoder.requests(NO_LIMIT)).toThrow(/already/);
   });
 });

@@ -54,10 +54,10 @@ describe('trace chain goldens', () => {
 
   it.each(files)('%s: streamed into the encoder, the same bytes as the model encoded', (file) => {
     const { payload, context } = load(file);
-    const streamed = spanStreamEncoder();
-    translateTraces(payload, context(), streamed);
     // a small limit, so that splitting is compared too
     for (const limit of [4 * 1024 * 1024, 900]) {
+      const streamed = spanStreamEncoder();
+      translateTraces(payload, context(), streamed);
       const fromModel = encodeExportRequests({ signal: 'traces', resources: translateTracesToModel(payload, context()) }, limit);
       expect(streamed.requests(limit)).toEqual(fromModel);
     }
