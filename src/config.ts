@@ -4,7 +4,6 @@
  * cannot drift apart. Precedence: command-line flag > environment > config file > default.
  */
 import { readFileSync } from 'node:fs';
-import { parse as parseYaml } from 'yaml';
 
 const MiB = 1024 * 1024;
 
@@ -502,7 +501,9 @@ function resolveOption<K extends keyof Config>(
 function readConfigFile(path: string): Record<string, unknown> {
   let parsed: unknown;
   try {
-    parsed = parseYaml(readFileSync(path, 'utf8'));
+    // loaded only with a config file: a sidecar configured by flags and env never needs the parser
+    const { parse } = require('yaml') as typeof import('yaml');
+    parsed = parse(readFileSync(path, 'utf8'));
   } catch (err) {
     throw new ConfigError(`cannot read config file ${path}: ${(err as Error).message}`);
   }

@@ -5,14 +5,17 @@
  * the ClickStack management API; `agent-config` points a Datadog Agent here.
  */
 import { readFileSync } from 'node:fs';
-import { agentConfigCommand } from '../agent-config/cli';
 import { ConfigError, helpText, loadConfig, parseArgs, type Config } from '../config';
 import { createLogger, type Logger } from '../observability/log';
 import { startSidecar } from '../server/sidecar';
-import { isStackApiCommand, stackApiCommand } from '../stack-api/cli';
-import { collectorCommand } from './collector';
 import { onShutdown } from './shutdown';
-import { stackCommand } from './stack';
+
+// The other commands load their modules when run: a serving sidecar never needs yaml, ajv, the
+// OpenAPI document or the collector builder (~3 MiB of an idle sidecar's RSS; README, Benchmarks).
+const agentConfigCli = (): typeof import('../agent-config/cli') => require('../agent-config/cli');
+const stackApiCli = (): typeof import('../stack-api/cli') => require('../stack-api/cli');
+const collectorCli = (): typeof import('./collector') => require('./collector');
+const stackCli = (): typeof import('./stack') => require('./stack');
 
 export async function serve(config: Config, env: NodeJS.ProcessEnv, log: Logger): Promise<() => Promise<void>> {
   const sidecar = await startSidecar(config, env, log);
@@ -22,11 +25,11 @@ export async function serve(config: Config, env: NodeJS.ProcessEnv, log: Logger)
 async function main(argv: string[]): Promise<number> {
   // its flags are its own: the sidecar's parser would reject them
   if (argv[0] === 'agent-config') {
-    return agentConfigCommand(argv.slice(1), { out: (s) => process.stdout.write(s), err: (s) => process.stderr.write(s), now: () => new Date() });
+    return agentConfigCli().agentConfigCommand(argv.slice(1), { out: (s) => process.stdout.write(s), err: (s) => process.stderr.write(s), now: () => new Date() });
   }
   // `stack dashboards|alerts|sources …` (management API); bare `stack` falls through to the local stack
-  if (isStackApiCommand(argv)) {
-    return stackApiCommand(argv.slice(1), process.env, { out: (s) => process.stdout.write(s), err: (s) => process.stderr.write(s), stdin: () => readFileSync(0, 'utf8') });
+  if (argv[0] === 'stack' && argv[1] !== undefined && !argv[1].startsWith('-') && stackApiCli().isStackApiCommand(argv)) {
+    return stackApiCli().stackApiCommand(argv.slice(1), process.env, { out: (s) => process.stdout.write(s), err: (s) => process.stderr.write(s), stdin: () => readFileSync(0, 'utf8') });
   }
   const args = parseArgs(argv);
   if (args.help) {
@@ -42,9 +45,9 @@ async function main(argv: string[]): Promise<number> {
       return -1; // keep running
     }
     case 'collector':
-      return collectorCommand(rest, log);
+      return collectorCli().collectorCommand(rest, log);
     case 'stack':
-      return stackCommand(args, log);
+      return stackCli().stackCommand(args, log);
     default:
       process.stderr.write(`unknown command "${command}"\n\n${helpText()}`);
       return 2;
