@@ -15,9 +15,22 @@ export interface Measurement {
   statuses: Record<string, number>;
   /** the load generator's own CPU, share of one core */
   loadgenCpu: number;
-  halfLoad: { requestsPerSecond: number; p50: number; p99: number; statuses: Record<string, number> };
+  /** open loop at half of this side's own maximum */
+  halfLoad: LatencyAt;
+  /**
+   * open loop at the rate both sides of the run were given: half the slower side's maximum. The
+   * latency one side adds over the other is read here, where both carry the same traffic.
+   */
+  sharedLoad?: LatencyAt;
   /** VmHWM of each process of the side */
   peakRssMiB: Record<string, number>;
+}
+
+export interface LatencyAt {
+  requestsPerSecond: number;
+  p50: number;
+  p99: number;
+  statuses: Record<string, number>;
 }
 
 export interface SweepPoint {
@@ -69,7 +82,9 @@ const show = (s: Spread, format: (n: number) => string): string => `${format(s.m
 /** The headline figures of one scenario, every one a median over the runs with its spread. */
 export interface ScenarioSummary {
   scenario: ScenarioName;
-  sides: Record<Side, { records: Spread; megabytes: Spread; p50: Spread; p99: Spread; cpu: Spread; cpuByProcess: Record<string, Spread>; rss: Record<string, Spread>; non2xx: number }>;
+  sides: Record<Side, { records: Spread; megabytes: Spread; p50: Spread; p99: Spread; sharedP50: Spread; sharedP99: Spread; cpu: Spread; cpuByProcess: Record<string, Spread>; rss: Record<string, Spread>; non2xx: number }>;
+  /** requests/s both sides were given for the shared-rate latency */
+  sharedRate: Spread;
   /** ours ÷ upstream records/s: median over runs of the per-run ratio */
   ratio: Spread;
 }
@@ -86,16 +101,19 @@ export function summarise(results: BenchResults, scenario: ScenarioName): Scenar
       megabytes: spread(ms.map((m) => m.megabytesPerSecond)),
       p50: spread(ms.map((m) => m.halfLoad.p50)),
       p99: spread(ms.map((m) => m.halfLoad.p99)),
+      sharedP50: spread(ms.flatMap((m) => (m.sharedLoad ? [m.sharedLoad.p50] : []))),
+      sharedP99: spread(ms.flatMap((m) => (m.sharedLoad ? [m.sharedLoad.p99] : []))),
       cpu: spread(ms.map((m) => m.cpuSecondsPerMillion)),
       cpuByProcess: Object.fromEntries(processes.map((p) => [p, spread(ms.map((m) => m.cpuByProcess[p] ?? NaN))])),
       rss: Object.fromEntries(processes.map((p) => [p, spread(ms.map((m) => m.peakRssMiB[p] ?? NaN))])),
-      non2xx: ms.reduce((n, m) => n + non2xx(m.statuses) + non2xx(m.halfLoad.statuses), 0),
+      non2xx: ms.reduce((n, m) => n + non2xx(m.statuses) + non2xx(m.halfLoad.statuses) + non2xx(m.sharedLoad?.statuses ?? {}), 0),
     };
   };
   const ours = of('ours');
   const upstream = of('upstream');
   const ratios = ours.map((m, i) => m.recordsPerSecond / (upstream[i]?.recordsPerSecond ?? NaN));
-  return { scenario, sides: { ours: sideSummary('ours'), upstream: sideSummary('upstream') }, ratio: spread(ratios) };
+  const sharedRate = spread(ours.flatMap((m) => (m.sharedLoad ? [m.sharedLoad.requestsPerSecond] : [])));
+  return { scenario, sides: { ours: sideSummary('ours'), upstream: sideSummary('upstream') }, ratio: spread(ratios), sharedRate };
 }
 
 const TITLES: Record<ScenarioName, string> = {
@@ -119,12 +137,13 @@ function latencyAndCost(summaries: ScenarioSummary[]): string[] {
       .map(([p, s]) => `${p} ${show(s, (n) => fixed(n, digits))}`)
       .join(', ');
   return [
-    '| Scenario | side | p50 ms at half load | p99 ms at half load | CPU s per million records | of which, by process | peak RSS MiB | non-2xx replies |',
+    '| Scenario | side | p50 / p99 ms at half its own max | p50 / p99 ms at the shared rate | CPU s per million records | of which, by process | peak RSS MiB | non-2xx replies |',
     '|---|---|---:|---:|---:|---|---|---:|',
     ...summaries.flatMap((s) =>
       (['ours', 'upstream'] as const).map((side) => {
         const x = s.sides[side];
-        return `| ${s.scenario} | ${side} | ${show(x.p50, (n) => fixed(n, 1))} | ${show(x.p99, (n) => fixed(n, 1))} | ${show(x.cpu, (n) => fixed(n, 1))} | ${byProcess(x.cpuByProcess, 1)} | ${byProcess(x.rss, 0)} | ${x.non2xx} |`;
+        const ms = (a: Spread, b: Spread): string => `${show(a, (n) => fixed(n, 1))} / ${show(b, (n) => fixed(n, 1))}`;
+        return `| ${s.scenario} | ${side} | ${ms(x.p50, x.p99)} | ${ms(x.sharedP50, x.sharedP99)} | ${show(x.cpu, (n) => fixed(n, 1))} | ${byProcess(x.cpuByProcess, 1)} | ${byProcess(x.rss, 0)} | ${x.non2xx} |`;
       }),
     ),
   ];
@@ -152,8 +171,10 @@ function targets(summaries: ScenarioSummary[]): string[] {
   const rows = summaries.flatMap((s) => {
     const out: string[] = [];
     if (s.scenario !== 'sketches') out.push(`| ≥ 1.5× upstream records/s per core, ${s.scenario} | ${fixed(s.ratio.median, 2)}× | ${s.ratio.median >= 1.5 ? 'met' : 'missed'} |`);
-    const added = s.sides.ours.p99.median - s.sides.upstream.p99.median;
-    out.push(`| p99 added latency ≤ 5 ms at half load, ${s.scenario} (ours p99 − upstream p99) | ${fixed(added, 1)} ms | ${added <= 5 ? 'met' : 'missed'} |`);
+    const added = s.sides.ours.sharedP99.median - s.sides.upstream.sharedP99.median;
+    out.push(`| p99 added latency ≤ 5 ms at half load, ${s.scenario} (ours p99 − upstream p99, both at ${fixed(s.sharedRate.median, 0)} requests/s: half the slower side's max) | ${fixed(added, 1)} ms | ${added <= 5 ? 'met' : 'missed'} |`);
+    const addedOwn = s.sides.ours.p99.median - s.sides.upstream.p99.median;
+    out.push(`| the same, each side at half its own max (ours carries more traffic where it is faster) | ${fixed(addedOwn, 1)} ms | ${addedOwn <= 5 ? 'met' : 'missed'} |`);
     const sidecar = s.sides.ours.rss.sidecar?.max ?? NaN;
     out.push(`| sidecar peak RSS ≤ 150 MiB, ${s.scenario} (worst run) | ${fixed(sidecar, 0)} MiB | ${sidecar <= 150 ? 'met' : 'missed'} |`);
     return out;
@@ -173,7 +194,7 @@ export function renderResults(results: BenchResults): string {
     `- **ours**: the sidecar (\`dist/\`, exports uncompressed: \`OTEL_EXPORTER_OTLP_COMPRESSION=${o.otlpCompression}\`) + our collector (\`otelcol-builder.yaml\`) → memory_limiter → batch → debug exporter; CPU and memory of both processes count.`,
     '- **upstream**: `datadogreceiver` v0.158.0 in a collector built from `test/bench/reference-builder.yaml` → memory_limiter → batch → debug exporter.',
     `- Both pinned to core(s) ${m.sutCores} (taskset, GOMAXPROCS to match); the load generator on core(s) ${m.loadCores}, ${o.concurrency} keep-alive connections, pre-built compressed bodies (8 variants per scenario).`,
-    `- Closed loop ${o.warmupSeconds} s warm-up + ${o.seconds} s measured for the maximum; then an open loop at half that request rate for latency (from each request's scheduled time). ${o.runs} fresh starts per side, alternating which side goes first; figures are medians with (min–max).`,
+    `- Closed loop ${o.warmupSeconds} s warm-up + ${o.seconds} s measured for the maximum; then an open loop at half that request rate for latency (from each request's scheduled time). Then each side again, started fresh, in an open loop at the shared rate: half the slower side's maximum in that run, so both carry the same traffic. ${o.runs} fresh starts per side, alternating which side goes first; figures are medians with (min–max).`,
     `- Records per request: ${o.batch}. Records are log records, spans, series points and sketch points.`,
     '',
     `Machine: ${m.cpu}, ${m.memoryGiB} GiB, Linux ${m.kernel}, Node.js ${m.node}, ${m.go}. Load average before ${m.loadAverageBefore}, after ${m.loadAverageAfter} (other work on the machine lowers both sides alike but adds spread).`,
@@ -182,7 +203,7 @@ export function renderResults(results: BenchResults): string {
     '',
     ...headline(summaries),
     '',
-    '## Latency at half load, CPU cost, memory',
+    '## Latency, CPU cost, memory',
     '',
     ...latencyAndCost(summaries),
     '',

@@ -5,7 +5,9 @@
  * Per scenario and run, each side is started fresh and pinned to the SUT cores; the load generator
  * runs on the other core. A closed loop finds the maximum sustained throughput (records/s, MB/s as
  * sent, CPU seconds per million records from /proc over the measured window), then an open loop at
- * half that request rate measures latency. Peak RSS is each process's VmHWM. Runs alternate which
+ * half that request rate measures latency; then both sides, started afresh, get the same open-loop
+ * rate (half the slower one's maximum), where the latency one adds over the other is read. Peak
+ * RSS is each process's VmHWM (of the first start). Runs alternate which
  * side goes first; the report gives the median and the spread (min–max) of the runs. A batch-size
  * sweep then shows how cost scales with records per request.
  *
@@ -17,7 +19,7 @@ import { cpus, totalmem } from 'node:os';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { LoadMessage, LoadResult, LoadSpec } from './loadgen';
-import { renderResults, type BenchResults, type Measurement, type SweepPoint } from './report';
+import { renderResults, type BenchResults, type LatencyAt, type Measurement, type SweepPoint } from './report';
 import { buildScenario, SCENARIOS, type Scenario, type ScenarioName } from './scenarios';
 import { binaries, BENCH_DIR, cpuSeconds, peakRssMiB, SIDES, startSut, type RunningSut, type Side } from './sut';
 
@@ -139,6 +141,17 @@ async function measure(side: Side, scenario: Scenario, bins: Record<Side, string
   }
 }
 
+/** A fresh start of one side, latency only, in an open loop at `rate` requests/s. */
+async function latencyAt(side: Side, scenario: Scenario, rate: number, bins: Record<Side, string>, o: BenchOptions): Promise<LatencyAt> {
+  const sut = await startSut(side, bins, sutOptions(o));
+  try {
+    const r = await load(specFor(scenario, sut.url, o, 'open', rate, o.seconds), o.loadCores, sut);
+    return { requestsPerSecond: rate, p50: r.latency.p50, p99: r.latency.p99, statuses: r.statuses };
+  } finally {
+    await sut.stop();
+  }
+}
+
 async function sweepPoint(side: Side, name: ScenarioName, batch: number, bins: Record<Side, string>, o: BenchOptions): Promise<SweepPoint> {
   const scenario = await buildScenario(name, batch, batch >= 10_000 ? 4 : 8);
   const sut = await startSut(side, bins, sutOptions(o));
@@ -180,12 +193,22 @@ async function main(): Promise<void> {
     const scenario = await buildScenario(name, o.batch, 8);
     for (let run = 0; run < o.runs; run++) {
       // alternate who goes first so a drift of the machine does not favour one side
-      for (const side of run % 2 === 0 ? o.sides : [...o.sides].reverse()) {
+      const order = run % 2 === 0 ? o.sides : [...o.sides].reverse();
+      const pair: Measurement[] = [];
+      for (const side of order) {
         const m = await measure(side, scenario, bins, o);
+        pair.push(m);
         results.measurements.push(m);
         process.stderr.write(
           `${name} run ${run + 1}/${o.runs} ${side}: ${Math.round(m.recordsPerSecond)} records/s, ${m.cpuSecondsPerMillion.toFixed(1)} CPU s/M records ${JSON.stringify(m.cpuByProcess)}, p50/p99 at half load ${m.halfLoad.p50.toFixed(1)}/${m.halfLoad.p99.toFixed(1)} ms, peak RSS ${JSON.stringify(m.peakRssMiB)}\n`,
         );
+      }
+      if (pair.length < 2) continue;
+      // both sides at the same traffic: half of the slower one's maximum
+      const shared = Math.min(...pair.map((m) => m.halfLoad.requestsPerSecond));
+      for (const m of pair) {
+        m.sharedLoad = await latencyAt(m.side, scenario, shared, bins, o);
+        process.stderr.write(`${name} run ${run + 1}/${o.runs} ${m.side}: p50/p99 at the shared ${shared.toFixed(1)} requests/s ${m.sharedLoad.p50.toFixed(1)}/${m.sharedLoad.p99.toFixed(1)} ms\n`);
       }
     }
   }
