@@ -26,8 +26,7 @@ export class TraceIdCache {
 
   remember(low: bigint, high: bigint): void {
     if (high === 0n) return;
-    this.entries.delete(low); // re-insert: Map order is our LRU order
-    this.entries.set(low, { high, expiresAt: this.now() + this.options.ttlMs });
+    this.oldest.set(low, { high, expiresAt: this.now() + this.options.ttlMs });
     if (this.entries.size > this.options.maxEntries) this.oldest.drop();
   }
 

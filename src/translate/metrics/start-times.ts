@@ -55,9 +55,8 @@ export class StreamStartTimes {
     const seen = this.streams.get(key);
     if (seen && timeNs < seen.lastNs) return timeNs; // a late point: its window is unknown, and the stream's end stays put
     const startNs = !seen ? timeNs : timeNs === seen.lastNs ? seen.startNs : seen.lastNs;
-    this.streams.delete(key); // re-insert: Map order is least recently seen first
     const idleUntil = now + this.options.idleMs;
-    this.streams.set(key, { lastNs: timeNs, startNs, idleUntil });
+    this.oldest.set(key, { lastNs: timeNs, startNs, idleUntil });
     if (idleUntil < this.lastIdle) this.inOrder = false;
     this.lastIdle = idleUntil;
     this.earliestIdle = Math.min(this.earliestIdle, idleUntil);
