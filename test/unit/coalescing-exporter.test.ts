@@ -118,4 +118,22 @@ describe('CoalescingExporter', () => {
     expect(bodiesOf(packed)).toEqual(['a1', 'b1', 'c1', 'd1']);
     expect(packRequests('logs', requests, size - 1)).toEqual(requests);
   });
+
+  it('re-points merged requests at their bytes in the merged body, so nothing is held twice', () => {
+    // bodies over 4 KiB: smaller Buffers share Node's pool, where "same ArrayBuffer" proves nothing
+    const long = (s: string): string => s.repeat(5000);
+    const requests = ['a', 'b', 'c'].flatMap((s) => logsRequests(s, long(s), `${s}2`));
+    const before = requests.map((r) => Buffer.from(r.body));
+    const [merged] = packRequests('logs', requests, 1 << 20);
+    const whole = merged!.body;
+    expect(requests.map((r) => r.body)).toEqual(before);
+    let at = whole.byteOffset;
+    for (const r of requests) {
+      expect(r.body.buffer).toBe(whole.buffer);
+      expect(r.body.byteOffset).toBe(at);
+      at += r.body.length;
+    }
+    // still a complete request each: the per-sender fallback sends them alone
+    expect(bodiesOf([requests[1]!])).toEqual([long('b'), 'b2']);
+  });
 });
