@@ -1,7 +1,8 @@
 /**
  * OTLP over TLS to a real collector: the sidecar with OTEL_EXPORTER_OTLP_ENDPOINT=https://… and
  * OTEL_EXPORTER_OTLP_CERTIFICATE delivers; without the CA it refuses the collector's certificate,
- * so senders get 503 (retry), never a 2xx for undelivered data.
+ * so senders get 503 (retry), never a 2xx for undelivered data. With mutual TLS it delivers when
+ * given its client certificate (OTEL_EXPORTER_OTLP_CLIENT_KEY/CERTIFICATE) and gets 503 without.
  */
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
@@ -25,6 +26,13 @@ function makeCertificates(): void {
   writeFileSync(
     file('tls.yaml'),
     `receivers:\n  otlp:\n    protocols:\n      grpc:\n        tls:\n          cert_file: ${file('server.pem')}\n          key_file: ${file('server.key')}\n`,
+  );
+  // mutual TLS: the collector also asks for a client certificate signed by the same CA
+  openssl('req', ...ec, '-keyout', 'client.key', '-out', 'client.csr', '-subj', '/CN=dd-otlp-bridge');
+  openssl('x509', '-req', '-in', 'client.csr', '-CA', 'ca.pem', '-CAkey', 'ca.key', '-CAcreateserial', '-out', 'client.pem', '-days', '1');
+  writeFileSync(
+    file('mtls.yaml'),
+    `receivers:\n  otlp:\n    protocols:\n      grpc:\n        tls:\n          cert_file: ${file('server.pem')}\n          key_file: ${file('server.key')}\n          client_ca_file: ${file('ca.pem')}\n`,
   );
 }
 
@@ -58,6 +66,29 @@ describe('OTLP/gRPC over TLS', () => {
       expect(logRecords(stack.sinkDir).filter((r) => r.body === 'untrusted')).toHaveLength(0);
     } finally {
       await stack.stop();
+    }
+  });
+
+  it('mutual TLS: delivers with the client certificate, 503 and nothing delivered without it', async () => {
+    const withCert = await startStack({
+      collectorConfigs: [file('mtls.yaml')],
+      otlpEndpoint: 'https://localhost:{port}',
+      sidecarEnv: { OTEL_EXPORTER_OTLP_CERTIFICATE: file('ca.pem'), OTEL_EXPORTER_OTLP_CLIENT_KEY: file('client.key'), OTEL_EXPORTER_OTLP_CLIENT_CERTIFICATE: file('client.pem') },
+    });
+    try {
+      expect((await post(withCert, 'over mtls')).status).toBe(202);
+      const records = await waitFor(() => logRecords(withCert.sinkDir).filter((r) => r.body === 'over mtls'), (r) => r.length === 1);
+      expect(records).toHaveLength(1);
+    } finally {
+      await withCert.stop();
+    }
+    const withoutCert = await startStack({ collectorConfigs: [file('mtls.yaml')], otlpEndpoint: 'https://localhost:{port}', sidecarEnv: { OTEL_EXPORTER_OTLP_CERTIFICATE: file('ca.pem') } });
+    try {
+      expect((await post(withoutCert, 'no client cert')).status).toBe(503);
+      await new Promise((r) => setTimeout(r, 300));
+      expect(logRecords(withoutCert.sinkDir).filter((r) => r.body === 'no client cert')).toHaveLength(0);
+    } finally {
+      await withoutCert.stop();
     }
   });
 });
