@@ -6,17 +6,10 @@
  *   node -r ./test/bench/register.js test/bench/grpc-clients.ts [--rounds 2] [--calls 5000]
  */
 import * as grpc from '@grpc/grpc-js';
-import { execFileSync } from 'node:child_process';
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { startCollector } from '../../src/collector/run';
 import { GrpcClient } from '../../src/export/grpc-client';
 import { encodeExportRequests } from '../../src/otlp/encode';
 import type { LogRecord } from '../../src/otlp/model';
-import { freePort } from '../helpers/ports';
-import { collectorListenEnv } from '../helpers/stack';
-import { binaries } from './sut';
+import { binaries, collectorPorts, launchCollector, pin } from './sut';
 
 const PATH = '/opentelemetry.proto.collector.logs.v1.LogsService/Export';
 const IN_FLIGHT = 8;
@@ -50,17 +43,9 @@ async function cpuPerCall(call: () => Promise<unknown>, calls: number): Promise<
 async function main(): Promise<void> {
   const value = (name: string, fallback: number): number => (process.argv.includes(`--${name}`) ? Number(process.argv[process.argv.indexOf(`--${name}`) + 1]) : fallback);
   const [rounds, calls] = [value('rounds', 2), value('calls', 5000)];
-  const [grpcPort, http, health, metrics] = await Promise.all([freePort(), freePort(), freePort(), freePort()]);
-  const collector = await startCollector({
-    binary: (await binaries()).ours,
-    overlays: [],
-    extraConfigs: [join(__dirname, 'sink-debug.yaml')],
-    env: { ...collectorListenEnv({ grpc: grpcPort, http, health, metrics }), COLLECTOR_LOG_LEVEL: 'warn' },
-    healthUrl: `http://127.0.0.1:${health}/`,
-    logFile: join(mkdtempSync(join(tmpdir(), 'dd-grpc-bench-')), 'collector.log'),
-  });
-  execFileSync('taskset', ['-a', '-p', '-c', '1', String(collector.process.pid)], { stdio: 'ignore' });
-  execFileSync('taskset', ['-a', '-p', '-c', '0', String(process.pid)], { stdio: 'ignore' });
+  const { env, grpc: grpcPort, health } = await collectorPorts();
+  const collector = await launchCollector((await binaries()).ours, { cores: '1', sink: 'debug' }, env, health, false);
+  pin(process.pid, '0');
   const ours = new GrpcClient({ address: `127.0.0.1:${grpcPort}`, metadata: {}, gzip: false, pingTimeoutMs: 10_000, userAgent: 'bench' });
   const theirs = new grpc.Client(`127.0.0.1:${grpcPort}`, grpc.credentials.createInsecure());
   const pass = (b: Buffer): Buffer => b;

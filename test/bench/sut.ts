@@ -65,14 +65,14 @@ export const coreCount = (cores: string): number =>
   }, 0);
 
 /** Pins every thread of `pid` (existing ones; new ones inherit) to `cores`. */
-const pin = (pid: number, cores: string): void => void execFileSync('taskset', ['-a', '-p', '-c', cores, String(pid)], { stdio: 'ignore' });
+export const pin = (pid: number, cores: string): void => void execFileSync('taskset', ['-a', '-p', '-c', cores, String(pid)], { stdio: 'ignore' });
 
-async function collectorPorts(): Promise<{ env: NodeJS.ProcessEnv; grpc: number; health: number }> {
+export async function collectorPorts(): Promise<{ env: NodeJS.ProcessEnv; grpc: number; health: number }> {
   const [grpc, http, health, metrics] = await Promise.all([freePort(), freePort(), freePort(), freePort()]);
   return { grpc, health, env: { ...collectorListenEnv({ grpc, http, health, metrics }), COLLECTOR_BATCH_TIMEOUT: '200ms', COLLECTOR_LOG_LEVEL: 'warn' } };
 }
 
-async function launchCollector(binary: string, o: SutOptions, env: NodeJS.ProcessEnv, health: number, reference: boolean): Promise<RunningCollector> {
+export async function launchCollector(binary: string, o: SutOptions, env: NodeJS.ProcessEnv, health: number, reference: boolean): Promise<RunningCollector> {
   const dir = o.sinkDir ?? mkdtempSync(join(tmpdir(), 'dd-bench-'));
   mkdirSync(dir, { recursive: true });
   const overlays: OverlayName[] = o.sink === 'file' && !reference ? ['fileSink'] : [];
