@@ -39,56 +39,40 @@ function makeCertificates(): void {
 const post = (stack: TestStack, message: string): Promise<Response> =>
   fetch(`${stack.intakeUrl}/api/v2/logs`, { method: 'POST', body: JSON.stringify([{ message, ddtags: 'run:tls' }]), headers: { 'Content-Type': 'application/json' } });
 
+/** A sidecar exporting over TLS to a collector started with `collectorConfig`, with this TLS environment. */
+async function withTlsStack(collectorConfig: string, sidecarEnv: Record<string, string>, test: (stack: TestStack) => Promise<void>): Promise<void> {
+  const stack = await startStack({ collectorConfigs: [file(collectorConfig)], otlpEndpoint: 'https://localhost:{port}', sidecarEnv });
+  try {
+    await test(stack);
+  } finally {
+    await stack.stop();
+  }
+}
+
+async function expectDelivered(stack: TestStack, message: string): Promise<void> {
+  expect((await post(stack, message)).status).toBe(202);
+  const records = await waitFor(() => logRecords(stack.sinkDir).filter((r) => r.body === message), (r) => r.length === 1);
+  expect(records).toHaveLength(1);
+}
+
+async function expectRefused(stack: TestStack, message: string): Promise<void> {
+  expect((await post(stack, message)).status).toBe(503);
+  await new Promise((r) => setTimeout(r, 300));
+  expect(logRecords(stack.sinkDir).filter((r) => r.body === message)).toHaveLength(0);
+}
+
+const CA = { OTEL_EXPORTER_OTLP_CERTIFICATE: file('ca.pem') };
+
 describe('OTLP/gRPC over TLS', () => {
   beforeAll(makeCertificates);
 
-  it('delivers to a TLS collector when the CA is configured', async () => {
-    const stack = await startStack({
-      collectorConfigs: [file('tls.yaml')],
-      otlpEndpoint: 'https://localhost:{port}',
-      sidecarEnv: { OTEL_EXPORTER_OTLP_CERTIFICATE: file('ca.pem') },
-    });
-    try {
-      expect((await post(stack, 'over tls')).status).toBe(202);
-      const records = await waitFor(() => logRecords(stack.sinkDir).filter((r) => r.body === 'over tls'), (r) => r.length === 1);
-      expect(records).toHaveLength(1);
-    } finally {
-      await stack.stop();
-    }
-  });
+  it('delivers to a TLS collector when the CA is configured', () => withTlsStack('tls.yaml', CA, (stack) => expectDelivered(stack, 'over tls')));
 
-  it('refuses an untrusted collector certificate: 503, nothing delivered', async () => {
-    const stack = await startStack({ collectorConfigs: [file('tls.yaml')], otlpEndpoint: 'https://localhost:{port}' });
-    try {
-      const res = await post(stack, 'untrusted');
-      expect(res.status).toBe(503);
-      await new Promise((r) => setTimeout(r, 300));
-      expect(logRecords(stack.sinkDir).filter((r) => r.body === 'untrusted')).toHaveLength(0);
-    } finally {
-      await stack.stop();
-    }
-  });
+  it('refuses an untrusted collector certificate: 503, nothing delivered', () => withTlsStack('tls.yaml', {}, (stack) => expectRefused(stack, 'untrusted')));
 
   it('mutual TLS: delivers with the client certificate, 503 and nothing delivered without it', async () => {
-    const withCert = await startStack({
-      collectorConfigs: [file('mtls.yaml')],
-      otlpEndpoint: 'https://localhost:{port}',
-      sidecarEnv: { OTEL_EXPORTER_OTLP_CERTIFICATE: file('ca.pem'), OTEL_EXPORTER_OTLP_CLIENT_KEY: file('client.key'), OTEL_EXPORTER_OTLP_CLIENT_CERTIFICATE: file('client.pem') },
-    });
-    try {
-      expect((await post(withCert, 'over mtls')).status).toBe(202);
-      const records = await waitFor(() => logRecords(withCert.sinkDir).filter((r) => r.body === 'over mtls'), (r) => r.length === 1);
-      expect(records).toHaveLength(1);
-    } finally {
-      await withCert.stop();
-    }
-    const withoutCert = await startStack({ collectorConfigs: [file('mtls.yaml')], otlpEndpoint: 'https://localhost:{port}', sidecarEnv: { OTEL_EXPORTER_OTLP_CERTIFICATE: file('ca.pem') } });
-    try {
-      expect((await post(withoutCert, 'no client cert')).status).toBe(503);
-      await new Promise((r) => setTimeout(r, 300));
-      expect(logRecords(withoutCert.sinkDir).filter((r) => r.body === 'no client cert')).toHaveLength(0);
-    } finally {
-      await withoutCert.stop();
-    }
+    const clientCertificate = { ...CA, OTEL_EXPORTER_OTLP_CLIENT_KEY: file('client.key'), OTEL_EXPORTER_OTLP_CLIENT_CERTIFICATE: file('client.pem') };
+    await withTlsStack('mtls.yaml', clientCertificate, (stack) => expectDelivered(stack, 'over mtls'));
+    await withTlsStack('mtls.yaml', CA, (stack) => expectRefused(stack, 'no client cert'));
   });
 });
