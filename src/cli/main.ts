@@ -28,8 +28,9 @@ async function main(argv: string[]): Promise<number> {
     return agentConfigCli().agentConfigCommand(argv.slice(1), { out: (s) => process.stdout.write(s), err: (s) => process.stderr.write(s), now: () => new Date() });
   }
   // `stack dashboards|alerts|sources …` (management API); bare `stack` falls through to the local stack
-  if (argv[0] === 'stack' && argv[1] !== undefined && !argv[1].startsWith('-') && stackApiCli().isStackApiCommand(argv)) {
-    return stackApiCli().stackApiCommand(argv.slice(1), process.env, { out: (s) => process.stdout.write(s), err: (s) => process.stderr.write(s), stdin: () => readFileSync(0, 'utf8') });
+  const stackApi = argv[0] === 'stack' && argv[1] !== undefined && !argv[1].startsWith('-') ? stackApiCli() : undefined;
+  if (stackApi?.isStackApiCommand(argv)) {
+    return stackApi.stackApiCommand(argv.slice(1), process.env, { out: (s) => process.stdout.write(s), err: (s) => process.stderr.write(s), stdin: () => readFileSync(0, 'utf8') });
   }
   const args = parseArgs(argv);
   if (args.help) {

@@ -48,6 +48,8 @@ export function lenFieldSize(field: number, payloadSize: number): number {
  * after a later GC, and on traces the largest part of the sidecar's peak RSS (README, Benchmarks).
  */
 let spare: Buffer | undefined;
+/** Where a scratch (or any writer not told its size) starts; it doubles as needed. */
+const INITIAL_BYTES = 64 * 1024;
 /** A scratch grown past this (one huge request) is not kept for the life of the process. */
 const SPARE_MAX_BYTES = 4 * 1024 * 1024;
 
@@ -55,13 +57,13 @@ export class ProtoWriter {
   private buf: Buffer;
   private pos = 0;
 
-  constructor(initialCapacity = 64 * 1024, buffer?: Buffer) {
+  constructor(initialCapacity = INITIAL_BYTES, buffer?: Buffer) {
     this.buf = buffer ?? Buffer.allocUnsafe(Math.max(16, initialCapacity));
   }
 
   /** A writer on the spare scratch buffer if no other encode holds it; hand it back with {@link recycle}. */
   static scratch(): ProtoWriter {
-    const writer = new ProtoWriter(64 * 1024, spare);
+    const writer = new ProtoWriter(INITIAL_BYTES, spare);
     spare = undefined;
     return writer;
   }

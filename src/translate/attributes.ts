@@ -39,7 +39,6 @@ export function isNonEmptyObject(value: JsonValue): value is Record<string, Json
   return false;
 }
 
-
 /** Text of a scalar JSON value; undefined for objects, arrays and null. */
 export function scalarText(value: JsonValue | undefined): string | undefined {
   if (typeof value === 'string') return value;
