@@ -1,5 +1,6 @@
 import { pipeline, Readable, type Transform } from 'node:stream';
 import { badRequest, HttpError, payloadTooLarge } from '../server/errors';
+import { own } from '../memory/owned-buffers';
 import type { Codec } from './content-encoding';
 
 export interface DecodeLimits {
@@ -58,7 +59,7 @@ export class CappedOutput {
 
   toBuffer(): Buffer {
     this.flushSmall();
-    return this.parts.length === 1 ? this.parts[0]! : Buffer.concat(this.parts, this.total);
+    return this.parts.length === 1 ? this.parts[0]! : own(Buffer.concat(this.parts, this.total));
   }
 
   private flushSmall(): void {

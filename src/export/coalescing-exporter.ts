@@ -14,6 +14,7 @@
  * invalid), one caller's data must not cost the others theirs: each caller's requests are then
  * delivered on their own, so only the culprit gets the refusal.
  */
+import { freeNow, own } from '../memory/owned-buffers';
 import type { EncodedExport } from '../otlp/encode';
 import type { Signal } from '../otlp/model';
 import type { BridgeMetrics } from '../observability/metrics';
@@ -56,7 +57,7 @@ export function packRequests(signal: Signal, requests: readonly EncodedExport[],
 
 /** One body holding the run's bodies back to back; each request's body becomes its view into it. */
 function mergeBodies(run: EncodedExport[], bytes: number): Buffer {
-  const merged = Buffer.concat(run.map((r) => r.body), bytes);
+  const merged = own(Buffer.concat(run.map((r) => r.body), bytes));
   let at = 0;
   for (const request of run) {
     const length = request.body.length;
@@ -65,6 +66,12 @@ function mergeBodies(run: EncodedExport[], bytes: number): Buffer {
   }
   return merged;
 }
+
+/**
+ * Once the collector (or the spool, which copies them) has a request's bytes, nothing reads them
+ * again: routes only wait for the outcome. Failed exports keep theirs for the fallback below.
+ */
+const freeBodies = (requests: readonly EncodedExport[]): void => requests.forEach((r) => freeNow(r.body));
 
 /** A permanent refusal: retrying the same bytes cannot help, but another grouping might. */
 const isPermanent = (err: unknown): boolean => err instanceof HttpError && err.status < 500;
@@ -100,7 +107,10 @@ export class CoalescingExporter implements Exporter {
   private send(signal: Signal, queue: Waiting[]): void {
     if (queue.length === 1) {
       const [only] = queue as [Waiting];
-      this.inner.export(only.requests).then(only.resolve, only.reject);
+      this.inner.export(only.requests).then((outcome) => {
+        freeBodies(only.requests);
+        only.resolve(outcome);
+      }, only.reject);
       return;
     }
     this.metrics.coalescedBatches.inc({ signal }, queue.length);
@@ -110,7 +120,10 @@ export class CoalescingExporter implements Exporter {
       this.maxBytes,
     );
     this.inner.export(shared).then(
-      (outcome) => queue.forEach((w) => w.resolve(outcome)),
+      (outcome) => {
+        freeBodies(shared);
+        queue.forEach((w) => w.resolve(outcome));
+      },
       (err: unknown) => {
         if (!isPermanent(err)) return queue.forEach((w) => w.reject(err));
         for (const w of queue) this.inner.export(w.requests).then(w.resolve, w.reject);

@@ -68,6 +68,11 @@ export interface IntakeRoute {
   /** Routes that check the key themselves (e.g. /api/v1/validate) are not refused up front. */
   selfAuthenticating?: boolean;
   readsBody: boolean;
+  /**
+   * Reads `req.body` only before it returns, and keeps no view of it: the server frees the body's
+   * memory as soon as it returns (memory/owned-buffers.ts), so anything still to do with the bytes
+   * afterwards — the export — works on copies (the encoded requests).
+   */
   handle(req: IntakeRequest, ctx: RouteContext): Promise<IntakeReply> | IntakeReply;
 }
 

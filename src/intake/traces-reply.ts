@@ -33,12 +33,19 @@ export function rateByServiceReply(req: IntakeRequest): IntakeReply {
 /** The plain `OK` of /v0.3 (and of the trace-agent's intake). */
 export const okReply = (): IntakeReply => ({ status: 200, body: 'OK\n', contentType: 'text/plain; charset=utf-8' });
 
-/** A tracer-facing trace route (PUT and POST, no key): parse one tracer payload, export, reply. */
+/**
+ * A tracer-facing trace route (PUT and POST, no key): parse one tracer payload, export, reply.
+ * The reply is made before the export: a closure over `req` would keep its body alive for the
+ * whole round trip to the collector, long enough to be promoted and wait for a major GC.
+ */
 export const tracerTracesRoute = (version: string, parse: (req: IntakeRequest) => DdTracerPayload, reply: (req: IntakeRequest) => IntakeReply): IntakeRoute => ({
   name: `traces_${version}`,
   methods: ['PUT', 'POST'],
   paths: [`/${version}/traces`],
   sender: 'tracer',
   readsBody: true,
-  handle: (req, ctx) => exportTraces({ tracerPayloads: [parse(req)] }, req, ctx, () => reply(req)),
+  handle(req, ctx) {
+    const answer = reply(req);
+    return exportTraces({ tracerPayloads: [parse(req)] }, req, ctx, () => answer);
+  },
 });

@@ -25,6 +25,7 @@ import type {
   SpanEvent,
   SpanLink,
 } from './model';
+import { own } from '../memory/owned-buffers';
 import { lenFieldSize, ProtoWriter } from './writer';
 
 export interface EncodedExport {
@@ -282,7 +283,7 @@ class Packer {
     if (out.length !== body.size) {
       throw new Error(`OTLP encoder bug: ${this.signal} body is ${out.length} bytes, computed ${body.size}`);
     }
-    return out.bytes();
+    return own(out.bytes());
   }
 }
 

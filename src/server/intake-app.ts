@@ -8,6 +8,7 @@ import { decodeBody } from '../decode';
 import type { IntakeReply, IntakeRequest, IntakeRoute, RouteContext } from '../intake/route';
 import { agentState, AGENT_VERSION, infoDocument } from '../intake/info';
 import { unknownRouteReply } from '../intake/unknown';
+import { freeNow } from '../memory/owned-buffers';
 import type { Logger } from '../observability/log';
 import type { BridgeMetrics } from '../observability/metrics';
 import { parseMediaType } from '../parse/media-type';
@@ -79,8 +80,9 @@ async function handle(route: IntakeRoute, req: IncomingMessage, path: string, ct
     throw new HttpError(403, 'API key missing or not accepted (send it in the DD-API-KEY header)');
   }
   let body: Buffer = Buffer.alloc(0);
+  let raw = body;
   if (route.readsBody) {
-    const raw = await readBody(req, ctx.config.maxBodyBytes, lease.reserve);
+    raw = await readBody(req, ctx.config.maxBodyBytes, lease.reserve);
     metrics.bytesIn.inc({ route: route.name }, raw.length);
     body = await decodeBody(raw, req.headers['content-encoding'], { maxDecodedBytes: ctx.config.maxDecodedBytes });
     if (body !== raw) lease.reserve(body.length);
@@ -96,7 +98,13 @@ async function handle(route: IntakeRoute, req: IncomingMessage, path: string, ct
     receivedAtNs,
     authenticated,
   };
-  return route.handle(intakeRequest, ctx);
+  try {
+    return route.handle(intakeRequest, ctx);
+  } finally {
+    // the route has parsed, translated and encoded: only copies of the body's bytes are left
+    freeNow(body);
+    freeNow(raw);
+  }
 }
 
 function errorReply(err: unknown, route: IntakeRoute, method: string, path: string, log: Logger, metrics: BridgeMetrics): IntakeReply {

@@ -3,6 +3,7 @@
  * 100 KB by default, checks after decompressing and answers zstd with 415 on Node 20.
  */
 import type { IncomingMessage } from 'node:http';
+import { own } from '../memory/owned-buffers';
 import { HttpError, payloadTooLarge } from './errors';
 
 /** `reserve` is told about every chunk before it is kept; it throws to refuse the body (back-pressure). */
@@ -29,7 +30,7 @@ export function readBody(req: IncomingMessage, maxBytes: number, reserve: (bytes
     };
     const onEnd = (): void => {
       cleanup();
-      resolve(chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks, size));
+      resolve(chunks.length === 1 ? (chunks[0] as Buffer) : own(Buffer.concat(chunks, size)));
     };
     const onAborted = (): void => {
       cleanup();

@@ -1,0 +1,43 @@
+/**
+ * Large Buffers this process made and is done with, handed back at the next young-generation GC
+ * instead of the next full one.
+ *
+ * A Buffer's bytes live outside V8's heap and are freed when its ArrayBuffer object is collected.
+ * A request body or an encoded export lives long enough (parsing, then the round trip to the
+ * collector) to outlast two scavenges, so its ArrayBuffer is promoted and its bytes stay until a
+ * mark-compact, which V8 starts only after ~64 MB of such growth: dead bodies were most of the
+ * sidecar's peak RSS (README, Benchmarks). Detaching the ArrayBuffer moves its bytes to a fresh,
+ * young ArrayBuffer that nothing references, so they go at the next scavenge.
+ *
+ * Only Buffers registered with {@link own} are ever freed: their ArrayBuffer was allocated by our
+ * own code for them alone. Buffers made by native code (the zstd addon's output) are not
+ * detachable, and structuredClone would silently copy them instead; small Buffers share Node's
+ * allocation pool with others.
+ */
+
+/** Below this, freeing early is not worth a registration. */
+export const OWNED_MIN_BYTES = 64 * 1024;
+
+const owned = new WeakSet<ArrayBufferLike>();
+
+/**
+ * Registers `buffer` for {@link freeNow} when it is large and the sole view of its own
+ * ArrayBuffer; the caller vouches that this code allocated that ArrayBuffer (Buffer.allocUnsafe,
+ * Buffer.concat). Returns `buffer`.
+ */
+export function own(buffer: Buffer): Buffer {
+  if (buffer.byteLength >= OWNED_MIN_BYTES && buffer.byteOffset === 0 && buffer.byteLength === buffer.buffer.byteLength) owned.add(buffer.buffer);
+  return buffer;
+}
+
+/**
+ * Frees an owned Buffer's bytes at the next scavenge; does nothing to any other Buffer. Every
+ * view of its memory reads as empty from then on, so call it only once nothing will
+ * read the bytes again, and no write of them is still pending.
+ */
+export function freeNow(buffer: Buffer): void {
+  const memory = buffer.buffer;
+  // a view of part of an owned Buffer (a request re-pointed into a merged body) frees nothing
+  if (buffer.byteOffset !== 0 || buffer.byteLength !== memory.byteLength || !owned.delete(memory)) return;
+  structuredClone(memory, { transfer: [memory as ArrayBuffer] });
+}

@@ -1,0 +1,182 @@
+/**
+ * Early freeing of large Buffers (src/memory/owned-buffers.ts): which Buffers are freed, and
+ * that the two places that free them — the intake once a route returned, the coalescer once an
+ * export succeeded — never free bytes something still reads.
+ */
+import { compress } from '@mongodb-js/zstd';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { gzipSync } from 'node:zlib';
+import { loadConfig, parseArgs } from '../../src/config';
+import { decodeZstd } from '../../src/decode/zstd';
+import { CoalescingExporter } from '../../src/export/coalescing-exporter';
+import type { ExportOutcome, Exporter } from '../../src/export/exporter';
+import type { IntakeRequest, IntakeRoute, RouteContext } from '../../src/intake/route';
+import { freeNow, own, OWNED_MIN_BYTES } from '../../src/memory/owned-buffers';
+import { createLogger } from '../../src/observability/log';
+import { BridgeMetrics } from '../../src/observability/metrics';
+import { encodeExportRequests, type EncodedExport } from '../../src/otlp/encode';
+import { HttpError } from '../../src/server/errors';
+import { InflightBudget } from '../../src/server/inflight-budget';
+import { createIntakeApp } from '../../src/server/intake-app';
+import { StreamStartTimes } from '../../src/translate/metrics/start-times';
+import { TraceIdCache } from '../../src/translate/trace-id';
+import { lookupType } from '../helpers/otlp-proto';
+
+const LARGE = OWNED_MIN_BYTES * 2;
+const filled = (size: number, byte: number): Buffer => Buffer.allocUnsafe(size).fill(byte);
+
+describe('own / freeNow', () => {
+  it('frees an owned Buffer: its bytes are gone from every view', () => {
+    const buffer = own(filled(LARGE, 7));
+    const view = buffer.subarray(10, 20);
+    freeNow(buffer);
+    expect([buffer.length, view.length]).toEqual([0, 0]);
+  });
+
+  it('leaves alone what was never owned, what is too small to own, and views of a larger Buffer', () => {
+    const unowned = filled(LARGE, 1);
+    const small = own(filled(OWNED_MIN_BYTES - 1, 2));
+    const pooled = own(Buffer.from('pooled'));
+    const whole = filled(LARGE * 2, 3);
+    const part = own(whole.subarray(0, LARGE));
+    for (const b of [unowned, small, pooled, part]) freeNow(b);
+    expect([unowned.length, small.length, pooled.length, part.length, whole.length]).toEqual([LARGE, OWNED_MIN_BYTES - 1, 6, LARGE, LARGE * 2]);
+    expect(unowned.every((b) => b === 1) && small.every((b) => b === 2) && part.every((b) => b === 3)).toBe(true);
+  });
+
+  it('frees only through the whole Buffer: a view of an owned one frees nothing, and a second free is a no-op', () => {
+    const buffer = own(filled(LARGE, 4));
+    freeNow(buffer.subarray(0, LARGE / 2));
+    expect(buffer.length).toBe(LARGE);
+    freeNow(buffer);
+    freeNow(buffer);
+    expect(buffer.length).toBe(0);
+  });
+
+  it('never frees the zstd addon’s output, which cannot be detached (a free would copy it)', async () => {
+    const decoded = await decodeZstd(await compress(filled(LARGE, 5), 1), { maxDecodedBytes: 8 * 1024 * 1024 }, 'addon');
+    freeNow(decoded);
+    expect([decoded.length, decoded[0]]).toEqual([LARGE, 5]);
+  });
+});
+
+describe('the intake frees a request body once its route has returned', () => {
+  const seen: { body: Buffer; firstByteWhileHandling: number }[] = [];
+  const route: IntakeRoute = {
+    name: 'probe',
+    methods: ['POST'],
+    paths: ['/probe'],
+    sender: 'tracer',
+    readsBody: true,
+    handle(req: IntakeRequest) {
+      seen.push({ body: req.body, firstByteWhileHandling: req.body[0] ?? -1 });
+      return { status: 200, body: String(req.body.length) };
+    },
+  };
+  let server: Server;
+  let base: string;
+
+  beforeAll(async () => {
+    const config = loadConfig(parseArgs(['--enable']), {});
+    const ctx: RouteContext = {
+      config,
+      exporter: { export: async () => ({ accepted: 0, rejected: 0 }), close: async () => undefined },
+      log: createLogger('error', {}, () => undefined),
+      authEnabled: false,
+      isValidKey: () => true,
+      tracerEndpoints: [],
+      traceIds: new TraceIdCache({ maxEntries: 10, ttlMs: 1000 }),
+      metricStreams: new StreamStartTimes({ maxEntries: 10, idleMs: 1000 }),
+      metrics: new BridgeMetrics(),
+    };
+    const metrics = new BridgeMetrics();
+    server = createServer(createIntakeApp([route], ctx, metrics, ctx.log, new InflightBudget(10, 64 * 1024 * 1024)));
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  });
+  afterAll(() => new Promise((resolve) => server.close(resolve)));
+  beforeEach(() => (seen.length = 0));
+
+  const post = async (body: Buffer, headers: Record<string, string> = {}): Promise<string> => (await fetch(`${base}/probe`, { method: 'POST', body, headers })).text();
+
+  it('a large body read in several chunks: whole while the route runs, freed after', async () => {
+    const size = 8 * LARGE;
+    expect(await post(filled(size, 9))).toBe(String(size));
+    expect(seen.map((s) => [s.firstByteWhileHandling, s.body.length])).toEqual([[9, 0]]);
+  });
+
+  it('a gzip body: the decoded bytes are freed too', async () => {
+    const size = 8 * LARGE;
+    expect(await post(gzipSync(filled(size, 8)), { 'Content-Encoding': 'gzip' })).toBe(String(size));
+    expect(seen.map((s) => [s.firstByteWhileHandling, s.body.length])).toEqual([[8, 0]]);
+  });
+
+  it('a small body is left to the garbage collector', async () => {
+    expect(await post(Buffer.from('small'))).toBe('5');
+    expect(seen[0]!.body.toString()).toBe('small');
+  });
+});
+
+describe('the coalescer frees export bodies once the export succeeded', () => {
+  const LOGS = lookupType('opentelemetry.proto.collector.logs.v1.ExportLogsServiceRequest');
+  /** A logs request whose one record's body is `size` copies of `char`: large enough to be owned. */
+  const bigLogs = (char: string, size = LARGE): EncodedExport[] =>
+    encodeExportRequests(
+      { signal: 'logs', resources: [{ resource: { attributes: [] }, scopeLogs: [{ scope: { name: 's' }, logRecords: [{ timeUnixNano: 1n, observedTimeUnixNano: 1n, severityNumber: 9, severityText: 'info', body: { string: char.repeat(size) }, attributes: [] }] }] }] },
+      4 * 1024 * 1024,
+    );
+  /** Log bodies' first characters, read when the exporter is called (later the bytes may be gone). */
+  const firstChars = (requests: readonly EncodedExport[]): string[] =>
+    requests.flatMap((r) => {
+      const decoded = LOGS.toObject(LOGS.decode(r.body)) as { resourceLogs: { scopeLogs: { logRecords: { body: { stringValue: string } }[] }[] }[] };
+      return decoded.resourceLogs.flatMap((rl) => rl.scopeLogs.flatMap((sl) => sl.logRecords.map((l) => l.body.stringValue[0]!)));
+    });
+
+  /** Records what each export carried; `refuse` picks the error an export fails with. */
+  function inner(refuse: (call: number) => Error | undefined): Exporter & { sent: string[][]; bodies: Buffer[][] } {
+    const self = {
+      sent: [] as string[][],
+      bodies: [] as Buffer[][],
+      async export(requests: EncodedExport[]): Promise<ExportOutcome> {
+        self.sent.push(firstChars(requests));
+        self.bodies.push(requests.map((r) => r.body));
+        const err = refuse(self.sent.length);
+        if (err) throw err;
+        return { accepted: requests.length, rejected: 0 };
+      },
+      close: async () => undefined,
+    };
+    return self;
+  }
+
+  it('a shared export: the merged body is freed once every caller has its outcome', async () => {
+    const to = inner(() => undefined);
+    const exporter = new CoalescingExporter(to, 4 * 1024 * 1024, new BridgeMetrics());
+    await Promise.all([exporter.export(bigLogs('a')), exporter.export(bigLogs('b'))]);
+    expect(to.sent).toEqual([['a', 'b']]);
+    expect(to.bodies.flat().map((b) => b.length)).toEqual([0]);
+  });
+
+  it('a lone export: its body is freed', async () => {
+    const to = inner(() => undefined);
+    const requests = bigLogs('c');
+    await new CoalescingExporter(to, 4 * 1024 * 1024, new BridgeMetrics()).export(requests);
+    expect(to.sent).toEqual([['c']]);
+    expect(requests[0]!.body.length).toBe(0);
+  });
+
+  it('a shared export refused for good keeps the bytes: each caller’s own retry sends its records', async () => {
+    const to = inner((call) => (call === 1 ? new HttpError(400, 'invalid') : undefined));
+    const exporter = new CoalescingExporter(to, 4 * 1024 * 1024, new BridgeMetrics());
+    await Promise.all([exporter.export(bigLogs('d')), exporter.export(bigLogs('e'))]);
+    expect(to.sent).toEqual([['d', 'e'], ['d'], ['e']]);
+  });
+
+  it('a failed export keeps its bytes for the sender’s retry', async () => {
+    const to = inner(() => new HttpError(503, 'collector down'));
+    const requests = bigLogs('f');
+    await expect(new CoalescingExporter(to, 4 * 1024 * 1024, new BridgeMetrics()).export(requests)).rejects.toThrow('collector down');
+    expect(firstChars(requests)).toEqual(['f']);
+  });
+});
