@@ -5,6 +5,7 @@
  */
 import { countDrop, emptyPayload, SERIES_TYPE_BY_NUMBER, type MetricResource, type MetricsPayload, type Series, type SeriesPoint, type SeriesType } from '../datadog/metrics';
 import { decodeProtobuf, fixed64, int64Number, messageAt, readInto, text, varint, type FieldReaders } from './metrics-proto';
+import { readMetricPayload } from './metrics-v2-proto-direct';
 import type { ProtoReader } from './proto-reader';
 
 const WHAT = 'v2 series';
@@ -55,7 +56,12 @@ const RESOURCE: FieldReaders<MetricResource> = {
   2: text((v, res) => (res.name = v)),
 };
 
+/** Read straight through (metrics-v2-proto-direct.ts); a body that reader gives up on is read here, whose answer or error decides. */
 export function decodeMetricPayload(body: Uint8Array): MetricsPayload {
+  return readMetricPayload(body) ?? decodeMetricPayloadGeneric(body);
+}
+
+export function decodeMetricPayloadGeneric(body: Uint8Array): MetricsPayload {
   return decodeProtobuf(WHAT, body, 'MetricPayload', (r) => {
     const draft: PayloadDraft = { payload: emptyPayload(), met: 0 };
     readInto(r, PAYLOAD, draft);

@@ -23,6 +23,12 @@ export class ProtoDecodeError extends Error {
 
 const textDecoder = new TextDecoder('utf-8', { fatal: false });
 
+/**
+ * The string field of `length` bytes at `at`, invalid UTF-8 as U+FFFD. No subarray for the common
+ * short string: a Buffer view per field was a visible share of decoding.
+ */
+export const stringAt = (bytes: Uint8Array, at: number, length: number): string => shortAscii(bytes, at, length) ?? textDecoder.decode(bytes.subarray(at, at + length));
+
 export class ProtoReader {
   private pos: number;
   private dataView: DataView | undefined;
@@ -210,8 +216,7 @@ export class ProtoReader {
     this.need(length);
     const at = this.pos;
     this.pos += length;
-    // no subarray for the common short string: a Buffer view per field was a visible share of decoding
-    return shortAscii(this.bytes, at, length) ?? textDecoder.decode(this.bytes.subarray(at, at + length));
+    return stringAt(this.bytes, at, length);
   }
 
   /** A reader over an embedded message; `name` (and `index`, for one of a repeated field) extends the error path. */

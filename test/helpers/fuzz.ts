@@ -41,6 +41,22 @@ export const fuzzInput = (seeds: Buffer[]): fc.Arbitrary<Buffer> =>
     { weight: 1, arbitrary: fc.uint8Array({ maxLength: 512 }).map((a) => Buffer.from(a)) },
   );
 
+/**
+ * A fast path checked against its general path on mutated `seeds`: `compare` asserts that they
+ * agree and says which one answered; at least some inputs must take the fast path, or nothing was
+ * compared.
+ */
+export function expectFastPathAgrees(seeds: Buffer[], compare: (input: Buffer) => 'direct' | string): void {
+  let direct = 0;
+  fc.assert(
+    fc.property(fuzzInput(seeds), (input) => {
+      if (compare(input) === 'direct') direct++;
+    }),
+    { numRuns: FUZZ_RUNS * 10 },
+  );
+  expect(direct).toBeGreaterThan(0);
+}
+
 /** Throws unless `err` is a client error: the only acceptable way for a parser to refuse input. */
 export function expectClientError(err: unknown): void {
   if (err instanceof HttpError && err.status >= 400 && err.status < 500) return;

@@ -1,0 +1,120 @@
+/**
+ * The direct MetricPayload reader against the generic field-table path: whatever the direct reader
+ * accepts must be exactly what the generic path makes of the same bytes, and it must give up on
+ * every body the generic path refuses, so that error (with its field path) stays the only answer.
+ */
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import protobuf from 'protobufjs';
+import type { MetricsPayload } from '../../src/datadog/metrics';
+import { readMetricPayload } from '../../src/parse/metrics-v2-proto-direct';
+import { decodeMetricPayload, decodeMetricPayloadGeneric } from '../../src/parse/metrics-v2-proto';
+import { expectFastPathAgrees } from '../helpers/fuzz';
+import { encodeMetricPayload } from '../fixtures/metrics/agent-payloads';
+
+const CHAIN = join(__dirname, '..', 'fixtures', 'metrics', 'chain');
+const goldenSeeds = readdirSync(CHAIN)
+  .map((f) => JSON.parse(readFileSync(join(CHAIN, f), 'utf8')) as { format: string; input: Record<string, unknown> })
+  .filter((g) => g.format === 'v2-proto')
+  .map((g) => encodeMetricPayload(g.input));
+
+const T = 1_700_000_000;
+const series = (extra: Record<string, unknown> = {}): Record<string, unknown> => ({
+  resources: [{ type: 'host', name: 'h' }],
+  metric: 'm',
+  tags: ['env:prod', 'é'.repeat(20), 'x'.repeat(80), ''],
+  points: [{ value: 1.5, timestamp: T }],
+  type: 3,
+  interval: 10,
+  ...extra,
+});
+
+/** A hand-written body, for what encodeMetricPayload will not write. */
+function written(write: (w: protobuf.Writer) => void): Buffer {
+  const w = protobuf.Writer.create();
+  write(w);
+  return Buffer.from(w.finish());
+}
+
+const edgeSeeds: Buffer[] = [
+  encodeMetricPayload({ series: [series(), series({ type: 1, unit: 'ms', sourceTypeName: 'src' }), series({ type: 7 }), series({ type: 2, points: [] })] }),
+  encodeMetricPayload({ series: [series({ points: [{ value: -0, timestamp: 2 ** 48 }, { value: Number.NaN, timestamp: 0 }] })] }),
+  encodeMetricPayload({ series: [series({ type: -1 })] }), // a sign-extended ten-byte int32
+  encodeMetricPayload({ series: [series({ points: [{ value: 1, timestamp: 2 ** 52 }] })] }), // past 2^49
+  encodeMetricPayload({ series: [series({ metric: '' })] }),
+  encodeMetricPayload({}),
+  // unknown fields, known fields with another wire type, repeated scalars (last wins), groups
+  written((w) => {
+    w.uint32((1 << 3) | 2).fork();
+    w.uint32((2 << 3) | 2).string('first');
+    w.uint32((99 << 3) | 0).uint64(7);
+    w.uint32((98 << 3) | 2).bytes(Buffer.from('xx'));
+    w.uint32((97 << 3) | 5).fixed32(1);
+    w.uint32((5 << 3) | 1).fixed64(3);
+    w.uint32((5 << 3) | 0).int32(1);
+    w.uint32((5 << 3) | 0).int32(2);
+    w.uint32((2 << 3) | 2).string('last');
+    w.uint32((3 << 3) | 0).uint32(5);
+    w.uint32((4 << 3) | 2).fork().uint32((1 << 3) | 1).double(2).uint32((2 << 3) | 0).int64(9).uint32((2 << 3) | 0).int64(11).uint32((3 << 3) | 2).string('?').ldelim();
+    w.uint32((1 << 3) | 2).fork().uint32((2 << 3) | 2).string('n').uint32((1 << 3) | 2).string('t').uint32((3 << 3) | 0).uint32(1).ldelim();
+    w.ldelim();
+    w.uint32((2 << 3) | 2).string('payload-level unknown');
+  }),
+  written((w) => w.uint32((1 << 3) | 2).fork().uint32((2 << 3) | 2).string('m').uint32((9 << 3) | 3).uint32((9 << 3) | 4).ldelim()),
+  written((w) => w.uint32(0).uint32(1)), // field number 0
+  written((w) => w.uint32((1 << 3) | 2).fork().uint32((2 << 3) | 2).string('m').uint32((99 << 3) | 0).uint64('18446744073709551615').ldelim()),
+];
+
+/** The generic path's answer, or its error. */
+function generic(input: Buffer): MetricsPayload | Error {
+  try {
+    return decodeMetricPayloadGeneric(input);
+  } catch (err) {
+    return err as Error;
+  }
+}
+
+/** The direct reader's answer checked against the generic path's. */
+function compare(input: Buffer): 'direct' | 'generic' {
+  const direct = readMetricPayload(input);
+  const expected = generic(input);
+  if (direct === undefined) return 'generic';
+  expect(expected).not.toBeInstanceOf(Error);
+  expect(direct).toEqual(expected);
+  return 'direct';
+}
+
+describe('MetricPayload direct reader', () => {
+  it('reads every golden agent payload exactly as the generic path does', () => {
+    expect(goldenSeeds.length).toBeGreaterThan(0);
+    for (const seed of goldenSeeds) expect(compare(seed)).toBe('direct');
+  });
+
+  it.each(edgeSeeds.map((b, i) => [i, b] as const))('edge case %i: the same answer, or the generic path answers', (_i, input) => {
+    compare(input);
+    const expected = generic(input);
+    let routed: MetricsPayload | Error;
+    try {
+      routed = decodeMetricPayload(input);
+    } catch (err) {
+      routed = err as Error;
+    }
+    if (expected instanceof Error) expect((routed as Error).message).toBe(expected.message);
+    else expect(routed).toEqual(expected);
+  });
+
+  it('reads unknown fields, other wire types and repeated scalars the generic way, and drops unknown types', () => {
+    expect(compare(edgeSeeds[0]!)).toBe('direct');
+    expect(readMetricPayload(edgeSeeds[0]!)?.dropped).toEqual({ unknown_type: 1 });
+    expect(compare(edgeSeeds[6]!)).toBe('direct');
+    expect(readMetricPayload(edgeSeeds[6]!)?.series[0]).toMatchObject({ metric: 'last', type: 'rate', points: [{ value: 2, timestamp: 11 }], resources: [{ type: 't', name: 'n' }] });
+  });
+
+  it('gives up on what the generic path refuses or reads with BigInt', () => {
+    for (const i of [2, 3, 4, 7, 8]) expect(readMetricPayload(edgeSeeds[i]!)).toBeUndefined();
+    const body = encodeMetricPayload({ series: [series()] });
+    expect(readMetricPayload(body.subarray(0, body.length - 3))).toBeUndefined();
+  });
+
+  it('agrees with the generic path on mutated bodies', () => expectFastPathAgrees([...goldenSeeds, ...edgeSeeds], compare));
+});
