@@ -10,6 +10,7 @@
  */
 import * as http2 from 'node:http2';
 import { gunzipSync, gzip } from 'node:zlib';
+import { disown } from '../memory/owned-buffers';
 
 /** gRPC status codes (grpc/doc/statuscodes.md). */
 export enum GrpcStatus {
@@ -184,6 +185,9 @@ export class GrpcClient {
         clearTimeout(deadline);
         if (timedOut) return reject(new GrpcError(GrpcStatus.DEADLINE_EXCEEDED, `no reply within ${timeoutMs} ms`));
         reply.rstCode = stream.rstCode ?? 0;
+        // a peer that answered before reading everything (then reset the stream) may leave our
+        // writes of `message` queued on the socket: its bytes must not be freed early
+        if (!stream.writableFinished && body === message) disown(message);
         reply.data = chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks);
         const outcome = outcomeOf(reply);
         if (outcome instanceof GrpcError) reject(outcome);

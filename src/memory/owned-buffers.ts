@@ -31,6 +31,14 @@ export function own(buffer: Buffer): Buffer {
 }
 
 /**
+ * Takes the memory under `buffer` (a view of it will do) out of early freeing, for good: native
+ * code may still read it, e.g. a socket write not yet done.
+ */
+export function disown(buffer: Buffer): void {
+  owned.delete(buffer.buffer);
+}
+
+/**
  * Frees an owned Buffer's bytes at the next scavenge; does nothing to any other Buffer. Every
  * view of its memory reads as empty from then on, so call it only once nothing will
  * read the bytes again, and no write of them is still pending.

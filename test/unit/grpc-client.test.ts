@@ -7,6 +7,7 @@ import * as http2 from 'node:http2';
 import { createServer, type Socket } from 'node:net';
 import { gzipSync } from 'node:zlib';
 import { GrpcClient, GrpcError, GrpcStatus, grpcTimeout, outcomeOf, readReplyMessage, statusForHttp, statusForReset } from '../../src/export/grpc-client';
+import { freeNow, own } from '../../src/memory/owned-buffers';
 import { fakeCollector } from '../helpers/fake-grpc';
 
 const PATH = '/opentelemetry.proto.collector.logs.v1.LogsService/Export';
@@ -182,6 +183,43 @@ describe('GrpcClient', () => {
       expect(sessions).toBe(1);
     } finally {
       await c.close(100);
+      server.close();
+    }
+  });
+
+  it('a message still being written when the peer answered OK is never freed early; a fully sent one may be', async () => {
+    // answers OK at once and resets the stream without reading what the client is still sending
+    const server = http2.createServer();
+    server.on('stream', (stream, headers) => {
+      const early = headers['x-early'] === '1';
+      if (early) {
+        stream.respond({ ':status': 200, 'content-type': 'application/grpc', 'grpc-status': '0' }, { endStream: true });
+        stream.close(http2.constants.NGHTTP2_NO_ERROR);
+        return;
+      }
+      stream.resume();
+      stream.on('end', () => {
+        stream.respond({ ':status': 200, 'content-type': 'application/grpc' }, { waitForTrailers: true });
+        stream.on('wantTrailers', () => stream.sendTrailers({ 'grpc-status': '0' }));
+        stream.end(frame(Buffer.alloc(0)));
+      });
+    });
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    const port = (server.address() as { port: number }).port;
+    const early = client(port, { metadata: { 'x-early': '1' } });
+    const normal = client(port);
+    try {
+      // far beyond HTTP/2's initial flow-control window, so the writes cannot all be done
+      const pending = own(Buffer.alloc(16 * 1024 * 1024, 1));
+      await early.call(PATH, pending, 5_000);
+      freeNow(pending);
+      expect(pending.length).toBe(16 * 1024 * 1024);
+      const sent = own(Buffer.alloc(256 * 1024, 2));
+      await normal.call(PATH, sent, 5_000);
+      freeNow(sent);
+      expect(sent.length).toBe(0);
+    } finally {
+      await Promise.all([early.close(100), normal.close(100)]);
       server.close();
     }
   });
