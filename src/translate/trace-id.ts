@@ -6,7 +6,7 @@
  * the traces and logs paths; bounded in entries and in age (upstream's is a 100-entry LRU, §7 #13).
  */
 
-import { OldestEntry } from './oldest-entry';
+import { RecencyMap } from './recency-map';
 
 const U64 = (1n << 64n) - 1n;
 const U128 = (1n << 128n) - 1n;
@@ -17,8 +17,8 @@ export interface TraceIdCacheOptions {
 }
 
 export class TraceIdCache {
-  private readonly entries = new Map<bigint, { high: bigint; expiresAt: number }>();
-  private readonly oldest = new OldestEntry(this.entries);
+  /** Least recently remembered first. */
+  private readonly entries = new RecencyMap<bigint, { high: bigint; expiresAt: number }>();
   constructor(
     private readonly options: TraceIdCacheOptions = { maxEntries: 100_000, ttlMs: 10 * 60_000 },
     private readonly now: () => number = Date.now,
@@ -26,8 +26,8 @@ export class TraceIdCache {
 
   remember(low: bigint, high: bigint): void {
     if (high === 0n) return;
-    this.oldest.set(low, { high, expiresAt: this.now() + this.options.ttlMs });
-    if (this.entries.size > this.options.maxEntries) this.oldest.drop();
+    this.entries.set(low, { high, expiresAt: this.now() + this.options.ttlMs });
+    if (this.entries.size > this.options.maxEntries) this.entries.dropOldest();
   }
 
   highFor(low: bigint): bigint | undefined {

@@ -9,16 +9,12 @@
  * fixed-size hash otherwise, so long tag lists cost no more than short ones (streamIdentity hashes
  * the origin once, so that a point needs no hash of its own). A stream not seen recently starts
  * its window at its own timestamp. The same point sent again (the agent retries after a 503) gets
- * the same start.
- *
- * Recency is a list threaded through the entries, not the Map's order: keeping a Map in LRU order
- * means deleting and setting a key at every point, and with streams seen again and again that
- * rehashed the Map every few thousand points and made a new entry per point. All of it outlived
- * the young generation (sketch scavenges promoted ~180 KB each, against ~20 KB for series, whose
- * points state their interval) and was the largest part of the sidecar's peak RSS on sketches. A
- * point of a known stream now only rewrites its entry and moves it to the list's end.
+ * the same start. A point of a known stream rewrites its entry in place and moves it to the end
+ * of the recency order (RecencyMap): a new entry and a Map write per point was the largest part of
+ * the sidecar's peak RSS on sketches.
  */
 import { hash } from 'node:crypto';
+import { RecencyMap } from '../recency-map';
 import { resourceKey } from '../resource-promotion';
 import type { KeyValue } from '../../otlp/model';
 import type { MetricOrigin } from './resource';
@@ -32,20 +28,14 @@ export interface StartTimeOptions {
 export const DEFAULT_START_TIME_OPTIONS: StartTimeOptions = { maxEntries: 100_000, idleMs: 15 * 60_000 };
 
 interface StreamEntry {
-  readonly key: string;
   lastNs: bigint;
   startNs: bigint;
   idleUntil: number;
-  /** Neighbours in recency order: the previous and the next stream seen. */
-  older: StreamEntry | undefined;
-  newer: StreamEntry | undefined;
 }
 
 export class StreamStartTimes {
-  private readonly streams = new Map<string, StreamEntry>();
-  /** The least recently seen stream, where both eviction and idle expiry look, and the most. */
-  private oldest: StreamEntry | undefined;
-  private newest: StreamEntry | undefined;
+  /** Least recently seen first, where both eviction and idle expiry look. */
+  private readonly streams = new RecencyMap<string, StreamEntry>();
   /** While `inOrder`: no entry's idleUntil is earlier than this, so nothing can have expired before it. */
   private earliestIdle = Infinity;
   /** Whether every idleUntil set so far is at or after the one before (the clock never stepped back). */
@@ -71,17 +61,12 @@ export class StreamStartTimes {
       seen.lastNs = timeNs;
       seen.startNs = startNs;
       seen.idleUntil = idleUntil;
-      this.unlink(seen);
-      this.append(seen);
-    } else {
-      const entry: StreamEntry = { key, lastNs: timeNs, startNs, idleUntil, older: undefined, newer: undefined };
-      this.streams.set(key, entry);
-      this.append(entry);
-    }
+      this.streams.set(key, seen);
+    } else this.streams.set(key, { lastNs: timeNs, startNs, idleUntil });
     if (idleUntil < this.lastIdle) this.inOrder = false;
     this.lastIdle = idleUntil;
     this.earliestIdle = Math.min(this.earliestIdle, idleUntil);
-    if (this.streams.size > this.options.maxEntries) this.dropOldest();
+    if (this.streams.size > this.options.maxEntries) this.streams.dropOldest();
     return startNs;
   }
 
@@ -94,37 +79,14 @@ export class StreamStartTimes {
    * front; while the clock has not stepped back, the first one kept is also the earliest to expire.
    */
   private expireIdle(now: number): void {
-    for (let entry = this.oldest; entry !== undefined; entry = this.oldest) {
+    for (let entry = this.streams.oldest(); entry !== undefined; entry = this.streams.oldest()) {
       if (entry.idleUntil > now) {
         this.earliestIdle = entry.idleUntil;
         return;
       }
-      this.dropOldest();
+      this.streams.dropOldest();
     }
     this.earliestIdle = Infinity;
-  }
-
-  private dropOldest(): void {
-    const entry = this.oldest;
-    if (entry === undefined) return;
-    this.unlink(entry);
-    this.streams.delete(entry.key);
-  }
-
-  private append(entry: StreamEntry): void {
-    entry.older = this.newest;
-    entry.newer = undefined;
-    if (this.newest) this.newest.newer = entry;
-    else this.oldest = entry;
-    this.newest = entry;
-  }
-
-  private unlink(entry: StreamEntry): void {
-    if (entry.older) entry.older.newer = entry.newer;
-    else this.oldest = entry.newer;
-    if (entry.newer) entry.newer.older = entry.older;
-    else this.newest = entry.older;
-    entry.older = entry.newer = undefined;
   }
 }
 
