@@ -33,12 +33,15 @@ export enum GrpcStatus {
   UNAUTHENTICATED = 16,
 }
 
+/** The code's name (`UNAVAILABLE`), or its number when it has none. */
+export const statusName = (code: number): string => GrpcStatus[code] ?? String(code);
+
 export class GrpcError extends Error {
   constructor(
     readonly code: GrpcStatus,
     readonly details: string,
   ) {
-    super(`${GrpcStatus[code] ?? code}: ${details}`);
+    super(`${statusName(code)}: ${details}`);
   }
 }
 

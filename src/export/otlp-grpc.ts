@@ -11,7 +11,7 @@ import type { Signal } from '../otlp/model';
 import { decodeExportResponse } from '../otlp/response';
 import { HttpError } from '../server/errors';
 import type { ExportOutcome, Exporter } from './exporter';
-import { GrpcClient, GrpcError, GrpcStatus, type GrpcClientOptions } from './grpc-client';
+import { GrpcClient, GrpcError, GrpcStatus, statusName, type GrpcClientOptions } from './grpc-client';
 import { backoffDelays, isRetryable, replyForFailure } from './retry-policy';
 
 const METHODS: Record<Signal, string> = {
@@ -109,7 +109,7 @@ export class OtlpGrpcExporter implements Exporter {
           return this.account(request, decodeExportResponse(response));
         } catch (err) {
           const failure = err instanceof GrpcError ? err : new GrpcError(GrpcStatus.UNKNOWN, (err as Error).message);
-          const name = GrpcStatus[failure.code] ?? String(failure.code);
+          const name = statusName(failure.code);
           this.metrics.exportFailures.inc({ signal: request.signal, code: name });
           const delay = delays.next().value as number;
           if (!isRetryable(failure.code) || Date.now() + delay >= giveUpAt || abort?.aborted) {

@@ -5,7 +5,7 @@
  * collector's memory_limiter uses it for "try later". Auth failures are retried by the *sender*
  * (503): the data is fine, our token is wrong, and an operator fixing it must not cost data.
  */
-import { GrpcStatus } from './grpc-client';
+import { GrpcStatus, statusName } from './grpc-client';
 import { HttpError } from '../server/errors';
 
 const RETRYABLE = new Set<number>([
@@ -22,7 +22,7 @@ export const isRetryable = (code: number): boolean => RETRYABLE.has(code);
 
 /** Datadog senders retry 5xx (never 429, which the trace-agent drops); 400 makes them drop. */
 export function replyForFailure(code: number, detail: string): HttpError {
-  const name = GrpcStatus[code] ?? String(code);
+  const name = statusName(code);
   if (code === GrpcStatus.INVALID_ARGUMENT) return new HttpError(400, `collector rejected the data as invalid (${name}): ${detail}`);
   return new HttpError(503, `collector did not accept the data (${name}); retry later`, { 'Retry-After': '5' });
 }

@@ -17,10 +17,6 @@ import { stringAt, WireType } from './proto-reader';
 /** Thrown to give up: the generic path decides. */
 const GIVE_UP: unique symbol = Symbol('give up');
 
-const LITTLE_ENDIAN = new Uint8Array(new Uint16Array([1]).buffer)[0] === 1;
-const float64 = new Float64Array(1);
-const float64Bytes = new Uint8Array(float64.buffer);
-
 /** A cursor over one body; `end` is the end of the message being read. */
 class Cursor {
   pos = 0;
@@ -56,12 +52,9 @@ class Cursor {
 
   double(end: number): number {
     if (end - this.pos < 8) throw GIVE_UP;
-    const bytes = this.bytes;
     const at = this.pos;
     this.pos += 8;
-    if (!LITTLE_ENDIAN) return bytes.readDoubleLE(at);
-    for (let i = 0; i < 8; i++) float64Bytes[i] = bytes[at + i] as number;
-    return float64[0] as number;
+    return this.bytes.readDoubleLE(at);
   }
 
   /** The next field's key (field number << 3 | wire type). */
