@@ -4,8 +4,8 @@
 #              overlays are in /etc/otelcol/.
 #   sidecar    the default (last) target: compile TypeScript with the dev dependencies, ship only
 #              dist/ and production dependencies on a maintained Node LTS (22; Node 20 is
-#              end-of-life). Node 22.15+ has native zstd, which the sidecar detects and prefers
-#              over the optional libzstd addon and fzstd.
+#              end-of-life). zstd: libzstd through the optional zstd-napi addon, built here;
+#              without it, Node 22.15+'s native zstd, which the sidecar detects; then fzstd.
 # docker-compose.yaml and deploy/kubernetes/ run the two side by side.
 
 ARG NODE_IMAGE=node:22.23-bookworm-slim
@@ -41,10 +41,18 @@ ENTRYPOINT ["/usr/local/bin/otelcol-dd-bridge"]
 CMD ["--config", "/etc/otelcol/collector-config.yaml"]
 
 FROM ${NODE_IMAGE} AS build
+# compilers for the zstd-napi addon when no prebuilt binary can be fetched; they stay in this stage
+# hadolint ignore=DL3008
+RUN apt-get update \
+ && apt-get install -y --no-install-recommends python3 make g++ \
+ && rm -rf /var/lib/apt/lists/*
 WORKDIR /app
 COPY package.json package-lock.json ./
-# npm install, not npm ci: see src/bootstrap.js (the lock file lacks other platforms' optional packages)
-RUN npm install --no-audit --no-fund --ignore-scripts --no-save
+# npm install, not npm ci: see src/bootstrap.js (the lock file lacks other platforms' optional packages).
+# Scripts stay off for the dev tools; only the optional zstd addon is built, and if it cannot be,
+# the sidecar decodes zstd with node:zlib instead.
+RUN npm install --no-audit --no-fund --ignore-scripts --no-save \
+ && (npm rebuild zstd-napi || echo "zstd-napi did not build: zstd goes through node:zlib")
 COPY tsconfig.json ./
 COPY src ./src
 RUN npm run build && npm prune --omit=dev --ignore-scripts

@@ -10,18 +10,29 @@ import {
   type CappedOutput,
   type DecodeLimits,
 } from './output';
+import { own } from '../memory/owned-buffers';
 import { assertFrameFits, zstdFrames, type ZstdFrame } from './zstd-frames';
 
-/** `native`: node:zlib; `addon`: the optional @mongodb-js/zstd module (libzstd); `fzstd`: pure JS. */
-export type ZstdImplementation = 'native' | 'addon' | 'fzstd';
+/** `addon`: libzstd through the optional zstd-napi module; `native`: node:zlib; `fzstd`: pure JS. */
+export type ZstdImplementation = 'addon' | 'native' | 'fzstd';
 
 /** The part of node:zlib's zstd support (Node 22.15 / 23.8+) we use; @types/node 20 lacks it. */
 interface NativeZstd {
   createZstdDecompress(options?: { chunkSize?: number }): Transform;
 }
 
-interface ZstdAddon {
-  decompress(data: Buffer): Promise<Buffer>;
+/** The part of zstd-napi's binding (libzstd's ZSTD_DCtx) we use. */
+interface LibzstdBinding {
+  DCtx: new () => DecompressionContext;
+  ResetDirective: { sessionOnly: number };
+}
+
+interface DecompressionContext {
+  /** ZSTD_decompressDCtx: one whole frame into `dst`; returns the bytes written. */
+  decompress(dst: Uint8Array, src: Uint8Array): number;
+  /** ZSTD_decompressStream: [bytes still expected (0 at a frame's end), bytes written, bytes read]. */
+  decompressStream(dst: Uint8Array, src: Uint8Array): [number, number, number];
+  reset(directive: number): void;
 }
 
 // Feature test, not a version test: backports and flags make version numbers unreliable.
@@ -30,27 +41,31 @@ const nativeZstd: NativeZstd | undefined =
     ? (zlib as unknown as NativeZstd)
     : undefined;
 
-/** An optional dependency: absent (no prebuilt binary for the platform) means fzstd. */
-function loadAddon(): ZstdAddon | undefined {
+/** An optional dependency: absent (it failed to build, or was left out) means the next choice. */
+function loadLibzstd(): LibzstdBinding | undefined {
   try {
     // eslint-disable-next-line @typescript-eslint/no-require-imports
-    return require('@mongodb-js/zstd') as ZstdAddon;
+    return require('zstd-napi/binding') as LibzstdBinding;
   } catch {
     return undefined;
   }
 }
 
-const zstdAddon = loadAddon();
+const libzstd = loadLibzstd();
 
-/** node:zlib first (streams under our cap), then libzstd through the addon (3–5× fzstd here: README). */
-export const zstdImplementation: ZstdImplementation = nativeZstd !== undefined ? 'native' : zstdAddon !== undefined ? 'addon' : 'fzstd';
+/**
+ * libzstd first: its calls are synchronous and reuse one context, so a small body costs a few
+ * µs where node:zlib's stream and the former async addon each paid a thread-pool round trip
+ * (README, Dependency choices); then node:zlib; then fzstd.
+ */
+export const zstdImplementation: ZstdImplementation = libzstd !== undefined ? 'addon' : nativeZstd !== undefined ? 'native' : 'fzstd';
 
 export const isZstdNative = (): boolean => zstdImplementation === 'native';
 
 /** Every implementation this runtime can run, preferred first (tests run them all). */
 export const availableZstdImplementations = (): ZstdImplementation[] => [
+  ...(libzstd !== undefined ? (['addon'] as const) : []),
   ...(nativeZstd !== undefined ? (['native'] as const) : []),
-  ...(zstdAddon !== undefined ? (['addon'] as const) : []),
   'fzstd',
 ];
 
@@ -79,9 +94,9 @@ type FrameDecoder = (frames: Iterable<ZstdFrame>, out: CappedOutput) => void | P
 function frameDecoder(implementation: ZstdImplementation): FrameDecoder {
   if (implementation === 'fzstd') return decodeFramesWithFzstd;
   if (implementation === 'addon') {
-    const addon = zstdAddon;
-    if (addon === undefined) throw new Error('the @mongodb-js/zstd module is not installed');
-    return (frames, out) => decodeFramesWithAddon(addon, frames, out);
+    const binding = libzstd;
+    if (binding === undefined) throw new Error('the zstd-napi module is not installed');
+    return (frames, out) => decodeFramesWithLibzstd(binding, frames, out);
   }
   const native = nativeZstd;
   if (native === undefined) throw new Error('this Node.js runtime has no native zstd');
@@ -89,20 +104,54 @@ function frameDecoder(implementation: ZstdImplementation): FrameDecoder {
 }
 
 /**
- * The addon has no output cap: it only ever sees frames whose block headers bound their output
- * (ZstdFrame.maxOutput, the bound libzstd's own ZSTD_decompressBound uses) within what is left.
- * A body that could pass the cap goes to fzstd, which stops at the cap, so a bomb still costs at
- * most the cap. libzstd checks declared sizes and checksums itself.
+ * Bigger frames are decoded in chunks: a one-call buffer is sized from the frame's bound, which
+ * for compressed blocks is 128 KiB each whatever they hold.
  */
-async function decodeFramesWithAddon(addon: ZstdAddon, frames: Iterable<ZstdFrame>, out: CappedOutput): Promise<void> {
-  const admitted = [...frames];
-  const bound = admitted.reduce((sum, frame) => sum + frame.maxOutput, 0);
-  if (bound > out.remaining) return decodeFramesWithFzstd(admitted, out);
-  // one call for the whole body: each call is a thread-pool round trip
-  if (admitted.length > 0) out.push(await addon.decompress(joined(admitted.map((frame) => frame.bytes))));
+const ONE_CALL_MAX_BYTES = 8 * 1024 * 1024;
+
+let context: DecompressionContext | undefined;
+
+/**
+ * One context for the process, reused by every body: decoding is synchronous, so no two bodies
+ * ever share it at once, and a fresh context per body was most of a small body's cost.
+ */
+function decodeFramesWithLibzstd(binding: LibzstdBinding, frames: Iterable<ZstdFrame>, out: CappedOutput): void {
+  const dctx = (context ??= new binding.DCtx());
+  try {
+    for (const frame of frames) {
+      const size = frame.contentSize ?? frame.maxOutput;
+      if (size <= Math.min(out.remaining, ONE_CALL_MAX_BYTES)) decodeInOneCall(dctx, frame, size, out);
+      else decodeInChunks(dctx, frame, out);
+    }
+  } catch (err) {
+    // a failed streaming call leaves the context mid-frame
+    dctx.reset(binding.ResetDirective.sessionOnly);
+    throw err;
+  }
 }
 
-const joined = (parts: Buffer[]): Buffer => (parts.length === 1 ? parts[0]! : Buffer.concat(parts));
+/** Straight into a buffer of the declared size or the bound; libzstd checks a declared size and the checksum. */
+function decodeInOneCall(dctx: DecompressionContext, frame: ZstdFrame, size: number, out: CappedOutput): void {
+  const decoded = Buffer.allocUnsafe(size);
+  out.push(own(decoded.subarray(0, dctx.decompress(decoded, frame.bytes))));
+}
+
+/**
+ * Each chunk is at most one byte over what the cap leaves, so a bomb stops within a chunk of
+ * the cap. Our frame walk already proved every block is present, so a call that makes no
+ * progress means corrupt data, not a short read.
+ */
+function decodeInChunks(dctx: DecompressionContext, frame: ZstdFrame, out: CappedOutput): void {
+  let input = frame.bytes;
+  for (;;) {
+    const chunk = Buffer.allocUnsafe(Math.min(DECOMPRESSOR_OPTIONS.chunkSize, out.remaining + 1));
+    const [expected, written, read] = dctx.decompressStream(chunk, input);
+    out.push(own(chunk.subarray(0, written)));
+    input = input.subarray(read);
+    if (expected === 0) return;
+    if (written === 0 && read === 0) throw corrupt('zstd', 'the decoder stopped before the end of a frame');
+  }
+}
 
 /**
  * Checks each frame against what is left of the budget before a decoder sees it. Native output

@@ -10,23 +10,25 @@
  * young ArrayBuffer that nothing references, so they go at the next scavenge.
  *
  * Only Buffers registered with {@link own} are ever freed: their ArrayBuffer was allocated by our
- * own code for them alone. Buffers made by native code (the zstd addon's output) are not
- * detachable, and structuredClone would silently copy them instead; small Buffers share Node's
+ * own code for them alone. Buffers an addon allocated (such as a former zstd module's output) may not
+ * be detachable, and structuredClone would silently copy them instead; small Buffers share Node's
  * allocation pool with others.
  */
 
 /** Below this, freeing early is not worth a registration. */
 export const OWNED_MIN_BYTES = 64 * 1024;
 
-const owned = new WeakSet<ArrayBufferLike>();
+/** Each owned ArrayBuffer, with the length of the one view of it that may free it (from byte 0). */
+const owned = new WeakMap<ArrayBufferLike, number>();
 
 /**
- * Registers `buffer` for {@link freeNow} when it is large and the sole view of its own
- * ArrayBuffer; the caller vouches that this code allocated that ArrayBuffer (Buffer.allocUnsafe,
- * Buffer.concat). Returns `buffer`.
+ * Registers `buffer` for {@link freeNow} when its ArrayBuffer is large and `buffer` starts at its
+ * first byte; the caller vouches that this code allocated that ArrayBuffer (Buffer.allocUnsafe,
+ * Buffer.concat) for `buffer` alone, which may leave unused bytes at its end (a decoder's output
+ * sized from a bound). Returns `buffer`.
  */
 export function own(buffer: Buffer): Buffer {
-  if (buffer.byteLength >= OWNED_MIN_BYTES && buffer.byteOffset === 0 && buffer.byteLength === buffer.buffer.byteLength) owned.add(buffer.buffer);
+  if (buffer.buffer.byteLength >= OWNED_MIN_BYTES && buffer.byteOffset === 0) owned.set(buffer.buffer, buffer.byteLength);
   return buffer;
 }
 
@@ -45,7 +47,8 @@ export function disown(buffer: Buffer): void {
  */
 export function freeNow(buffer: Buffer): void {
   const memory = buffer.buffer;
-  // a view of part of an owned Buffer (a request re-pointed into a merged body) frees nothing
-  if (buffer.byteOffset !== 0 || buffer.byteLength !== memory.byteLength || !owned.delete(memory)) return;
+  // any other view of an owned Buffer (a request re-pointed into a merged body) frees nothing
+  if (buffer.byteOffset !== 0 || owned.get(memory) !== buffer.byteLength) return;
+  owned.delete(memory);
   structuredClone(memory, { transfer: [memory as ArrayBuffer] });
 }

@@ -34,15 +34,25 @@ describe('own / freeNow', () => {
     expect([buffer.length, view.length]).toEqual([0, 0]);
   });
 
-  it('leaves alone what was never owned, what is too small to own, and views of a larger Buffer', () => {
+  it('leaves alone what was never owned, what is too small to own, and views not starting at byte 0', () => {
     const unowned = filled(LARGE, 1);
     const small = own(filled(OWNED_MIN_BYTES - 1, 2));
     const pooled = own(Buffer.from('pooled'));
     const whole = filled(LARGE * 2, 3);
-    const part = own(whole.subarray(0, LARGE));
-    for (const b of [unowned, small, pooled, part]) freeNow(b);
-    expect([unowned.length, small.length, pooled.length, part.length, whole.length]).toEqual([LARGE, OWNED_MIN_BYTES - 1, 6, LARGE, LARGE * 2]);
-    expect(unowned.every((b) => b === 1) && small.every((b) => b === 2) && part.every((b) => b === 3)).toBe(true);
+    const tail = own(whole.subarray(1));
+    for (const b of [unowned, small, pooled, tail]) freeNow(b);
+    expect([unowned.length, small.length, pooled.length, tail.length, whole.length]).toEqual([LARGE, OWNED_MIN_BYTES - 1, 6, LARGE * 2 - 1, LARGE * 2]);
+    expect(unowned.every((b) => b === 1) && small.every((b) => b === 2) && tail.every((b) => b === 3)).toBe(true);
+  });
+
+  it('frees an owned prefix (a decoder output sized from a bound) through that prefix only', () => {
+    const memory = filled(LARGE * 2, 6);
+    const prefix = own(memory.subarray(0, LARGE));
+    freeNow(memory);
+    freeNow(prefix.subarray(0, LARGE - 1));
+    expect([prefix.length, memory.length]).toEqual([LARGE, LARGE * 2]);
+    freeNow(prefix);
+    expect([prefix.length, memory.length]).toEqual([0, 0]);
   });
 
   it('frees only through the whole Buffer: a view of an owned one frees nothing, and a second free is a no-op', () => {
@@ -54,10 +64,14 @@ describe('own / freeNow', () => {
     expect(buffer.length).toBe(0);
   });
 
-  it('never frees the zstd addon’s output, which cannot be detached (a free would copy it)', async () => {
-    const decoded = await decodeZstd(await compress(filled(LARGE, 5), 1), { maxDecodedBytes: 8 * 1024 * 1024 }, 'addon');
-    freeNow(decoded);
-    expect([decoded.length, decoded[0]]).toEqual([LARGE, 5]);
+  it('frees what libzstd decoded into our own Buffer, from one frame or two', async () => {
+    const twoFrames = Buffer.concat([await compress(filled(LARGE / 2, 5), 1), await compress(filled(LARGE / 2, 5), 1)]);
+    for (const body of [await compress(filled(LARGE, 5), 1), twoFrames]) {
+      const decoded = await decodeZstd(body, { maxDecodedBytes: 8 * 1024 * 1024 }, 'addon');
+      expect([decoded.length, decoded[0]]).toEqual([LARGE, 5]);
+      freeNow(decoded);
+      expect(decoded.length).toBe(0);
+    }
   });
 });
 
