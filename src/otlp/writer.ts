@@ -165,7 +165,16 @@ export class ProtoWriter {
   /** Packed uint64s held as numbers (non-negative integers below 2^53). */
   packedUint64Field(field: number, values: readonly number[]): void {
     const start = this.beginLen(field);
-    for (const value of values) this.varint(value);
+    // room for all of them at once: a bounds check per value was most of writing sketch buckets
+    this.ensure(10 * values.length);
+    const buf = this.buf;
+    let pos = this.pos;
+    for (let i = 0; i < values.length; i++) {
+      const value = values[i]!;
+      if (value < 0x80) buf[pos++] = value;
+      else pos = this.writeVarintAt(pos, value);
+    }
+    this.pos = pos;
     this.endLen(start);
   }
 

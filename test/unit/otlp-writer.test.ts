@@ -80,6 +80,14 @@ describe('ProtoWriter', () => {
     expect(result).toBe(expected);
   });
 
+  it.each([
+    ['every varint width', VARINTS],
+    ['200 one-byte counts and some wider (a length of two bytes)', [...Array.from({ length: 200 }, (_, i) => i % 128), 128, 2 ** 35]],
+  ])('writes packed uint64 of %s, growing from a tiny buffer', (_, values) => {
+    const packed = (w: protobuf.Writer): protobuf.Writer => values.reduce((at, v) => at.uint64(String(v)), w.uint32(18).fork()).ldelim();
+    expect(ours((w) => w.packedUint64Field(2, values), 1)).toBe(reference(packed));
+  });
+
   it('encodes a tag from field number and wire type', () => {
     expect(ours((w) => w.tag(16, WireType.Fixed32))).toBe('8501');
   });
