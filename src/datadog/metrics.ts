@@ -38,7 +38,8 @@ export interface Series {
   metric: string;
   type: SeriesType;
   points: SeriesPoint[];
-  tags: string[];
+  /** Possibly shared with other series and payloads (the direct reader interns tag runs): never changed once read. */
+  tags: readonly string[];
   resources: MetricResource[];
   /** Seconds the value covers (rates are per second over it); 0 = not sent. */
   interval: number;

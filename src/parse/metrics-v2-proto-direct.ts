@@ -92,6 +92,46 @@ class Cursor {
 
 const LEN = WireType.Len;
 const VARINT = WireType.Varint;
+const TAG_KEY = (3 << 3) | LEN;
+
+/** A tag run's bytes as sent, and its tags decoded once. */
+interface InternedTags {
+  bytes: Buffer;
+  tags: readonly string[];
+}
+
+const TAG_RUN_SLOTS = 2048;
+const tagRuns: (InternedTags | undefined)[] = new Array(TAG_RUN_SLOTS);
+
+/**
+ * The tags of the run of tag fields starting at the key at `at`: one frozen array per distinct
+ * run of bytes, process-wide, so the series of one container (and the same series in the next
+ * flush) share it, and the translator can memoize by the array itself. Direct-mapped by a hash
+ * of the bytes and compared in full, so the cache stays bounded and a collision only replaces.
+ */
+function tagRun(c: Cursor, at: number, end: number): readonly string[] {
+  const bytes = c.bytes;
+  c.pos = at;
+  let hash = 0;
+  while (c.pos < end && bytes[c.pos] === TAG_KEY) {
+    c.pos++;
+    const to = c.lengthEnd(end);
+    for (let i = c.pos; i < to; i++) hash = (Math.imul(hash, 31) + (bytes[i] as number)) | 0;
+    hash = Math.imul(hash, 31) | 0;
+    c.pos = to;
+  }
+  const runEnd = c.pos;
+  const slot = hash & (TAG_RUN_SLOTS - 1);
+  const known = tagRuns[slot];
+  if (known !== undefined && known.bytes.length === runEnd - at && bytes.compare(known.bytes, 0, known.bytes.length, at, runEnd) === 0) return known.tags;
+  const tags: string[] = [];
+  for (c.pos = at; c.pos < runEnd; ) {
+    c.pos++;
+    tags.push(c.string(runEnd));
+  }
+  tagRuns[slot] = { bytes: Buffer.from(bytes.subarray(at, runEnd)), tags: Object.freeze(tags) };
+  return tags;
+}
 
 function resource(c: Cursor, end: number): MetricResource {
   const res: MetricResource = { type: '', name: '' };
@@ -120,6 +160,7 @@ function series(c: Cursor, end: number, payload: MetricsPayload): Series | undef
   let type: SeriesType | undefined = 'gauge';
   const s: Series = { metric: '', type: 'gauge', points: [], tags: [], resources: [], interval: 0, unit: '', sourceTypeName: '' };
   while (c.pos < end) {
+    const at = c.pos;
     const key = c.key(end);
     switch (key) {
       case (1 << 3) | LEN: {
@@ -130,9 +171,13 @@ function series(c: Cursor, end: number, payload: MetricsPayload): Series | undef
       case (2 << 3) | LEN:
         s.metric = c.string(end);
         break;
-      case (3 << 3) | LEN:
-        s.tags.push(c.string(end));
+      case TAG_KEY: {
+        // a key written in more than one byte is read alone; a second run (tags split around
+        // other fields) is appended to the first as a new array
+        const run = c.bytes[at] === TAG_KEY ? tagRun(c, at, end) : [c.string(end)];
+        s.tags = s.tags.length === 0 ? run : [...s.tags, ...run];
         break;
+      }
       case (4 << 3) | LEN: {
         const to = c.lengthEnd(end);
         s.points.push(point(c, to));

@@ -17,9 +17,9 @@ interface PayloadDraft {
 }
 
 /** A series being read: its type stays undefined when the number is one we do not know. */
-type SeriesDraft = Omit<Series, 'type'> & { type: SeriesType | undefined };
+type SeriesDraft = Omit<Series, 'type' | 'tags'> & { type: SeriesType | undefined; tags: string[] };
 
-const hasType = (s: SeriesDraft): s is Series => s.type !== undefined;
+const hasType = (s: SeriesDraft): s is SeriesDraft & Series => s.type !== undefined;
 
 // the field tables are made once, not per message read (see readInto)
 const PAYLOAD: FieldReaders<PayloadDraft> = {

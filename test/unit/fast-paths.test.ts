@@ -162,6 +162,24 @@ describe('memoised metric origins', () => {
     );
   });
 
+  it('give a frozen (interned) tag list one origin across requests, still per resources and source type', () => {
+    const tags = Object.freeze(['service:web', 'env:prod', 'endpoint:/cart']);
+    const first = memoizedOrigin(new Map(), tags, host('h1'), 'nginx');
+    expect(memoizedOrigin(new Map(), tags, host('h1'), 'nginx')).toBe(first);
+    expect(memoizedOrigin(new Map(), [...tags], host('h1'), 'nginx')).not.toBe(first); // not frozen: per request
+    const other = memoizedOrigin(new Map(), tags, host('h2'), 'nginx');
+    expect(other).toEqual(originOf(promoteOrigin(tags, host('h2'), 'nginx')));
+    expect(memoizedOrigin(new Map(), tags, host('h1'), '')).toEqual(originOf(promoteOrigin(tags, host('h1'), '')));
+  });
+
+  it('give a frozen tag list sent from many hosts the right origin for each, keeping a bounded few', () => {
+    const tags = Object.freeze(['env:prod', 'endpoint:/x']);
+    const hosts = Array.from({ length: 30 }, (_, i) => host(`h${i}`));
+    for (let round = 0; round < 2; round++) {
+      for (const resources of hosts) expect(memoizedOrigin(new Map(), tags, resources)).toEqual(originOf(promoteOrigin(tags, resources)));
+    }
+  });
+
   it.each([
     ['tags split differently', [['a:1,b:2'], [], ''], [['a:1', 'b:2'], [], '']],
     ['a tag or a resource', [['host:h'], [], ''], [[], [{ type: 'host', name: 'h' }], '']],

@@ -61,6 +61,10 @@ const edgeSeeds: Buffer[] = [
     w.uint32((2 << 3) | 2).string('payload-level unknown');
   }),
   written((w) => w.uint32((1 << 3) | 2).fork().uint32((2 << 3) | 2).string('m').uint32((9 << 3) | 3).uint32((9 << 3) | 4).ldelim()),
+  // tags split around other fields: appended in order
+  written((w) => w.uint32((1 << 3) | 2).fork().uint32((3 << 3) | 2).string('a:1').uint32((2 << 3) | 2).string('m').uint32((3 << 3) | 2).string('b:2').uint32((3 << 3) | 2).string('c:3').ldelim()),
+  // a tag key written in two bytes (0x9a 0x00), then a one-byte one
+  Buffer.from([0x0a, 14, 0x12, 1, 0x6d, 0x9a, 0x00, 3, 0x61, 0x3a, 0x31, 0x1a, 3, 0x62, 0x3a, 0x32]),
   written((w) => w.uint32(0).uint32(1)), // field number 0
   written((w) => w.uint32((1 << 3) | 2).fork().uint32((2 << 3) | 2).string('m').uint32((99 << 3) | 0).uint64('18446744073709551615').ldelim()),
 ];
@@ -111,9 +115,36 @@ describe('MetricPayload direct reader', () => {
   });
 
   it('gives up on what the generic path refuses or reads with BigInt', () => {
-    for (const i of [2, 3, 4, 7, 8]) expect(readMetricPayload(edgeSeeds[i]!)).toBeUndefined();
+    for (const i of [2, 3, 4, 7, 10]) expect(readMetricPayload(edgeSeeds[i]!)).toBeUndefined();
     const body = encodeMetricPayload({ series: [series()] });
     expect(readMetricPayload(body.subarray(0, body.length - 3))).toBeUndefined();
+  });
+
+  it('reads tags split around other fields, and a tag key written in two bytes, in order', () => {
+    const [split, wideKey] = edgeSeeds.slice(8, 10) as [Buffer, Buffer];
+    expect(compare(split)).toBe('direct');
+    expect(readMetricPayload(split)?.series[0]?.tags).toEqual(['a:1', 'b:2', 'c:3']);
+    expect(compare(wideKey)).toBe('direct');
+    expect(readMetricPayload(wideKey)?.series[0]?.tags).toEqual(['a:1', 'b:2']);
+  });
+
+  it('interns a run of tags: the same bytes in another payload give the same frozen list', () => {
+    const tags = ['service:web', 'env:prod', `pod:${'p'.repeat(40)}`];
+    const one = readMetricPayload(encodeMetricPayload({ series: [series({ tags }), series({ metric: 'n', tags })] }))!;
+    const two = readMetricPayload(encodeMetricPayload({ series: [series({ metric: 'o', tags })] }))!;
+    const lists = [...one.series, ...two.series].map((s) => s.tags);
+    expect(lists[0]).toEqual(tags);
+    expect(Object.isFrozen(lists[0])).toBe(true);
+    expect(lists.every((l) => l === lists[0])).toBe(true);
+    expect(readMetricPayload(encodeMetricPayload({ series: [series({ tags: [...tags, 'x:1'] })] }))!.series[0]!.tags).toEqual([...tags, 'x:1']);
+  });
+
+  it('never hands one run another’s tags, with more distinct runs than the cache has slots', () => {
+    const runs = Array.from({ length: 5000 }, (_, i) => [`id:${i}`, `half:${i >> 1}`]);
+    for (let round = 0; round < 2; round++) {
+      const payload = readMetricPayload(encodeMetricPayload({ series: runs.map((tags, i) => series({ metric: `m${i}`, tags })) }))!;
+      expect(payload.series.map((s) => s.tags)).toEqual(runs);
+    }
   });
 
   it('agrees with the generic path on mutated bodies', () => expectFastPathAgrees([...goldenSeeds, ...edgeSeeds], compare));

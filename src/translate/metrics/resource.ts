@@ -79,9 +79,12 @@ function findBuilt<T>(node: MemoNode, resources: readonly MetricResource[], sour
   return undefined;
 }
 
-function addBuilt<T>(node: MemoNode, resources: readonly MetricResource[], sourceTypeName: string, value: T): T {
+/** Past this many resource lists, a node that outlives requests starts its list again: a tag list sent from every host of a fleet must not make each lookup a long scan. */
+const MAX_BUILT_PER_LASTING_NODE = 8;
+
+function addBuilt<T>(node: MemoNode, resources: readonly MetricResource[], sourceTypeName: string, value: T, lasting = false): T {
   const list = node.get(BUILT) as Built<T>[] | undefined;
-  if (list) list.push({ resources, sourceTypeName, value });
+  if (list && !(lasting && list.length >= MAX_BUILT_PER_LASTING_NODE)) list.push({ resources, sourceTypeName, value });
   else node.set(BUILT, [{ resources, sourceTypeName, value }]);
   return value;
 }
@@ -91,13 +94,37 @@ function addBuilt<T>(node: MemoNode, resources: readonly MetricResource[], sourc
  * long as the request): an agent payload repeats them in every metric of a container, and
  * promoting, ordering and keying them again for each series was a fifth of the series path.
  * The memo is a tree walked tag by tag, so no key string is built per series (the tag strings
- * themselves are interned by the decoder). Items of equal origin share its arrays, which nothing
- * changes once built.
+ * themselves are interned by the decoder); a frozen tag list skips the tree (internedNode).
+ * Items of equal origin share its arrays, which nothing changes once built.
  */
 export function memoizedOrigin(memo: OriginMemo, tags: readonly string[], resources: readonly MetricResource[], sourceTypeName = ''): MetricOrigin {
+  const lasting = Object.isFrozen(tags);
+  const node = lasting ? internedNode(tags) : treeNode(memo, tags);
+  return findBuilt<MetricOrigin>(node, resources, sourceTypeName) ?? addBuilt(node, resources, sourceTypeName, composeOrigin(memo, tags, resources, sourceTypeName), lasting);
+}
+
+function treeNode(memo: OriginMemo, tags: readonly string[]): MemoNode {
   let node = memo;
   for (const tag of tags) node = child(node, tag);
-  return findBuilt<MetricOrigin>(node, resources, sourceTypeName) ?? addBuilt(node, resources, sourceTypeName, composeOrigin(memo, tags, resources, sourceTypeName));
+  return node;
+}
+
+/**
+ * Built origins of a frozen tag list, across requests: the direct series reader interns tag runs
+ * process-wide (metrics-v2-proto-direct.ts), so one list object stands for the same tags in
+ * payload after payload, and one WeakMap lookup replaces the walk down the tree and the composing
+ * of each new tag set in each request. A frozen list never changes, so what was built for it
+ * stays right. Weak, so a list the reader's cache let go takes its origins with it.
+ */
+const byInternedTags = new WeakMap<readonly string[], MemoNode>();
+
+function internedNode(tags: readonly string[]): MemoNode {
+  let node = byInternedTags.get(tags);
+  if (!node) {
+    node = new Map();
+    byInternedTags.set(tags, node);
+  }
+  return node;
 }
 
 /**
