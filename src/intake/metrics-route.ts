@@ -8,6 +8,7 @@
  * (datadog-agent `pkg/diagnose/connectivity/endpoint_info.go`); it is acknowledged, not decoded.
  */
 import { emptyPayload, type MetricsPayload } from '../datadog/metrics';
+import { MetricStreamEncoder } from '../otlp/encode';
 import { translateMetrics } from '../translate/metrics/chain';
 import { exportThen, json, type IntakeRequest, type IntakeRoute } from './route';
 
@@ -30,10 +31,11 @@ export function metricRoute(spec: MetricRouteSpec): IntakeRoute {
     readsBody: true,
     handle(req, ctx) {
       const payload = isProbe(req.body) ? emptyPayload() : spec.parse(req);
-      const { resources, dropped } = translateMetrics(payload, ctx.metricStreams, req.receivedAtNs);
+      const metrics = new MetricStreamEncoder();
+      const dropped = translateMetrics(payload, ctx.metricStreams, req.receivedAtNs, metrics);
       for (const [reason, count] of Object.entries(dropped)) ctx.metrics.pointsDropped.inc({ route: spec.name, reason }, count);
       if (Object.keys(dropped).length > 0) ctx.log.info('metric points not translated', { route: spec.name, dropped });
-      return exportThen(ctx, resources.length > 0 ? { signal: 'metrics', resources } : undefined, () => json(202, spec.accepted));
+      return exportThen(ctx, metrics.requests(ctx.config.exportMaxBytes), () => json(202, spec.accepted));
     },
   };
 }

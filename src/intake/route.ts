@@ -84,7 +84,7 @@ export interface IntakeRoute {
  * that was most of what the garbage collector had to trace. Here only `reply` waits.
  */
 export function exportThen(ctx: RouteContext, batch: SignalBatch | EncodedExport[] | undefined, reply: () => IntakeReply): Promise<IntakeReply> {
-  // routes that encode while translating (traces, logs) hand over requests; the others, their model
+  // routes that encode while translating (traces, logs, metrics) hand over requests; the others, their model
   const requests = batch === undefined ? [] : Array.isArray(batch) ? batch : encodeExportRequests(batch, ctx.config.exportMaxBytes);
   return (requests.length > 0 ? ctx.exporter.export(requests) : Promise.resolve()).then(reply);
 }

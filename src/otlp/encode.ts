@@ -16,6 +16,7 @@ import type {
   KeyValue,
   LogRecord,
   Metric,
+  MetricSink,
   NumberDataPoint,
   RecordSink,
   Resource,
@@ -75,43 +76,76 @@ function packBodies(signal: Signal, scratch: ProtoWriter, request: Frame, maxByt
   }
 }
 
-interface EncodedScope {
-  scope: InstrumentationScope;
-  records: Slice[];
-}
-
 /**
- * A translator's sink (translate/traces/chain.ts, translate/logs/chain.ts): each span or log
- * record is encoded as it is handed over, so no translated record outlives its own translation.
- * Keeping a request's records alive until the end made every young-generation GC during the
- * request copy all of them (a third of the sidecar's CPU on traces; README, Benchmarks).
- * `requests` gives the same bodies as encodeExportRequests does for the model.
+ * A translator's sink: each record or metric is encoded as it is handed over, so no translated
+ * model outlives its own translation. Keeping a request's records alive until the end made every
+ * young-generation GC during the request copy all of them (a third of the sidecar's CPU on
+ * traces; README, Benchmarks). `requests` gives the same bodies as encodeExportRequests does for
+ * the model. `C` is what a scope holds until then: encoded records, or encoded metrics.
  */
-export class RecordStreamEncoder<R> implements RecordSink<R, Slice[]> {
-  private readonly scratch = ProtoWriter.scratch();
-  private readonly resources: ResourceEnvelope<EncodedScope>[] = [];
+abstract class StreamEncoder<C> {
+  protected readonly scratch = ProtoWriter.scratch();
+  private readonly resources: ResourceEnvelope<{ scope: InstrumentationScope; contents: C[] }>[] = [];
   private taken = false;
 
-  constructor(
-    private readonly signal: 'logs' | 'traces',
-    private readonly writeRecord: (w: ProtoWriter, record: R) => void,
-  ) {}
+  constructor(private readonly signal: Signal) {}
 
-  group(resource: Resource, scope: InstrumentationScope): Slice[] {
-    const records: Slice[] = [];
-    this.resources.push({ resource, scopes: [{ scope, records }] });
-    return records;
+  group(resource: Resource, scope: InstrumentationScope): C[] {
+    const contents: C[] = [];
+    this.resources.push({ resource, scopes: [{ scope, contents }] });
+    return contents;
+  }
+
+  /** Once only: the scratch buffer goes back to be reused by the next request. */
+  requests(maxBytes: number): EncodedExport[] {
+    if (this.taken) throw new Error(`${this.constructor.name}.requests() was already called: its scratch buffer is gone`);
+    this.taken = true;
+    return packBodies(this.signal, this.scratch, requestFrame(this.scratch, this.resources, (s) => this.pieces(s.contents)), maxBytes);
+  }
+
+  protected abstract pieces(contents: C[]): Piece[];
+}
+
+/** Spans (translate/traces/chain.ts) and log records (translate/logs/chain.ts). */
+export class RecordStreamEncoder<R> extends StreamEncoder<Slice> implements RecordSink<R, Slice[]> {
+  constructor(
+    signal: 'logs' | 'traces',
+    private readonly writeRecord: (w: ProtoWriter, record: R) => void,
+  ) {
+    super(signal);
   }
 
   add(records: Slice[], record: R): void {
     records.push(encodeSlice(this.scratch, this.writeRecord, record));
   }
 
-  /** Once only: the scratch buffer goes back to be reused by the next request. */
-  requests(maxBytes: number): EncodedExport[] {
-    if (this.taken) throw new Error('RecordStreamEncoder.requests() was already called: its scratch buffer is gone');
-    this.taken = true;
-    return packBodies(this.signal, this.scratch, requestFrame(this.scratch, this.resources, (s) => s.records), maxBytes);
+  protected pieces(records: Slice[]): Piece[] {
+    return records;
+  }
+}
+
+/**
+ * Metrics (translate/metrics/chain.ts). Before it, metric routes kept the whole request's model
+ * until the end; on sketches those dead models, promoted to the old generation, were what pushed
+ * the sidecar's peak RSS past 150 MiB while waiting for a mark-compact.
+ */
+export class MetricStreamEncoder extends StreamEncoder<EncodedMetric> implements MetricSink<EncodedMetric[], EncodedMetric> {
+  constructor() {
+    super('metrics');
+  }
+
+  metric(metrics: EncodedMetric[], metric: Metric): EncodedMetric {
+    const encoded = encodeMetric(this.scratch, metric);
+    metrics.push(encoded);
+    return encoded;
+  }
+
+  addPoints(into: EncodedMetric, metric: Metric): void {
+    encodePoints(this.scratch, metric, into.points);
+  }
+
+  protected pieces(metrics: EncodedMetric[]): Piece[] {
+    return metrics.map(metricFrame);
   }
 }
 
@@ -326,7 +360,7 @@ function encodeTree(w: ProtoWriter, batch: SignalBatch): Frame {
       return requestFrame(
         w,
         batch.resources.map((r) => ({ ...r, scopes: r.scopeMetrics })),
-        (scope) => scope.metrics.map((metric) => metricFrame(w, metric)),
+        (scope) => scope.metrics.map((metric) => metricFrame(encodeMetric(w, metric))),
       );
   }
 }
@@ -380,43 +414,46 @@ function envelopeFrame(w: ProtoWriter, header: Slice, contents: Piece[], schemaU
   return makeFrame(header, ENVELOPE.contents, contents, tail);
 }
 
+/** A metric's bytes in the scratch: its header, its points, and the aggregation fields after them. */
+interface EncodedMetric {
+  head: Slice;
+  /** the Metric field of its kind (gauge = 5, sum = 7, histogram = 9, exponential histogram = 10) */
+  kindField: number;
+  points: Slice[];
+  tail: Slice;
+}
+
+function encodeMetric(w: ProtoWriter, metric: Metric): EncodedMetric {
+  const head = encodeSlice(w, writeMetricHeader, metric);
+  const points: Slice[] = [];
+  encodePoints(w, metric, points);
+  const [kindField, aggregation] = metricKind(metric);
+  return { head, kindField, points, tail: encodeSlice(w, writeAggregation, aggregation) };
+}
+
+function metricKind(metric: Metric): [field: number, aggregation: Aggregation] {
+  if ('gauge' in metric) return [5, { temporality: 0, isMonotonic: false }];
+  if ('sum' in metric) return [7, { temporality: metric.sum.aggregationTemporality, isMonotonic: metric.sum.isMonotonic }];
+  if ('histogram' in metric) return [9, { temporality: metric.histogram.aggregationTemporality, isMonotonic: false }];
+  return [10, { temporality: metric.exponentialHistogram.aggregationTemporality, isMonotonic: false }];
+}
+
+function encodePoints(w: ProtoWriter, metric: Metric, into: Slice[]): void {
+  if ('gauge' in metric) encodeEach(w, metric.gauge.dataPoints, writeNumberDataPoint, into);
+  else if ('sum' in metric) encodeEach(w, metric.sum.dataPoints, writeNumberDataPoint, into);
+  else if ('histogram' in metric) encodeEach(w, metric.histogram.dataPoints, writeHistogramDataPoint, into);
+  else encodeEach(w, metric.exponentialHistogram.dataPoints, writeExponentialHistogramDataPoint, into);
+}
+
+function encodeEach<P>(w: ProtoWriter, points: readonly P[], write: (w: ProtoWriter, point: P) => void, into: Slice[]): void {
+  for (const point of points) into.push(encodeSlice(w, write, point));
+}
+
 /**
  * Metric{name, description, unit, <kind> {data_points = 1, temporality...}}: two nested frames so
  * that a split keeps the name, kind, temporality and monotonicity around every share of points.
  */
-function metricFrame(w: ProtoWriter, metric: Metric): Frame {
-  const head = encodeSlice(w, writeMetricHeader, metric);
-  const [kindField, data] = metricData(w, metric);
-  return makeFrame(head, kindField, [data], NOTHING);
-}
-
-function metricData(w: ProtoWriter, metric: Metric): [field: number, data: Frame] {
-  if ('gauge' in metric) {
-    return [5, pointsFrame(w, metric.gauge.dataPoints, writeNumberDataPoint, 0, false)];
-  }
-  if ('sum' in metric) {
-    const { dataPoints, aggregationTemporality, isMonotonic } = metric.sum;
-    return [7, pointsFrame(w, dataPoints, writeNumberDataPoint, aggregationTemporality, isMonotonic)];
-  }
-  if ('histogram' in metric) {
-    const { dataPoints, aggregationTemporality } = metric.histogram;
-    return [9, pointsFrame(w, dataPoints, writeHistogramDataPoint, aggregationTemporality, false)];
-  }
-  const { dataPoints, aggregationTemporality } = metric.exponentialHistogram;
-  return [10, pointsFrame(w, dataPoints, writeExponentialHistogramDataPoint, aggregationTemporality, false)];
-}
-
-function pointsFrame<P>(
-  w: ProtoWriter,
-  points: P[],
-  writePoint: (w: ProtoWriter, point: P) => void,
-  temporality: number,
-  isMonotonic: boolean,
-): Frame {
-  const leaves = points.map((point) => encodeSlice(w, writePoint, point));
-  const tail = encodeSlice(w, writeAggregation, { temporality, isMonotonic });
-  return makeFrame(NOTHING, 1, leaves, tail);
-}
+const metricFrame = (m: EncodedMetric): Frame => makeFrame(m.head, m.kindField, [makeFrame(NOTHING, 1, m.points, m.tail)], NOTHING);
 
 // ---------------------------------------------------------------- field writers
 // Field numbers are those of proto/opentelemetry/proto/**; proto3 defaults are left out except
@@ -530,7 +567,12 @@ function writeMetricHeader(w: ProtoWriter, metric: Metric): void {
   if (metric.unit) w.stringField(3, metric.unit);
 }
 
-function writeAggregation(w: ProtoWriter, { temporality, isMonotonic }: { temporality: number; isMonotonic: boolean }): void {
+interface Aggregation {
+  temporality: number;
+  isMonotonic: boolean;
+}
+
+function writeAggregation(w: ProtoWriter, { temporality, isMonotonic }: Aggregation): void {
   if (temporality) w.int32Field(2, temporality);
   if (isMonotonic) w.boolField(3, true);
 }

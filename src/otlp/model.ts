@@ -203,6 +203,14 @@ export type Metric = {
   unit?: string;
 } & MetricData;
 
+/** The points of a metric, whatever its kind. */
+export function dataPointsOf(metric: Metric): unknown[] {
+  if ('gauge' in metric) return metric.gauge.dataPoints;
+  if ('sum' in metric) return metric.sum.dataPoints;
+  if ('histogram' in metric) return metric.histogram.dataPoints;
+  return metric.exponentialHistogram.dataPoints;
+}
+
 export interface ScopeMetrics {
   scope: InstrumentationScope;
   metrics: Metric[];
@@ -234,4 +242,18 @@ export type SignalBatch =
 export interface RecordSink<R, G> {
   group(resource: Resource, scope: InstrumentationScope): G;
   add(group: G, record: R): void;
+}
+
+/**
+ * Where the metric translator hands each translated metric (translate/metrics/group.ts decides
+ * which share a resource and which are one metric). The encoder's sink writes each metric's points
+ * at once (src/otlp/encode.ts), as RecordSink does for spans and log records; a model sink keeps
+ * them as ResourceMetrics.
+ */
+export interface MetricSink<G, M> {
+  group(resource: Resource, scope: InstrumentationScope): G;
+  /** Opens a metric in `group` with `metric`'s name, kind, unit and aggregation, and its points. */
+  metric(group: G, metric: Metric): M;
+  /** Appends the points of `metric`, which has the same name, kind and unit as the one `into` opened. */
+  addPoints(into: M, metric: Metric): void;
 }

@@ -6,7 +6,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { MetricsPayload } from '../../src/datadog/metrics';
-import { encodeExportRequests } from '../../src/otlp/encode';
+import { MetricStreamEncoder } from '../../src/otlp/encode';
 import { parseCheckRuns } from '../../src/parse/metrics-check-run';
 import { parseDistributionPoints } from '../../src/parse/metrics-distribution';
 import { decodeSketchPayload } from '../../src/parse/metrics-sketches';
@@ -39,7 +39,9 @@ const streams = new StreamStartTimes({ maxEntries: 1000, idleMs: 60_000 });
 for (const [format, { wire, parse }] of Object.entries(FORMATS)) {
   const seeds = goldens.filter((g) => g.format === format).map((g) => wire(g.input));
   fuzzTarget(`metrics-${format}`, seeds.length > 0 ? seeds : [Buffer.from('{}')], (input) => {
-    const { resources } = translateMetrics(parse(input), streams, 1_700_000_000_000_000_000n);
-    encodeExportRequests({ signal: 'metrics', resources }, 64 * 1024);
+    // as the routes do: metrics streamed into the encoder, then packed
+    const metrics = new MetricStreamEncoder();
+    translateMetrics(parse(input), streams, 1_700_000_000_000_000_000n, metrics);
+    metrics.requests(64 * 1024);
   });
 }

@@ -15,7 +15,8 @@ import { parseSeriesV1 } from '../../src/parse/metrics-v1';
 import { parseSeriesV2Json } from '../../src/parse/metrics-v2-json';
 import { decodeMetricPayload } from '../../src/parse/metrics-v2-proto';
 import { decodeV3Payload } from '../../src/parse/metrics-v3';
-import { translateMetrics } from '../../src/translate/metrics/chain';
+import { encodeExportRequests, MetricStreamEncoder } from '../../src/otlp/encode';
+import { translateMetrics, translateMetricsToModel } from '../../src/translate/metrics/chain';
 import { StreamStartTimes } from '../../src/translate/metrics/start-times';
 import { encodeMetricPayload, encodeSketchPayload, v3Body, type V3Series } from '../fixtures/metrics/agent-payloads';
 import { resourceMetricsJson } from '../helpers/otlp-json-metrics';
@@ -52,10 +53,25 @@ describe('metric chain goldens', () => {
 
   it.each(files)('%s', (file) => {
     const golden = JSON.parse(readFileSync(join(DIR, file), 'utf8')) as Golden;
-    const { resources, dropped } = translateMetrics(PARSE[golden.format](golden.input), new StreamStartTimes(), BigInt(golden.receivedAtNs));
+    const { resources, dropped } = translateMetricsToModel(PARSE[golden.format](golden.input), new StreamStartTimes(), BigInt(golden.receivedAtNs));
     const actual = resourceMetricsJson(resources);
     if (process.env.UPDATE_GOLDEN) writeFileSync(join(DIR, file), JSON.stringify({ ...golden, expected: actual, dropped }, null, 2) + '\n');
     expect(actual).toEqual(golden.expected);
     expect(dropped).toEqual(golden.dropped);
+  });
+
+  it.each(files)('%s: streamed into the encoder, the same bytes as the model encoded', (file) => {
+    const golden = JSON.parse(readFileSync(join(DIR, file), 'utf8')) as Golden;
+    const receivedAtNs = BigInt(golden.receivedAtNs);
+    // a small limit, so that splitting is compared too; each side with its own start-time memory
+    for (const limit of [4 * 1024 * 1024, 400]) {
+      const streamed = new MetricStreamEncoder();
+      const dropped = translateMetrics(PARSE[golden.format](golden.input), new StreamStartTimes(), receivedAtNs, streamed);
+      const model = translateMetricsToModel(PARSE[golden.format](golden.input), new StreamStartTimes(), receivedAtNs);
+      const fromModel = encodeExportRequests({ signal: 'metrics', resources: model.resources }, limit);
+      expect(fromModel.length).toBeGreaterThan(0);
+      expect(streamed.requests(limit)).toEqual(fromModel);
+      expect(dropped).toEqual(model.dropped);
+    }
   });
 });

@@ -1,53 +1,60 @@
 /**
- * Items sharing a resource share one ResourceMetrics (first-seen order, one scope); within it,
- * items naming the same metric with the same kind and unit share one Metric, so a payload of
+ * Items sharing a resource share one group of the sink (first-seen order, one scope); within it,
+ * items naming the same metric with the same kind and unit share one metric, so a payload of
  * many series of one metric becomes one metric with many points, as OTLP expects.
  */
-import type { Metric, ResourceMetrics } from '../../otlp/model';
+import { dataPointsOf, type Metric, type MetricSink, type ResourceMetrics } from '../../otlp/model';
+import { ModelMetricSink } from '../model-sink';
 import { SCOPE } from '../scope';
 import type { MetricItem } from './context';
 
-interface ResourceGroup {
-  resource: ResourceMetrics;
+type MetricKind = 'gauge' | 'sum' | 'histogram' | 'exponentialHistogram';
+
+const kindOf = (m: Metric): MetricKind => ('gauge' in m ? 'gauge' : 'sum' in m ? 'sum' : 'histogram' in m ? 'histogram' : 'exponentialHistogram');
+
+interface OpenMetric<M> {
+  handle: M;
+  kind: MetricKind;
+  unit: string;
+}
+
+interface ResourceGroup<G, M> {
+  handle: G;
   /** by name: the metrics of that name (one per kind and unit, nearly always just one) */
-  metrics: Map<string, Metric[]>;
+  metrics: Map<string, OpenMetric<M>[]>;
 }
 
-const kindOf = (m: Metric): string => ('gauge' in m ? 'gauge' : 'sum' in m ? 'sum' : 'histogram' in m ? 'histogram' : 'exponentialHistogram');
+export class MetricGrouper<G, M> {
+  private readonly groups = new Map<string, ResourceGroup<G, M>>();
 
-function dataPoints(m: Metric): unknown[] {
-  if ('gauge' in m) return m.gauge.dataPoints;
-  if ('sum' in m) return m.sum.dataPoints;
-  if ('histogram' in m) return m.histogram.dataPoints;
-  return m.exponentialHistogram.dataPoints;
-}
+  constructor(private readonly sink: MetricSink<G, M>) {}
 
-const sameKindAndUnit = (a: Metric, b: Metric): boolean => kindOf(a) === kindOf(b) && (a.unit ?? '') === (b.unit ?? '');
-
-export function groupByResource(items: readonly MetricItem[]): ResourceMetrics[] {
-  const groups = new Map<string, ResourceGroup>();
-  const out: ResourceMetrics[] = [];
-  for (const { resource, resourceKey, metric } of items) {
-    const points = dataPoints(metric);
-    if (points.length === 0) continue;
-    let group = groups.get(resourceKey);
+  add({ resource, resourceKey, metric }: MetricItem): void {
+    if (dataPointsOf(metric).length === 0) return;
+    let group = this.groups.get(resourceKey);
     if (!group) {
-      group = { resource: { resource: { attributes: resource }, scopeMetrics: [{ scope: SCOPE, metrics: [] }] }, metrics: new Map() };
-      groups.set(resourceKey, group);
-      out.push(group.resource);
+      group = { handle: this.sink.group({ attributes: resource }, SCOPE), metrics: new Map() };
+      this.groups.set(resourceKey, group);
     }
     // looked up by name, then kind and unit compared: no identity string built for every item
+    const kind = kindOf(metric);
+    const unit = metric.unit ?? '';
     const named = group.metrics.get(metric.name);
-    const existing = named?.find((m) => sameKindAndUnit(m, metric));
+    const existing = named?.find((m) => m.kind === kind && m.unit === unit);
     if (existing) {
-      // same kind, so the same point type
-      const into = dataPoints(existing);
-      for (const point of points) into.push(point);
-    } else {
-      if (named) named.push(metric);
-      else group.metrics.set(metric.name, [metric]);
-      group.resource.scopeMetrics[0]!.metrics.push(metric);
+      this.sink.addPoints(existing.handle, metric);
+      return;
     }
+    const opened: OpenMetric<M> = { handle: this.sink.metric(group.handle, metric), kind, unit };
+    if (named) named.push(opened);
+    else group.metrics.set(metric.name, [opened]);
   }
-  return out;
+}
+
+/** The grouped model of `items`, for routes whose output is small (trace stats) and for tests. */
+export function groupByResource(items: readonly MetricItem[]): ResourceMetrics[] {
+  const sink = new ModelMetricSink();
+  const grouper = new MetricGrouper(sink);
+  for (const item of items) grouper.add(item);
+  return sink.resources;
 }
