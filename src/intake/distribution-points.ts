@@ -1,7 +1,7 @@
 /** POST /api/v1/distribution_points: raw distribution values from API clients and datadog-metrics. */
 import { parseDistributionPoints } from '../parse/metrics-distribution';
-import { metricRoute } from './metrics-route';
+import { metricRoute, whole } from './metrics-route';
 import type { IntakeRoute } from './route';
 
 export const distributionPointsRoute: IntakeRoute =
-  metricRoute({ name: 'distribution_points', paths: ['/api/v1/distribution_points'], parse: (req) => parseDistributionPoints(req.body), accepted: { status: 'ok' } });
+  metricRoute({ name: 'distribution_points', paths: ['/api/v1/distribution_points'], read: whole((req) => parseDistributionPoints(req.body)), accepted: { status: 'ok' } });

@@ -4,9 +4,9 @@
  * §7 #1–2). One route: each series says in its type word whether it is a sketch.
  */
 import { decodeV3Payload } from '../parse/metrics-v3';
-import { metricRoute } from './metrics-route';
+import { metricRoute, whole } from './metrics-route';
 import type { IntakeRoute } from './route';
 
 export const metricsV3Route: IntakeRoute =
   metricRoute(
-    { name: 'metrics_v3', paths: ['/api/intake/metrics/v3/series', '/api/intake/metrics/v3/sketches'], parse: (req) => decodeV3Payload(req.body), accepted: {} });
+    { name: 'metrics_v3', paths: ['/api/intake/metrics/v3/series', '/api/intake/metrics/v3/sketches'], read: whole((req) => decodeV3Payload(req.body)), accepted: {} });

@@ -99,9 +99,9 @@ export function sint64Number(r: ProtoReader): number {
 }
 
 /** Decodes a body, turning wire-format errors into a 400 that names the field path. */
-export function decodeProtobuf<T>(what: string, body: Uint8Array, root: string, decode: (r: ProtoReader) => T): T {
+export function decodeProtobuf<T>(what: string, body: Uint8Array, root: string, decode: (r: ProtoReader) => T, start = 0): T {
   try {
-    return decode(new ProtoReader(body, 0, body.length, root));
+    return decode(new ProtoReader(body, start, body.length, root));
   } catch (err) {
     if (err instanceof ProtoDecodeError) throw protobufError(what, err);
     throw err;

@@ -209,24 +209,53 @@ function series(c: Cursor, end: number, payload: MetricsPayload): Series | undef
   return s;
 }
 
-/** The MetricPayload in `body`, or undefined to let the generic path answer. */
-export function readMetricPayload(body: Uint8Array): MetricsPayload | undefined {
+/** Where the direct reader gave up: the top-level field at byte `at`, with `met` series records before it. */
+export interface GaveUpAt {
+  at: number;
+  met: number;
+}
+
+/**
+ * Hands the series of `body` to `take` in order, in pieces of at most `pieceSize` kept series
+ * (the last piece may be empty but carries the drop counts). Returns undefined when it read the
+ * whole body, or where it gave up, after handing over everything before that field: a
+ * MetricPayload's top-level fields are independent records, so the generic path can read the
+ * rest from there and give its answer, or its error with the field path, for the rest alone.
+ */
+export function readMetricPayloadPieces(body: Uint8Array, pieceSize: number, take: (piece: MetricsPayload) => void): GaveUpAt | undefined {
   const bytes = Buffer.isBuffer(body) ? body : Buffer.from(body.buffer, body.byteOffset, body.byteLength);
   const c = new Cursor(bytes);
   const end = bytes.length;
-  const payload = emptyPayload();
+  let piece = emptyPayload();
+  let at = 0;
+  let met = 0;
   try {
     while (c.pos < end) {
+      at = c.pos;
       const key = c.key(end);
       if (key === ((1 << 3) | LEN)) {
         const to = c.lengthEnd(end);
-        const s = series(c, to, payload);
-        if (s) payload.series.push(s);
+        const s = series(c, to, piece);
+        met++;
+        if (s && piece.series.push(s) === pieceSize) {
+          take(piece);
+          piece = emptyPayload();
+        }
       } else c.skip(key & 7, end);
     }
-    return payload;
   } catch (err) {
-    if (err === GIVE_UP) return undefined;
-    throw err;
+    if (err !== GIVE_UP) throw err;
+    take(piece);
+    return { at, met };
   }
+  take(piece);
+  return undefined;
+}
+
+/** The whole MetricPayload in `body`, or undefined to let the generic path answer. */
+export function readMetricPayload(body: Uint8Array): MetricsPayload | undefined {
+  let whole: MetricsPayload | undefined;
+  // one piece: handed over once, at the end or where the reader gave up
+  const gaveUp = readMetricPayloadPieces(body, Infinity, (piece) => (whole = piece));
+  return gaveUp ? undefined : whole;
 }

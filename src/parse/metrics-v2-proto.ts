@@ -5,7 +5,7 @@
  */
 import { countDrop, emptyPayload, SERIES_TYPE_BY_NUMBER, type MetricResource, type MetricsPayload, type Series, type SeriesPoint, type SeriesType } from '../datadog/metrics';
 import { decodeProtobuf, fixed64, int64Number, messageAt, readInto, text, varint, type FieldReaders } from './metrics-proto';
-import { readMetricPayload } from './metrics-v2-proto-direct';
+import { readMetricPayload, readMetricPayloadPieces, type GaveUpAt } from './metrics-v2-proto-direct';
 import type { ProtoReader } from './proto-reader';
 
 const WHAT = 'v2 series';
@@ -61,12 +61,23 @@ export function decodeMetricPayload(body: Uint8Array): MetricsPayload {
   return readMetricPayload(body) ?? decodeMetricPayloadGeneric(body);
 }
 
-export function decodeMetricPayloadGeneric(body: Uint8Array): MetricsPayload {
+/**
+ * As decodeMetricPayload, handed to `take` in pieces of at most `pieceSize` series, so that a
+ * large body's parsed series need not all be alive at once (metrics-route.ts). Whatever the
+ * direct reader gives up on is read by the generic path from that field on, as the last piece.
+ */
+export function decodeMetricPayloadInPieces(body: Uint8Array, pieceSize: number, take: (piece: MetricsPayload) => void): void {
+  const gaveUp = readMetricPayloadPieces(body, pieceSize, take);
+  if (gaveUp) take(decodeMetricPayloadGeneric(body, gaveUp));
+}
+
+/** The body from the top-level field at `from.at` on, its series records numbered from `from.met` in error paths. */
+export function decodeMetricPayloadGeneric(body: Uint8Array, from: GaveUpAt = { at: 0, met: 0 }): MetricsPayload {
   return decodeProtobuf(WHAT, body, 'MetricPayload', (r) => {
-    const draft: PayloadDraft = { payload: emptyPayload(), met: 0 };
+    const draft: PayloadDraft = { payload: emptyPayload(), met: from.met };
     readInto(r, PAYLOAD, draft);
     return draft.payload;
-  });
+  }, from.at);
 }
 
 function seriesFrom(r: ProtoReader, payload: MetricsPayload): Series | undefined {

@@ -8,7 +8,10 @@ import { gzipSync } from 'node:zlib';
 import { loadConfig, parseArgs } from '../../src/config';
 import type { Exporter } from '../../src/export/exporter';
 import { createLogger } from '../../src/observability/log';
-import type { EncodedExport } from '../../src/otlp/encode';
+import { MetricStreamEncoder, type EncodedExport } from '../../src/otlp/encode';
+import { decodeMetricPayload } from '../../src/parse/metrics-v2-proto';
+import { translateMetrics } from '../../src/translate/metrics/chain';
+import { StreamStartTimes } from '../../src/translate/metrics/start-times';
 import { HttpError } from '../../src/server/errors';
 import { startSidecar, type Sidecar } from '../../src/server/sidecar';
 import { lookupType } from '../helpers/otlp-proto';
@@ -37,10 +40,12 @@ class FakeExporter implements Exporter {
 
 let sidecar: Sidecar;
 let base: string;
+let exportMaxBytes: number;
 const exporter = new FakeExporter();
 
 beforeAll(async () => {
   const config = loadConfig(parseArgs(['--enable', '--listen', '127.0.0.1:0', '--admin-listen', '127.0.0.1:0']), {});
+  exportMaxBytes = config.exportMaxBytes;
   sidecar = await startSidecar(config, {}, createLogger('error', {}, () => undefined), exporter);
   base = `http://127.0.0.1:${sidecar.intakeAddress!.port}`;
 });
@@ -120,6 +125,34 @@ describe('metric routes', () => {
     expect(await res.text()).toContain('series[0].points[0]: expected [timestamp, value]');
     const proto = await post('/api/beta/sketches', Buffer.from([0x0a, 0x05, 0x01]), { 'Content-Type': 'application/x-protobuf' });
     expect(proto.status).toBe(400);
+  });
+
+  it('v2 series: a body of 2,500 agent series, parsed and translated in pieces, exports what the whole payload translated at once does', async () => {
+    const body = encodeMetricPayload({
+      series: Array.from({ length: 2500 }, (_, i) => ({
+        metric: `pieces.m${i % 7}`,
+        type: i % 3 === 0 ? 1 : 3,
+        interval: 10,
+        tags: [`shard:${i % 5}`],
+        resources: [{ type: 'host', name: `h${i % 3}` }],
+        points: [{ value: i, timestamp: T }],
+      })),
+    });
+    const res = await post('/api/v2/series', await compress(body, 1), AGENT_PROTOBUF_HEADERS);
+    expect(res.status).toBe(202);
+    const whole = new MetricStreamEncoder();
+    translateMetrics(decodeMetricPayload(body), new StreamStartTimes(), 0n, whole);
+    const expected = whole.requests(exportMaxBytes);
+    expect(expected.reduce((n, r) => n + r.records, 0)).toBe(2500);
+    expect(exporter.batches).toEqual([expected]);
+  });
+
+  it('v2 series: a malformed series after the first pieces is refused 400 with its place in the whole body, and nothing is exported', async () => {
+    const good = encodeMetricPayload({ series: Array.from({ length: 2500 }, (_, i) => ({ metric: `bad.m${i}`, type: 3, points: [{ value: i, timestamp: T }] })) });
+    const res = await post('/api/v2/series', await compress(Buffer.concat([good, Buffer.from([0x0a, 0x04, 0x22, 0x02, 0x10, 0x80])]), 1), AGENT_PROTOBUF_HEADERS);
+    expect(res.status).toBe(400);
+    expect(await res.text()).toContain('MetricPayload.series[2500].points[0]: truncated varint');
+    expect(exporter.batches).toEqual([]);
   });
 
   it('passes an export failure through (503, which every Datadog sender retries)', async () => {

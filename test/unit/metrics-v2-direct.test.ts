@@ -6,9 +6,9 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import protobuf from 'protobufjs';
-import type { MetricsPayload } from '../../src/datadog/metrics';
-import { readMetricPayload } from '../../src/parse/metrics-v2-proto-direct';
-import { decodeMetricPayload, decodeMetricPayloadGeneric } from '../../src/parse/metrics-v2-proto';
+import { countDrop, emptyPayload, type DropReason, type MetricsPayload } from '../../src/datadog/metrics';
+import { readMetricPayload, readMetricPayloadPieces } from '../../src/parse/metrics-v2-proto-direct';
+import { decodeMetricPayload, decodeMetricPayloadGeneric, decodeMetricPayloadInPieces } from '../../src/parse/metrics-v2-proto';
 import { expectFastPathAgrees } from '../helpers/fuzz';
 import { encodeMetricPayload } from '../fixtures/metrics/agent-payloads';
 
@@ -148,4 +148,51 @@ describe('MetricPayload direct reader', () => {
   });
 
   it('agrees with the generic path on mutated bodies', () => expectFastPathAgrees([...goldenSeeds, ...edgeSeeds], compare));
+});
+
+/** What decodeMetricPayloadInPieces hands over, joined, with the size of each piece. */
+function inPieces(input: Buffer, pieceSize: number): { joined: MetricsPayload; sizes: number[] } {
+  const joined = emptyPayload();
+  const sizes: number[] = [];
+  decodeMetricPayloadInPieces(input, pieceSize, (piece) => {
+    sizes.push(piece.series.length);
+    joined.series.push(...piece.series);
+    for (const [reason, n] of Object.entries(piece.dropped) as [DropReason, number][]) countDrop(joined.dropped, reason, n);
+  });
+  return { joined, sizes };
+}
+
+const answerOf = (read: () => MetricsPayload): MetricsPayload | string => {
+  try {
+    return read();
+  } catch (err) {
+    return (err as Error).message;
+  }
+};
+
+describe('MetricPayload in pieces', () => {
+  const good = encodeMetricPayload({ series: Array.from({ length: 5 }, (_, i) => series({ metric: `g${i}`, type: i === 3 ? 9 : 3 })) });
+
+  it('hands over the whole payload in order, in pieces of at most the size asked', () => {
+    const { joined, sizes } = inPieces(good, 2);
+    expect(sizes).toEqual([2, 2, 0]); // the unknown type is not kept, but counted
+    expect(joined).toEqual(decodeMetricPayload(good));
+    expect(joined.dropped).toEqual({ unknown_type: 1 });
+  });
+
+  it.each(edgeSeeds.map((b, i) => [i, b] as const))('edge case %i after five good series: the same answer, or error, as the whole body read at once', (_i, edge) => {
+    const input = Buffer.concat([good, edge]);
+    const expected = answerOf(() => decodeMetricPayloadGeneric(input));
+    expect(answerOf(() => inPieces(input, 2).joined)).toEqual(expected);
+    expect(answerOf(() => inPieces(input, Infinity).joined)).toEqual(expected);
+  });
+
+  it('lets the generic path read only the rest, numbering its series from the whole body', () => {
+    const tail = encodeMetricPayload({ series: [series({ points: [{ value: 1, timestamp: 2 ** 52 }] })] }); // the direct reader gives up here
+    const handed: number[] = [];
+    expect(readMetricPayloadPieces(Buffer.concat([good, tail]), 2, (p) => handed.push(p.series.length))).toEqual({ at: good.length, met: 5 });
+    expect(handed).toEqual([2, 2, 0]);
+    const truncated = Buffer.concat([good, Buffer.from([0x0a, 0x04, 0x22, 0x02, 0x10, 0x80])]);
+    expect(answerOf(() => inPieces(truncated, 2).joined)).toContain('MetricPayload.series[5].points[0]: truncated varint');
+  });
 });

@@ -7,7 +7,7 @@
  * its own translation. Items are translated in payload order, series first, so the output
  * follows the input.
  */
-import type { DropCounts, MetricsPayload } from '../../datadog/metrics';
+import { countDrop, type DropCounts, type DropReason, type MetricsPayload } from '../../datadog/metrics';
 import type { MetricSink, ResourceMetrics } from '../../otlp/model';
 import { ModelMetricSink } from '../model-sink';
 import type { MetricContext } from './context';
@@ -18,15 +18,40 @@ import { serviceCheckMetric } from './service-check';
 import { sketchMetric } from './sketch';
 import type { StreamStartTimes } from './start-times';
 
-/** Hands every translated metric to `sink`; returns what the payload held that `sink` did not get, by reason. */
+/**
+ * One request's translation, fed one payload or several pieces of one (a large body is parsed
+ * and translated a piece at a time, metrics-route.ts): origins are memoized and drops counted
+ * across pieces, and every translated metric goes to `sink`.
+ */
+export class MetricTranslation<G, M> {
+  private readonly ctx: MetricContext;
+  private readonly grouper: MetricGrouper<G, M>;
+
+  constructor(streams: StreamStartTimes, receivedAtNs: bigint, sink: MetricSink<G, M>) {
+    this.ctx = { streams, receivedAtNs, dropped: {}, origins: new Map() };
+    this.grouper = new MetricGrouper(sink);
+  }
+
+  add(payload: MetricsPayload): void {
+    const { ctx, grouper } = this;
+    for (const [reason, count] of Object.entries(payload.dropped) as [DropReason, number][]) countDrop(ctx.dropped, reason, count);
+    for (const s of payload.series) grouper.add(seriesMetric(s, ctx));
+    for (const s of payload.sketches) grouper.add(sketchMetric(s, ctx));
+    for (const d of payload.distributions) grouper.add(distributionMetric(d, ctx));
+    for (const c of payload.serviceChecks) grouper.add(serviceCheckMetric(c, ctx));
+  }
+
+  /** What the payloads held that the sink did not get, by reason. */
+  get dropped(): DropCounts {
+    return this.ctx.dropped;
+  }
+}
+
+/** Hands every translated metric of `payload` to `sink`; returns what it did not get, by reason. */
 export function translateMetrics<G, M>(payload: MetricsPayload, streams: StreamStartTimes, receivedAtNs: bigint, sink: MetricSink<G, M>): DropCounts {
-  const ctx: MetricContext = { streams, receivedAtNs, dropped: { ...payload.dropped }, origins: new Map() };
-  const grouper = new MetricGrouper(sink);
-  for (const s of payload.series) grouper.add(seriesMetric(s, ctx));
-  for (const s of payload.sketches) grouper.add(sketchMetric(s, ctx));
-  for (const d of payload.distributions) grouper.add(distributionMetric(d, ctx));
-  for (const c of payload.serviceChecks) grouper.add(serviceCheckMetric(c, ctx));
-  return ctx.dropped;
+  const translation = new MetricTranslation(streams, receivedAtNs, sink);
+  translation.add(payload);
+  return translation.dropped;
 }
 
 export interface TranslatedMetrics {
