@@ -11,8 +11,26 @@ import type { ProtoReader } from './proto-reader';
 const WHAT = 'sketches';
 
 // the field tables are made once, not per message read (see readInto)
-const PAYLOAD: FieldReaders<MetricsPayload> = {
-  1: messageAt('sketches', (p) => p.sketches.length, (m, p) => p.sketches.push(sketchFrom(m))),
+/** The body being read: the piece not yet handed over, and sketches met so far (the index in error paths). */
+interface PiecesDraft {
+  piece: MetricsPayload;
+  met: number;
+  pieceSize: number;
+  take: (piece: MetricsPayload) => void;
+}
+
+const PAYLOAD: FieldReaders<PiecesDraft> = {
+  1: messageAt(
+    'sketches',
+    (d) => d.met,
+    (m, d) => {
+      d.met++;
+      if (d.piece.sketches.push(sketchFrom(m)) === d.pieceSize) {
+        d.take(d.piece);
+        d.piece = emptyPayload();
+      }
+    },
+  ),
 };
 
 const SKETCH: FieldReaders<Sketch> = {
@@ -33,12 +51,24 @@ const DOGSKETCH: FieldReaders<SketchPoint> = {
   8: uint32sIn(false, (p: SketchPoint) => p.counts),
 };
 
-export function decodeSketchPayload(body: Uint8Array): MetricsPayload {
-  return decodeProtobuf(WHAT, body, 'SketchPayload', (r) => {
-    const payload = emptyPayload();
-    readInto(r, PAYLOAD, payload);
-    return payload;
+/**
+ * Hands the body's sketches to `take` in order, in pieces of at most `pieceSize`, so that a large
+ * body's parsed sketches need not all be alive at once (metrics-route.ts). A malformed sketch
+ * stops it with the error of its field path, after the pieces before it were handed over.
+ */
+export function decodeSketchPayloadInPieces(body: Uint8Array, pieceSize: number, take: (piece: MetricsPayload) => void): void {
+  decodeProtobuf(WHAT, body, 'SketchPayload', (r) => {
+    const draft: PiecesDraft = { piece: emptyPayload(), met: 0, pieceSize, take };
+    readInto(r, PAYLOAD, draft);
+    take(draft.piece);
   });
+}
+
+export function decodeSketchPayload(body: Uint8Array): MetricsPayload {
+  let whole = emptyPayload();
+  // one piece, handed over at the end
+  decodeSketchPayloadInPieces(body, Infinity, (piece) => (whole = piece));
+  return whole;
 }
 
 function sketchFrom(r: ProtoReader): Sketch {

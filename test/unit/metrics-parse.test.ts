@@ -6,7 +6,7 @@
 import protobuf from 'protobufjs';
 import { parseCheckRuns } from '../../src/parse/metrics-check-run';
 import { parseDistributionPoints } from '../../src/parse/metrics-distribution';
-import { decodeSketchPayload } from '../../src/parse/metrics-sketches';
+import { decodeSketchPayload, decodeSketchPayloadInPieces } from '../../src/parse/metrics-sketches';
 import { parseSeriesV1 } from '../../src/parse/metrics-v1';
 import { parseSeriesV2Json } from '../../src/parse/metrics-v2-json';
 import { decodeMetricPayload } from '../../src/parse/metrics-v2-proto';
@@ -198,6 +198,18 @@ describe('sketches (protobuf SketchPayload)', () => {
   it('refuses keys and counts of different lengths', () => {
     const body = encodeSketchPayload({ sketches: [{ metric: 's', dogsketches: [{ ...dogsketch, n: [1] }] }] });
     expect(badRequestMessage(() => decodeSketchPayload(body))).toContain('SketchPayload.sketches[0].dogsketches[0]: 4 bin keys (k) but 1 counts (n)');
+  });
+
+  it('hands sketches over in pieces, in order, and numbers a malformed one from the whole body', () => {
+    const five = encodeSketchPayload({ sketches: Array.from({ length: 5 }, (_, i) => ({ metric: `s${i}`, dogsketches: [dogsketch] })) });
+    const pieces: string[][] = [];
+    decodeSketchPayloadInPieces(five, 2, (piece) => pieces.push(piece.sketches.map((s) => s.metric)));
+    expect(pieces).toEqual([['s0', 's1'], ['s2', 's3'], ['s4']]);
+    expect(pieces.flat()).toEqual(decodeSketchPayload(five).sketches.map((s) => s.metric));
+    const bad = Buffer.concat([five, encodeSketchPayload({ sketches: [{ metric: 'x', dogsketches: [{ ...dogsketch, n: [1] }] }] })]);
+    const before: number[] = [];
+    expect(badRequestMessage(() => decodeSketchPayloadInPieces(bad, 2, (piece) => before.push(piece.sketches.length)))).toContain('SketchPayload.sketches[5].dogsketches[0]: 4 bin keys (k) but 1 counts (n)');
+    expect(before).toEqual([2, 2]);
   });
 });
 

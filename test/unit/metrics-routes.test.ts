@@ -9,6 +9,7 @@ import { loadConfig, parseArgs } from '../../src/config';
 import type { Exporter } from '../../src/export/exporter';
 import { createLogger } from '../../src/observability/log';
 import { MetricStreamEncoder, type EncodedExport } from '../../src/otlp/encode';
+import { decodeSketchPayload } from '../../src/parse/metrics-sketches';
 import { decodeMetricPayload } from '../../src/parse/metrics-v2-proto';
 import { translateMetrics } from '../../src/translate/metrics/chain';
 import { StreamStartTimes } from '../../src/translate/metrics/start-times';
@@ -127,31 +128,53 @@ describe('metric routes', () => {
     expect(proto.status).toBe(400);
   });
 
-  it('v2 series: a body of 2,500 agent series, parsed and translated in pieces, exports what the whole payload translated at once does', async () => {
-    const body = encodeMetricPayload({
-      series: Array.from({ length: 2500 }, (_, i) => ({
-        metric: `pieces.m${i % 7}`,
-        type: i % 3 === 0 ? 1 : 3,
-        interval: 10,
-        tags: [`shard:${i % 5}`],
-        resources: [{ type: 'host', name: `h${i % 3}` }],
-        points: [{ value: i, timestamp: T }],
-      })),
-    });
-    const res = await post('/api/v2/series', await compress(body, 1), AGENT_PROTOBUF_HEADERS);
+  const dogsketch = (i: number) => ({ ts: T, cnt: 3, min: 1, max: 9, sum: 12 + i, k: [-1400, 0, 1338, 1500], n: [1, 1, 0, 1] });
+  /** Bodies of many records, which the route parses and translates in pieces. */
+  const LARGE = {
+    'v2 series': {
+      path: '/api/v2/series',
+      records: 2500,
+      body: (n: number, prefix: string) =>
+        encodeMetricPayload({
+          series: Array.from({ length: n }, (_, i) => ({
+            metric: `${prefix}.m${i % 7}`,
+            type: i % 3 === 0 ? 1 : 3,
+            interval: 10,
+            tags: [`shard:${i % 5}`],
+            resources: [{ type: 'host', name: `h${i % 3}` }],
+            points: [{ value: i, timestamp: T }],
+          })),
+        }),
+      decode: decodeMetricPayload,
+      malformed: Buffer.from([0x0a, 0x04, 0x22, 0x02, 0x10, 0x80]),
+      error: 'MetricPayload.series[2500].points[0]: truncated varint',
+    },
+    sketches: {
+      path: '/api/beta/sketches',
+      records: 300,
+      body: (n: number, prefix: string) =>
+        encodeSketchPayload({ sketches: Array.from({ length: n }, (_, i) => ({ metric: `${prefix}.s${i % 7}`, host: `h${i % 3}`, tags: [`shard:${i % 5}`], dogsketches: [dogsketch(i)] })) }),
+      decode: decodeSketchPayload,
+      malformed: encodeSketchPayload({ sketches: [{ metric: 's', dogsketches: [{ ...dogsketch(0), n: [1] }] }] }),
+      error: 'SketchPayload.sketches[300].dogsketches[0]: 4 bin keys (k) but 1 counts (n)',
+    },
+  };
+
+  it.each(Object.entries(LARGE))('%s: a large body, parsed and translated in pieces, exports what the whole payload translated at once does', async (_name, c) => {
+    const body = c.body(c.records, `pieces.${c.path}`);
+    const res = await post(c.path, await compress(body, 1), AGENT_PROTOBUF_HEADERS);
     expect(res.status).toBe(202);
     const whole = new MetricStreamEncoder();
-    translateMetrics(decodeMetricPayload(body), new StreamStartTimes(), 0n, whole);
+    translateMetrics(c.decode(body), new StreamStartTimes(), 0n, whole);
     const expected = whole.requests(exportMaxBytes);
-    expect(expected.reduce((n, r) => n + r.records, 0)).toBe(2500);
+    expect(expected.reduce((n, r) => n + r.records, 0)).toBe(c.records);
     expect(exporter.batches).toEqual([expected]);
   });
 
-  it('v2 series: a malformed series after the first pieces is refused 400 with its place in the whole body, and nothing is exported', async () => {
-    const good = encodeMetricPayload({ series: Array.from({ length: 2500 }, (_, i) => ({ metric: `bad.m${i}`, type: 3, points: [{ value: i, timestamp: T }] })) });
-    const res = await post('/api/v2/series', await compress(Buffer.concat([good, Buffer.from([0x0a, 0x04, 0x22, 0x02, 0x10, 0x80])]), 1), AGENT_PROTOBUF_HEADERS);
+  it.each(Object.entries(LARGE))('%s: a malformed record after the first pieces is refused 400 with its place in the whole body, and nothing is exported', async (_name, c) => {
+    const res = await post(c.path, await compress(Buffer.concat([c.body(c.records, `bad.${c.path}`), c.malformed]), 1), AGENT_PROTOBUF_HEADERS);
     expect(res.status).toBe(400);
-    expect(await res.text()).toContain('MetricPayload.series[2500].points[0]: truncated varint');
+    expect(await res.text()).toContain(c.error);
     expect(exporter.batches).toEqual([]);
   });
 
