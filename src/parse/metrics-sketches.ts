@@ -10,7 +10,6 @@ import type { ProtoReader } from './proto-reader';
 
 const WHAT = 'sketches';
 
-// the field tables are made once, not per message read (see readInto)
 /** The body being read: the piece not yet handed over, and sketches met so far (the index in error paths). */
 interface PiecesDraft {
   piece: MetricsPayload;
@@ -19,6 +18,7 @@ interface PiecesDraft {
   take: (piece: MetricsPayload) => void;
 }
 
+// the field tables are made once, not per message read (see readInto)
 const PAYLOAD: FieldReaders<PiecesDraft> = {
   1: messageAt(
     'sketches',
