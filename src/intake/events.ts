@@ -15,8 +15,8 @@ export const eventsRoute: IntakeRoute = {
   readsBody: true,
   handle(req, ctx) {
     const event = apiEvent(parseJsonBody(req.body, 'events'));
-    return exportThen(ctx, { signal: 'logs', resources: translateEvents([event], req.receivedAtNs) }, () =>
-      json(202, { status: 'ok', event: { title: event.title, text: event.text, date_happened: event.timestamp ?? Math.floor(Number(req.receivedAtNs / 1_000_000_000n)), tags: event.tags } }),
-    );
+    // made before the export, so that the reply closure holds neither the request nor the event
+    const accepted = json(202, { status: 'ok', event: { title: event.title, text: event.text, date_happened: event.timestamp ?? Math.floor(Number(req.receivedAtNs / 1_000_000_000n)), tags: event.tags } });
+    return exportThen(ctx, { signal: 'logs', resources: translateEvents([event], req.receivedAtNs) }, () => accepted);
   },
 };
