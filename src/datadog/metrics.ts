@@ -109,3 +109,8 @@ export const emptyPayload = (): MetricsPayload => ({ series: [], sketches: [], d
 export function countDrop(dropped: DropCounts, reason: DropReason, by = 1): void {
   dropped[reason] = (dropped[reason] ?? 0) + by;
 }
+
+/** Adds the counts of `from` to `into` (a body read in pieces counts its drops per piece). */
+export function addDrops(into: DropCounts, from: DropCounts): void {
+  for (const [reason, count] of Object.entries(from) as [DropReason, number][]) countDrop(into, reason, count);
+}

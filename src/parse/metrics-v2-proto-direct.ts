@@ -251,11 +251,3 @@ export function readMetricPayloadPieces(body: Uint8Array, pieceSize: number, tak
   take(piece);
   return undefined;
 }
-
-/** The whole MetricPayload in `body`, or undefined to let the generic path answer. */
-export function readMetricPayload(body: Uint8Array): MetricsPayload | undefined {
-  let whole: MetricsPayload | undefined;
-  // one piece: handed over once, at the end or where the reader gave up
-  const gaveUp = readMetricPayloadPieces(body, Infinity, (piece) => (whole = piece));
-  return gaveUp ? undefined : whole;
-}

@@ -3,9 +3,9 @@
  * `series` record per series, resources `{host, …}` first. The agent's `metadata.origin` is not
  * read: it says which Datadog product sent the point, nothing OTLP has a place for.
  */
-import { countDrop, emptyPayload, SERIES_TYPE_BY_NUMBER, type MetricResource, type MetricsPayload, type Series, type SeriesPoint, type SeriesType } from '../datadog/metrics';
+import { addDrops, countDrop, emptyPayload, SERIES_TYPE_BY_NUMBER, type MetricResource, type MetricsPayload, type Series, type SeriesPoint, type SeriesType } from '../datadog/metrics';
 import { decodeProtobuf, fixed64, int64Number, messageAt, readInto, text, varint, type FieldReaders } from './metrics-proto';
-import { readMetricPayload, readMetricPayloadPieces, type GaveUpAt } from './metrics-v2-proto-direct';
+import { readMetricPayloadPieces, type GaveUpAt } from './metrics-v2-proto-direct';
 import type { ProtoReader } from './proto-reader';
 
 const WHAT = 'v2 series';
@@ -56,9 +56,17 @@ const RESOURCE: FieldReaders<MetricResource> = {
   2: text((v, res) => (res.name = v)),
 };
 
-/** Read straight through (metrics-v2-proto-direct.ts); a body that reader gives up on is read here, whose answer or error decides. */
+/**
+ * The whole body: read straight through (metrics-v2-proto-direct.ts) and, from a field that reader
+ * gives up on, by the generic path, whose answer or error decides; the two parts joined.
+ */
 export function decodeMetricPayload(body: Uint8Array): MetricsPayload {
-  return readMetricPayload(body) ?? decodeMetricPayloadGeneric(body);
+  const whole = emptyPayload();
+  decodeMetricPayloadInPieces(body, Infinity, (piece) => {
+    for (const s of piece.series) whole.series.push(s);
+    addDrops(whole.dropped, piece.dropped);
+  });
+  return whole;
 }
 
 /**

@@ -7,7 +7,7 @@
  * its own translation. Items are translated in payload order, series first, so the output
  * follows the input.
  */
-import { countDrop, type DropCounts, type DropReason, type MetricsPayload } from '../../datadog/metrics';
+import { addDrops, type DropCounts, type MetricsPayload } from '../../datadog/metrics';
 import type { MetricSink, ResourceMetrics } from '../../otlp/model';
 import { ModelMetricSink } from '../model-sink';
 import type { MetricContext } from './context';
@@ -34,7 +34,7 @@ export class MetricTranslation<G, M> {
 
   add(payload: MetricsPayload): void {
     const { ctx, grouper } = this;
-    for (const [reason, count] of Object.entries(payload.dropped) as [DropReason, number][]) countDrop(ctx.dropped, reason, count);
+    addDrops(ctx.dropped, payload.dropped);
     for (const s of payload.series) grouper.add(seriesMetric(s, ctx));
     for (const s of payload.sketches) grouper.add(sketchMetric(s, ctx));
     for (const d of payload.distributions) grouper.add(distributionMetric(d, ctx));
