@@ -29,6 +29,20 @@ class FakeExporter implements Exporter {
     return { accepted: 1, rejected: 0 };
   }
   async close() {}
+  /** The start times (ns, as strings) of each exported metric's points, by metric name. */
+  startTimes(): Map<string, Set<string>> {
+    const starts = new Map<string, Set<string>>();
+    for (const r of this.batches.flat()) {
+      if (r.signal !== 'metrics') continue;
+      const decoded = METRICS_REQUEST.toObject(METRICS_REQUEST.decode(r.body), { longs: String }) as { resourceMetrics?: { scopeMetrics?: { metrics?: Record<string, { dataPoints?: { startTimeUnixNano?: string }[] } | string>[] }[] }[] };
+      for (const metric of (decoded.resourceMetrics ?? []).flatMap((rm) => (rm.scopeMetrics ?? []).flatMap((sm) => sm.metrics ?? []))) {
+        const name = metric['name'] as string;
+        const points = Object.values(metric).flatMap((field) => (typeof field === 'object' ? (field.dataPoints ?? []) : []));
+        for (const p of points) starts.set(name, (starts.get(name) ?? new Set()).add(p.startTimeUnixNano ?? '0'));
+      }
+    }
+    return starts;
+  }
   /** Names of the metrics exported, read back from the encoded requests. */
   metricNames(): string[] {
     return this.batches.flat().flatMap((r) => {
@@ -176,6 +190,23 @@ describe('metric routes', () => {
     expect(res.status).toBe(400);
     expect(await res.text()).toContain(c.error);
     expect(exporter.batches).toEqual([]);
+  });
+
+  it('after a malformed later piece, the streams of the earlier pieces keep the time their points ended at, as documented in metrics-route.ts', async () => {
+    const c = LARGE.sketches;
+    const at = (ts: number, prefix: string) => encodeSketchPayload({ sketches: Array.from({ length: c.records }, (_, i) => ({ metric: `${prefix}.s${i % 7}`, host: `h${i % 3}`, tags: [`shard:${i % 5}`], dogsketches: [{ ...dogsketch(i), ts }] })) });
+    const refused = await post(c.path, await compress(Buffer.concat([at(T, 'kept'), c.malformed]), 1), AGENT_PROTOBUF_HEADERS);
+    expect(refused.status).toBe(400);
+    expect(exporter.batches).toEqual([]);
+    // the next flush, 10 s later: its points' windows start where the refused body's points ended;
+    // a stream never seen before starts at its own point (the control, which this must differ from)
+    for (const prefix of ['kept', 'fresh']) expect((await post(c.path, await compress(at(T + 10, prefix), 1), AGENT_PROTOBUF_HEADERS)).status).toBe(202);
+    const starts = exporter.startTimes();
+    expect(starts.size).toBe(2 * 7);
+    for (let i = 0; i < 7; i++) {
+      expect(starts.get(`kept.s${i}`)).toEqual(new Set([String(BigInt(T) * 1_000_000_000n)]));
+      expect(starts.get(`fresh.s${i}`)).toEqual(new Set([String(BigInt(T + 10) * 1_000_000_000n)]));
+    }
   });
 
   it('passes an export failure through (503, which every Datadog sender retries)', async () => {
