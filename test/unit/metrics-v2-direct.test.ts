@@ -146,6 +146,17 @@ describe('MetricPayload direct reader', () => {
     expect(readMetricPayload(encodeMetricPayload({ series: [series({ tags: [...tags, 'x:1'] })] }))!.series[0]!.tags).toEqual([...tags, 'x:1']);
   });
 
+  it('keeps every run of a payload interned when runs share a slot (a run has two places)', () => {
+    // 128 runs in 2,048 slots: one place each would leave a few pairs evicting each other, and each
+    // eviction is a new list, so a new origin for every series of it (resource.ts memoizes by list)
+    const runs = Array.from({ length: 128 }, (_, i) => ['service:web', `pod_name:web-${(i * 7919).toString(36)}`, `status_code:${200 + i}`]);
+    const body = encodeMetricPayload({ series: runs.map((tags, i) => series({ metric: `shared.${i}`, tags })) });
+    const first = readMetricPayload(body)!.series.map((s) => s.tags);
+    const again = readMetricPayload(body)!.series.map((s) => s.tags);
+    expect(again).toEqual(runs);
+    expect(again.filter((tags, i) => tags !== first[i])).toEqual([]);
+  });
+
   it('never hands one run another’s tags, with more distinct runs than the cache has slots', () => {
     const runs = Array.from({ length: 5000 }, (_, i) => [`id:${i}`, `half:${i >> 1}`]);
     for (let round = 0; round < 2; round++) {
