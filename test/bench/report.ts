@@ -31,6 +31,8 @@ export interface LatencyAt {
   p50: number;
   p99: number;
   statuses: Record<string, number>;
+  /** ours: export calls the sidecar retried during this fresh start (RunningSut.exportFailures) */
+  exportFailures?: number;
 }
 
 export interface SweepPoint {
@@ -82,7 +84,7 @@ const show = (s: Spread, format: (n: number) => string): string => `${format(s.m
 /** The headline figures of one scenario, every one a median over the runs with its spread. */
 export interface ScenarioSummary {
   scenario: ScenarioName;
-  sides: Record<Side, { records: Spread; megabytes: Spread; p50: Spread; p99: Spread; sharedP50: Spread; sharedP99: Spread; cpu: Spread; cpuByProcess: Record<string, Spread>; rss: Record<string, Spread>; non2xx: number }>;
+  sides: Record<Side, { records: Spread; megabytes: Spread; p50: Spread; p99: Spread; sharedP50: Spread; sharedP99: Spread; cpu: Spread; cpuByProcess: Record<string, Spread>; rss: Record<string, Spread>; non2xx: number; exportFailures: number }>;
   /** requests/s both sides were given for the shared-rate latency */
   sharedRate: Spread;
   /** ours ÷ upstream records/s: median over runs of the per-run ratio */
@@ -107,6 +109,7 @@ export function summarise(results: BenchResults, scenario: ScenarioName): Scenar
       cpuByProcess: Object.fromEntries(processes.map((p) => [p, spread(ms.map((m) => m.cpuByProcess[p] ?? NaN))])),
       rss: Object.fromEntries(processes.map((p) => [p, spread(ms.map((m) => m.peakRssMiB[p] ?? NaN))])),
       non2xx: ms.reduce((n, m) => n + non2xx(m.statuses) + non2xx(m.halfLoad.statuses) + non2xx(m.sharedLoad?.statuses ?? {}), 0),
+      exportFailures: ms.reduce((n, m) => n + (m.halfLoad.exportFailures ?? 0) + (m.sharedLoad?.exportFailures ?? 0), 0),
     };
   };
   const ours = of('ours');
@@ -137,13 +140,13 @@ function latencyAndCost(summaries: ScenarioSummary[]): string[] {
       .map(([p, s]) => `${p} ${show(s, (n) => fixed(n, digits))}`)
       .join(', ');
   return [
-    '| Scenario | side | p50 / p99 ms at half its own max | p50 / p99 ms at the shared rate | CPU s per million records | of which, by process | peak RSS MiB | non-2xx replies |',
+    '| Scenario | side | p50 / p99 ms at half its own max | p50 / p99 ms at the shared rate | CPU s per million records | of which, by process | peak RSS MiB | non-2xx replies (export calls retried) |',
     '|---|---|---:|---:|---:|---|---|---:|',
     ...summaries.flatMap((s) =>
       (['ours', 'upstream'] as const).map((side) => {
         const x = s.sides[side];
         const ms = (a: Spread, b: Spread): string => `${show(a, (n) => fixed(n, 1))} / ${show(b, (n) => fixed(n, 1))}`;
-        return `| ${s.scenario} | ${side} | ${ms(x.p50, x.p99)} | ${ms(x.sharedP50, x.sharedP99)} | ${show(x.cpu, (n) => fixed(n, 1))} | ${byProcess(x.cpuByProcess, 1)} | ${byProcess(x.rss, 0)} | ${x.non2xx} |`;
+        return `| ${s.scenario} | ${side} | ${ms(x.p50, x.p99)} | ${ms(x.sharedP50, x.sharedP99)} | ${show(x.cpu, (n) => fixed(n, 1))} | ${byProcess(x.cpuByProcess, 1)} | ${byProcess(x.rss, 0)} | ${x.non2xx}${side === 'ours' ? ` (${x.exportFailures})` : ''} |`;
       }),
     ),
   ];

@@ -133,7 +133,8 @@ async function measure(side: Side, scenario: Scenario, bins: Record<Side, string
       cpuByProcess: Object.fromEntries(Object.entries(max.cpuSeconds).map(([name, seconds]) => [name, perMillion(seconds)])),
       statuses: max.statuses,
       loadgenCpu: max.loadgenCpu,
-      halfLoad: { requestsPerSecond: half, p50: latency.latency.p50, p99: latency.latency.p99, statuses: latency.statuses },
+      // failures during the maximum and the half load alike: both are this fresh start's
+      halfLoad: { requestsPerSecond: half, p50: latency.latency.p50, p99: latency.latency.p99, statuses: latency.statuses, exportFailures: await sut.exportFailures?.() },
       peakRssMiB: peakRss(sut),
     };
   } finally {
@@ -146,7 +147,7 @@ async function latencyAt(side: Side, scenario: Scenario, rate: number, bins: Rec
   const sut = await startSut(side, bins, sutOptions(o));
   try {
     const r = await load(specFor(scenario, sut.url, o, 'open', rate, o.seconds), o.loadCores, sut);
-    return { requestsPerSecond: rate, p50: r.latency.p50, p99: r.latency.p99, statuses: r.statuses };
+    return { requestsPerSecond: rate, p50: r.latency.p50, p99: r.latency.p99, statuses: r.statuses, exportFailures: await sut.exportFailures?.() };
   } finally {
     await sut.stop();
   }

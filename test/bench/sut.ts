@@ -45,6 +45,12 @@ export interface RunningSut {
   url: string;
   /** process name → pid, every process whose cost is this side's */
   pids: Record<string, number>;
+  /**
+   * Export calls to the collector that failed since the start (the sidecar retries them, so a
+   * sender sees only the delay): what to look at first when a run's tail latency stands out.
+   * The upstream receiver has no export step.
+   */
+  exportFailures?(): Promise<number>;
   stop(): Promise<void>;
 }
 
@@ -126,6 +132,7 @@ export async function startOurs(binary: string, o: SutOptions): Promise<RunningS
     side: 'ours',
     url: `http://127.0.0.1:${intake}`,
     pids: { sidecar: sidecar.pid as number, collector: collector.process.pid as number },
+    exportFailures: () => exportFailures(`http://127.0.0.1:${admin}/metrics`),
     async stop() {
       await stopChild(sidecar);
       await collector.stop();
@@ -138,6 +145,15 @@ export async function startUpstream(binary: string, o: SutOptions): Promise<Runn
   const intake = await freePort();
   const collector = await launchCollector(binary, o, { ...env, DD_RECEIVER_ENDPOINT: `127.0.0.1:${intake}` }, health, true);
   return { side: 'upstream', url: `http://127.0.0.1:${intake}`, pids: { collector: collector.process.pid as number }, stop: () => collector.stop() };
+}
+
+/** The sum of the sidecar's ddbridge_export_failures_total series. */
+async function exportFailures(metricsUrl: string): Promise<number> {
+  const text = await (await fetch(metricsUrl)).text();
+  return text
+    .split('\n')
+    .filter((line) => line.startsWith('ddbridge_export_failures_total'))
+    .reduce((n, line) => n + Number(line.slice(line.lastIndexOf(' ') + 1)), 0);
 }
 
 export const startSut = (side: Side, bins: Record<Side, string>, o: SutOptions): Promise<RunningSut> => (side === 'ours' ? startOurs(bins.ours, o) : startUpstream(bins.upstream, o));
