@@ -28,7 +28,9 @@ const owned = new WeakMap<ArrayBufferLike, number>();
  * sized from a bound). Returns `buffer`.
  */
 export function own(buffer: Buffer): Buffer {
-  if (buffer.buffer.byteLength >= OWNED_MIN_BYTES && buffer.byteOffset === 0) owned.set(buffer.buffer, buffer.byteLength);
+  // Node's shared pool (Buffer.poolSize, 8 KiB unless a process raises it) must never pass the
+  // size test: a small Buffer at the start of a pool would free everything carved from it
+  if (buffer.buffer.byteLength >= OWNED_MIN_BYTES && buffer.byteOffset === 0 && Buffer.poolSize < OWNED_MIN_BYTES) owned.set(buffer.buffer, buffer.byteLength);
   return buffer;
 }
 

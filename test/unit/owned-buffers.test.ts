@@ -45,6 +45,27 @@ describe('own / freeNow', () => {
     expect(unowned.every((b) => b === 1) && small.every((b) => b === 2) && tail.every((b) => b === 3)).toBe(true);
   });
 
+  it('owns nothing while Buffer.poolSize is raised to the size it owns: a pool at byte 0 must not be freed', () => {
+    const poolSize = Buffer.poolSize;
+    Buffer.poolSize = OWNED_MIN_BYTES * 4;
+    try {
+      // small allocations until one opens a new pool (of the raised size), then its neighbour
+      let first = Buffer.allocUnsafe(64);
+      for (let i = 0; i < 1000 && !(first.byteOffset === 0 && first.buffer.byteLength === Buffer.poolSize); i++) first = Buffer.allocUnsafe(64);
+      expect([first.byteOffset, first.buffer.byteLength]).toEqual([0, Buffer.poolSize]);
+      const neighbour = Buffer.allocUnsafe(64).fill(5);
+      expect(neighbour.buffer).toBe(first.buffer);
+      freeNow(own(first));
+      expect([first.length, neighbour.length, neighbour.every((b) => b === 5)]).toEqual([64, 64, true]);
+      // a large Buffer of its own is not owned either while the pool could pass for one
+      const large = own(filled(LARGE, 8));
+      freeNow(large);
+      expect(large.length).toBe(LARGE);
+    } finally {
+      Buffer.poolSize = poolSize;
+    }
+  });
+
   it('frees an owned prefix (a decoder output sized from a bound) through that prefix only', () => {
     const memory = filled(LARGE * 2, 6);
     const prefix = own(memory.subarray(0, LARGE));
