@@ -121,7 +121,7 @@ function tagRun(c: Cursor, at: number, end: number): readonly string[] {
     c.pos++;
     const to = c.lengthEnd(end);
     let i = c.pos;
-    // four bytes a step: hashing byte by byte was most of the reader's time on tagged series
+    // four bytes a step, a quarter of the multiplies of hashing byte by byte (~2 % of the series route)
     for (; i + 4 <= to; i += 4) hash = mix(hash, (bytes[i] as number) | ((bytes[i + 1] as number) << 8) | ((bytes[i + 2] as number) << 16) | ((bytes[i + 3] as number) << 24));
     for (; i < to; i++) hash = mix(hash, bytes[i] as number);
     hash = mix(hash, TAG_KEY); // the end of a tag: "ab","c" and "a","bc" differ
