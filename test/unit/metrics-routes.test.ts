@@ -32,26 +32,28 @@ class FakeExporter implements Exporter {
   /** The start times (ns, as strings) of each exported metric's points, by metric name. */
   startTimes(): Map<string, Set<string>> {
     const starts = new Map<string, Set<string>>();
-    for (const r of this.batches.flat()) {
-      if (r.signal !== 'metrics') continue;
-      const decoded = METRICS_REQUEST.toObject(METRICS_REQUEST.decode(r.body), { longs: String }) as { resourceMetrics?: { scopeMetrics?: { metrics?: Record<string, { dataPoints?: { startTimeUnixNano?: string }[] } | string>[] }[] }[] };
-      for (const metric of (decoded.resourceMetrics ?? []).flatMap((rm) => (rm.scopeMetrics ?? []).flatMap((sm) => sm.metrics ?? []))) {
-        const name = metric['name'] as string;
-        const points = Object.values(metric).flatMap((field) => (typeof field === 'object' ? (field.dataPoints ?? []) : []));
-        for (const p of points) starts.set(name, (starts.get(name) ?? new Set()).add(p.startTimeUnixNano ?? '0'));
-      }
+    for (const metric of this.metrics()) {
+      const points = Object.values(metric).flatMap((field) => (typeof field === 'object' ? (field.dataPoints ?? []) : []));
+      for (const p of points) starts.set(metric.name, (starts.get(metric.name) ?? new Set()).add(p.startTimeUnixNano ?? '0'));
     }
     return starts;
   }
   /** Names of the metrics exported, read back from the encoded requests. */
   metricNames(): string[] {
+    return this.metrics().map((m) => m.name);
+  }
+  /** Every metric exported, decoded from the encoded requests (64-bit fields as strings). */
+  private metrics(): ExportedMetric[] {
     return this.batches.flat().flatMap((r) => {
       if (r.signal !== 'metrics') return [];
-      const decoded = METRICS_REQUEST.toObject(METRICS_REQUEST.decode(r.body)) as { resourceMetrics?: { scopeMetrics?: { metrics?: { name: string }[] }[] }[] };
-      return (decoded.resourceMetrics ?? []).flatMap((rm) => (rm.scopeMetrics ?? []).flatMap((sm) => (sm.metrics ?? []).map((m) => m.name)));
+      const decoded = METRICS_REQUEST.toObject(METRICS_REQUEST.decode(r.body), { longs: String }) as { resourceMetrics?: { scopeMetrics?: { metrics?: ExportedMetric[] }[] }[] };
+      return (decoded.resourceMetrics ?? []).flatMap((rm) => (rm.scopeMetrics ?? []).flatMap((sm) => sm.metrics ?? []));
     });
   }
 }
+
+/** A decoded Metric: its name, and its one data field (gauge, sum, histogram, …) holding the points. */
+type ExportedMetric = { name: string } & Record<string, { dataPoints?: { startTimeUnixNano?: string }[] } | string>;
 
 let sidecar: Sidecar;
 let base: string;

@@ -76,14 +76,17 @@ function readMetricPayload(body: Buffer): MetricsPayload | undefined {
   return gaveUp ? undefined : whole;
 }
 
-/** The generic path's answer, or its error. */
-function generic(input: Buffer): MetricsPayload | Error {
+/** What `read` returns, or the error it throws. */
+function attempt<T>(read: () => T): T | Error {
   try {
-    return decodeMetricPayloadGeneric(input);
+    return read();
   } catch (err) {
     return err as Error;
   }
 }
+
+/** The generic path's answer, or its error. */
+const generic = (input: Buffer): MetricsPayload | Error => attempt(() => decodeMetricPayloadGeneric(input));
 
 /** The direct reader's answer checked against the generic path's. */
 function compare(input: Buffer): 'direct' | 'generic' {
@@ -180,12 +183,10 @@ function inPieces(input: Buffer, pieceSize: number): { joined: MetricsPayload; s
   return { joined, sizes };
 }
 
+/** What `read` returns, or its error's message. */
 const answerOf = (read: () => MetricsPayload): MetricsPayload | string => {
-  try {
-    return read();
-  } catch (err) {
-    return (err as Error).message;
-  }
+  const answer = attempt(read);
+  return answer instanceof Error ? answer.message : answer;
 };
 
 describe('MetricPayload in pieces', () => {
