@@ -130,10 +130,29 @@ function decodeFramesWithLibzstd(binding: LibzstdBinding, frames: Iterable<ZstdF
   }
 }
 
-/** Straight into a buffer of the declared size or the bound; libzstd checks a declared size and the checksum. */
+/**
+ * A frame without a declared size (the agent declares none) is decoded into a buffer sized from
+ * its bound, 128 KiB per compressed block however little the block holds. A fresh one per body
+ * cost a 10-series body 128 KiB for its ~3 KB, and the external memory made V8 run a scavenge
+ * every few milliseconds (README, Benchmarks). So output below this is copied out and the buffer
+ * kept for the next frame; larger output keeps its buffer, as a copy would cost more than it saves.
+ */
+const COPIED_OUTPUT_MAX_BYTES = 64 * 1024;
+/** A buffer grown past this for one frame is not kept for the life of the process. */
+const SPARE_OUTPUT_MAX_BYTES = 1024 * 1024;
+let spareOutput: Buffer | undefined;
+
+/** Into a buffer of the declared size or the bound; libzstd checks a declared size and the checksum. */
 function decodeInOneCall(dctx: DecompressionContext, frame: ZstdFrame, size: number, out: CappedOutput): void {
-  const decoded = Buffer.allocUnsafe(size);
-  out.push(own(decoded.subarray(0, dctx.decompress(decoded, frame.bytes))));
+  const target = spareOutput !== undefined && spareOutput.length >= size ? spareOutput : Buffer.allocUnsafe(size);
+  const written = dctx.decompress(target, frame.bytes);
+  if (written > COPIED_OUTPUT_MAX_BYTES) {
+    if (target === spareOutput) spareOutput = undefined;
+    out.push(own(target.subarray(0, written)));
+    return;
+  }
+  if (target.length <= SPARE_OUTPUT_MAX_BYTES) spareOutput = target;
+  out.push(Buffer.from(target.subarray(0, written)));
 }
 
 /**

@@ -461,6 +461,21 @@ describe.each(ZSTD_IMPLEMENTATIONS)('zstd via %s', (implementation) => {
       expect((await decode(body)).toString()).toBe('abcdefff');
     });
 
+    it('gives every frame and body bytes of its own, whatever buffer the decoder reuses', async () => {
+      // no declared size: decoded into a buffer sized from the bound, which libzstd's path reuses
+      const noSize = (content: Buffer): Buffer => zstdFrame([0x00, 7 << 3], rawBlock(content));
+      const large = (byte: number): Buffer => Buffer.alloc(100 * KiB, byte);
+      const decoded = [
+        await decode(Buffer.concat([fixture('text-nosize.zst'), noSize(Buffer.from('abc'))])),
+        await decode(noSize(large(0x61))),
+        await decode(noSize(Buffer.from('xyz'))),
+        await decode(noSize(large(0x62))),
+        await decode(fixture('text-nosize.zst')),
+      ];
+      const expected = [Buffer.concat([TEXT, Buffer.from('abc')]), large(0x61), Buffer.from('xyz'), large(0x62), TEXT];
+      decoded.forEach((actual, i) => expectSameBytes(actual, expected[i]!));
+    });
+
     it('decodes a body of only skippable frames to nothing', async () => {
       const skippable = Buffer.from([0x5a, 0x2a, 0x4d, 0x18, 2, 0, 0, 0, 0xaa, 0xbb]);
       expect(await decode(Buffer.concat([skippable, skippable]))).toHaveLength(0);
