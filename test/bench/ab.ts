@@ -11,13 +11,13 @@
  * the median ratio.
  *
  *   node -r ./test/bench/register.js test/bench/ab.ts --a /path/to/base/dist/cli/main.js|upstream [--b dist/cli/main.js|upstream]
- *        [--scenario logs] [--batch 10] [--rounds 5] [--seconds 8] [--concurrency 8] [--mode closed|open --rate 200]
+ *        [--scenario logs] [--coding zstd|deflate|gzip] [--batch 10] [--rounds 5] [--seconds 8] [--concurrency 8] [--mode closed|open --rate 200]
  *        [--a-node-args "..."] [--b-node-args "--max-semi-space-size=8"] [--a-env K=V,…] [--b-env MALLOC_ARENA_MAX=2]
  */
 import { join } from 'node:path';
 import { REPO_ROOT } from '../../src/collector/build';
 import { load } from './run';
-import { buildScenario, type ScenarioName } from './scenarios';
+import { buildScenario, type AgentCoding, type ScenarioName } from './scenarios';
 import { binaries, peakRssMiB, startOurs, startUpstream, type RunningSut } from './sut';
 
 interface AbOptions {
@@ -28,6 +28,8 @@ interface AbOptions {
   /** extra sidecar environment per side, e.g. --b-env MALLOC_ARENA_MAX=2,UV_THREADPOOL_SIZE=1 */
   env: [Record<string, string>, Record<string, string>];
   scenario: ScenarioName;
+  /** how logs and metric bodies are compressed (older agents: deflate metrics, gzip logs) */
+  coding: AgentCoding;
   batch: number;
   rounds: number;
   seconds: number;
@@ -53,6 +55,7 @@ function parseOptions(argv: string[]): AbOptions {
     nodeArgs: [value('a-node-args')?.split(' ').filter(Boolean) ?? [], value('b-node-args')?.split(' ').filter(Boolean) ?? []],
     env: [envList(value('a-env')), envList(value('b-env'))],
     scenario: (value('scenario') ?? 'logs') as ScenarioName,
+    coding: (value('coding') ?? 'zstd') as AgentCoding,
     batch: Number(value('batch') ?? 10),
     rounds: Number(value('rounds') ?? 5),
     seconds: Number(value('seconds') ?? 8),
@@ -70,7 +73,7 @@ const median = (xs: number[]): number => [...xs].sort((x, y) => x - y)[Math.floo
 async function main(): Promise<void> {
   const o = parseOptions(process.argv.slice(2));
   const bins = await binaries();
-  const scenario = await buildScenario(o.scenario, o.batch, 8);
+  const scenario = await buildScenario(o.scenario, o.batch, 8, undefined, o.coding);
   const ratios: number[] = [];
   for (let round = 1; round <= o.rounds; round++) {
     const sides: RunningSut[] = [];
@@ -103,7 +106,7 @@ async function main(): Promise<void> {
       await Promise.all(sides.map((s) => s.stop()));
     }
   }
-  process.stdout.write(`${o.scenario} batch ${o.batch}: B÷A CPU per record, median of ${o.rounds} rounds: ${median(ratios).toFixed(3)} (${Math.min(...ratios).toFixed(3)}–${Math.max(...ratios).toFixed(3)})\n`);
+  process.stdout.write(`${o.scenario} (${o.coding}) batch ${o.batch}: B÷A CPU per record, median of ${o.rounds} rounds: ${median(ratios).toFixed(3)} (${Math.min(...ratios).toFixed(3)}–${Math.max(...ratios).toFixed(3)})\n`);
 }
 
 main().catch((err: unknown) => {

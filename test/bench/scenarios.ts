@@ -4,6 +4,7 @@
  * agent's agent-json batches (zstd), dd-trace-js's /v0.4/traces msgpack, the agent's v2 series and
  * sketch protobufs (zstd). The encoders are the test fixtures' (independent of the code measured).
  */
+import { deflateSync, gzipSync } from 'node:zlib';
 import { agentZstd, AGENT_PROTOBUF_HEADERS, encodeMetricPayload, encodeSketchPayload } from '../fixtures/metrics/agent-payloads';
 import { encodeMsgpack, type Encodable } from '../fixtures/traces/msgpack-writer';
 
@@ -254,27 +255,40 @@ function sketchPayload(rng: Rng, count: number): Record<string, unknown> {
 const LOG_HEADERS = { 'Content-Type': 'application/json', 'Content-Encoding': 'zstd', 'DD-PROTOCOL': 'agent-json', 'DD-EVP-ORIGIN': 'agent', 'User-Agent': 'datadog-agent/7.70.0' };
 const TRACE_HEADERS = { 'Content-Type': 'application/msgpack', 'Datadog-Meta-Lang': 'nodejs', 'Datadog-Meta-Lang-Version': 'v20.20.2', 'Datadog-Meta-Tracer-Version': '5.132.0', 'Datadog-Meta-Lang-Interpreter': 'v8' };
 
+/**
+ * How the agent compresses its logs and metric bodies: zstd today; older agents send metrics as
+ * `deflate` (zlib, before 7.62) and logs as gzip (before 7.67), both at Go's default level 6.
+ * Tracers send traces uncompressed whatever this says.
+ */
+export type AgentCoding = 'zstd' | 'deflate' | 'gzip';
+const COMPRESSORS: Record<AgentCoding, (body: Buffer) => Promise<Buffer>> = {
+  zstd: agentZstd,
+  deflate: async (body) => deflateSync(body, { level: 6 }),
+  gzip: async (body) => gzipSync(body, { level: 6 }),
+};
+
 /** `variants` different bodies of `batch` records each, so a receiver cannot profit from repetition. */
-export async function buildScenario(name: ScenarioName, batch: number, variants: number, seed = 7): Promise<Scenario> {
+export async function buildScenario(name: ScenarioName, batch: number, variants: number, seed = 7, coding: AgentCoding = 'zstd'): Promise<Scenario> {
   const rng = random(seed * 1000 + batch);
   const payloads: Payload[] = [];
-  for (let v = 0; v < variants; v++) payloads.push(await payload(name, rng, batch));
+  for (let v = 0; v < variants; v++) payloads.push(await payload(name, rng, batch, COMPRESSORS[coding]));
   const route = { logs: ['/api/v2/logs', LOG_HEADERS], traces: ['/v0.4/traces', TRACE_HEADERS], series: ['/api/v2/series', AGENT_PROTOBUF_HEADERS], sketches: ['/api/beta/sketches', AGENT_PROTOBUF_HEADERS] } as const;
   const [path, headers] = route[name];
-  return { name, path, headers: { ...headers, 'DD-API-KEY': 'bench' }, payloads };
+  const encoding: Record<string, string> = name === 'traces' ? {} : { 'Content-Encoding': coding };
+  return { name, path, headers: { ...headers, ...encoding, 'DD-API-KEY': 'bench' }, payloads };
 }
 
-async function payload(name: ScenarioName, rng: Rng, batch: number): Promise<Payload> {
+async function payload(name: ScenarioName, rng: Rng, batch: number, compress: (body: Buffer) => Promise<Buffer>): Promise<Payload> {
   switch (name) {
     case 'logs':
-      return { body: await agentZstd(Buffer.from(JSON.stringify(logEntries(rng, batch)))), records: batch };
+      return { body: await compress(Buffer.from(JSON.stringify(logEntries(rng, batch)))), records: batch };
     case 'traces': {
       const chunks = traces(rng, batch);
       return { body: encodeMsgpack(chunks), records: chunks.reduce((n, t) => n + t.length, 0) };
     }
     case 'series':
-      return { body: await agentZstd(encodeMetricPayload(seriesPayload(rng, batch))), records: batch };
+      return { body: await compress(encodeMetricPayload(seriesPayload(rng, batch))), records: batch };
     case 'sketches':
-      return { body: await agentZstd(encodeSketchPayload(sketchPayload(rng, batch))), records: batch };
+      return { body: await compress(encodeSketchPayload(sketchPayload(rng, batch))), records: batch };
   }
 }

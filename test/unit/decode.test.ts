@@ -251,6 +251,12 @@ describe('decodeBody: gzip', () => {
     expect(await decodeBody(zlib.gzipSync(TEXT), coding, LIMITS)).toEqual(TEXT);
   });
 
+  it('decodes under a cap larger than the largest Buffer', async () => {
+    const body = zlib.gzipSync(TEXT);
+    expect(await decodeBody(body, 'gzip', { maxDecodedBytes: Number.MAX_SAFE_INTEGER })).toEqual(TEXT);
+    expect(await decodeBody(zlib.deflateSync(TEXT), 'deflate', { maxDecodedBytes: Number.MAX_SAFE_INTEGER })).toEqual(TEXT);
+  });
+
   it('decodes every member of a multi-member stream', async () => {
     const body = Buffer.concat([zlib.gzipSync(HELLO), zlib.gzipSync(TEXT), zlib.gzipSync(HELLO)]);
     expect(await decodeBody(body, 'gzip', LIMITS)).toEqual(Buffer.concat([HELLO, TEXT, HELLO]));

@@ -6,8 +6,9 @@
 import { compress } from '@mongodb-js/zstd';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { gzipSync } from 'node:zlib';
+import { deflateRawSync, deflateSync, gzipSync } from 'node:zlib';
 import { loadConfig, parseArgs } from '../../src/config';
+import { decodeBody } from '../../src/decode';
 import { decodeZstd } from '../../src/decode/zstd';
 import { CoalescingExporter } from '../../src/export/coalescing-exporter';
 import type { ExportOutcome, Exporter } from '../../src/export/exporter';
@@ -83,6 +84,19 @@ describe('own / freeNow', () => {
     freeNow(buffer);
     freeNow(buffer);
     expect(buffer.length).toBe(0);
+  });
+
+  it.each([
+    ['gzip', gzipSync],
+    ['deflate', deflateSync],
+    ['deflate', deflateRawSync],
+  ] as const)('frees what zlib decoded from %s (%p), in one chunk or several', async (coding, compress) => {
+    for (const size of [LARGE, 20 * LARGE]) {
+      const decoded = await decodeBody(compress(filled(size, 6)), coding, { maxDecodedBytes: 64 * 1024 * 1024 });
+      expect([decoded.length, decoded[size - 1]]).toEqual([size, 6]);
+      freeNow(decoded);
+      expect(decoded.length).toBe(0);
+    }
   });
 
   it('frees what libzstd decoded into our own Buffer, from one frame or two', async () => {
