@@ -106,7 +106,7 @@ async function main(): Promise<void> {
       await Promise.all(sides.map((s) => s.stop()));
     }
   }
-  process.stdout.write(`${o.scenario} (${o.coding}) batch ${o.batch}: B÷A CPU per record, median of ${o.rounds} rounds: ${median(ratios).toFixed(3)} (${Math.min(...ratios).toFixed(3)}–${Math.max(...ratios).toFixed(3)})\n`);
+  process.stdout.write(`${o.scenario}${o.scenario === 'traces' ? '' : ` (${o.coding})`} batch ${o.batch}: B÷A CPU per record, median of ${o.rounds} rounds: ${median(ratios).toFixed(3)} (${Math.min(...ratios).toFixed(3)}–${Math.max(...ratios).toFixed(3)})\n`);
 }
 
 main().catch((err: unknown) => {
