@@ -13,6 +13,7 @@ import { parseLogsBody, quoteBigIds } from '../../src/parse/logs';
 import { anyValue, flattenValue, scalarText } from '../../src/translate/attributes';
 import { runLogSteps, translateLogsToModel } from '../../src/translate/logs/chain';
 import { decodeJsonMessage } from '../../src/translate/logs/decode-json-message';
+import { PromotionMemo } from '../../src/translate/logs/resource';
 import { createDraft, type LogDraft } from '../../src/translate/logs/draft';
 import { severityOf } from '../../src/translate/logs/severity';
 import { attributeName } from '../../src/translate/known-keys';
@@ -178,6 +179,30 @@ describe('promotion memo and identity grouping', () => {
   it('still does with more combinations than it remembers, and more same-length ddtags than it compares in turn', () => {
     const entries = Array.from({ length: 600 }, (_, i) => ({ message: 'm', hostname: `h${i % 151}`, ddtags: i % 5 ? `env:e${String(i % 40).padStart(2, '0')}` : 'team:t' }));
     const body = Buffer.from(JSON.stringify(entries));
+    expect(translated(body, new URLSearchParams())).toEqual(reference(body, new URLSearchParams()));
+  });
+
+  it('keeps a container\'s promotion from one request to the next, and its resource\'s KeyValues', () => {
+    const model = (): ResourceLogs[] => translateLogsToModel(parseLogsBody(Buffer.from(JSON.stringify([{ message: 'm', hostname: 'kept', ddtags: 'env:kept,team:x' }])), new URLSearchParams()), 7n, { traceIds: new TraceIdCache(), decodeJsonMessage: true });
+    const [first, second] = [model(), model()];
+    expect(second[0]!.resource.attributes).toBe(first[0]!.resource.attributes);
+  });
+
+  it('starts afresh past its bound, with the same promotions as before', () => {
+    const memo = new PromotionMemo(undefined, 2);
+    const texts = (host: string): (string | undefined)[] => ['env:a', undefined, host, undefined, undefined, undefined, undefined, undefined, undefined];
+    const [a, b] = [memo.promotionFor(texts('a'), undefined), memo.promotionFor(texts('b'), undefined)];
+    expect(memo.promotionFor(texts('a'), undefined)).toBe(a);
+    memo.promotionFor(texts('c'), undefined);
+    const again = memo.promotionFor(texts('a'), undefined);
+    expect(again).not.toBe(a);
+    expect(again).toEqual(a);
+    expect(b).toBeDefined();
+  });
+
+  it('gives the same records across the process-wide memo\'s fresh starts', () => {
+    const entries = Array.from({ length: 2500 }, (_, i) => ({ message: 'm', hostname: `h${i}`, ddtags: `env:e${i % 3}` }));
+    const body = Buffer.from(JSON.stringify([...entries, ...entries]));
     expect(translated(body, new URLSearchParams())).toEqual(reference(body, new URLSearchParams()));
   });
 });

@@ -11,7 +11,7 @@ import { ModelSink } from '../model-sink';
 import { decodeJsonMessage } from './decode-json-message';
 import { createDraft, type LogContext, type LogDraft, type LogStep } from './draft';
 import { toLogRecord } from './finish';
-import { PromotionMemo, resourcePromotion } from './resource';
+import { resourcePromotion, sharedPromotionMemo } from './resource';
 import { severity } from './severity';
 import { timestamps } from './timestamps';
 import { traceCorrelation } from './trace-correlation';
@@ -32,7 +32,7 @@ export function runLogSteps(draft: LogDraft, ctx: LogContext): LogDraft {
 
 /** Records sharing a resource share one group of `sink`, in first-seen order. */
 export function translateLogs<G>(payload: DatadogLogPayload, receivedAtNs: bigint, ctx: Omit<LogContext, 'queryTags'>, sink: RecordSink<LogRecord, G>): void {
-  const stepCtx: LogContext = { ...ctx, queryTags: payload.queryTags, promotions: new PromotionMemo(payload.queryTags) };
+  const stepCtx: LogContext = { ...ctx, queryTags: payload.queryTags, promotions: sharedPromotionMemo(payload.queryTags) };
   const grouper = new LogRecordGrouper(sink);
   for (const entry of payload.entries) {
     const draft = runLogSteps(createDraft(entry, receivedAtNs), stepCtx);

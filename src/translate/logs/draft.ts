@@ -30,8 +30,8 @@ export interface LogContext {
   /** `?ddtags=` from the request, added to every entry's tags. */
   queryTags: string | undefined;
   /**
-   * Resource promotions already worked out in this request, keyed by the texts they were made
-   * from (see the resource step); absent when a step runs on its own.
+   * Resource promotions already worked out, keyed by the texts they were made from (see the
+   * resource step); absent when a step runs on its own.
    */
   promotions?: PromotionMemo;
 }

@@ -6,10 +6,10 @@
  *
  * What this step produces depends only on a handful of texts (ddtags, ddsource, and the host /
  * service / env / version fields), and an agent repeats the same ones for every line of a
- * container. Within a request, equal texts therefore share one promotion, worked out the first
- * time they are seen: the tags are split and promoted once per container rather than once per
- * line, and records from one container share one resource map, which the grouping step recognises
- * by identity.
+ * container, in this request and the next. Equal texts therefore share one promotion, worked out
+ * the first time the process sees them: the tags are split and promoted once per container rather
+ * than once per line or per request, and records from one container share one resource map,
+ * which the grouping step recognises by identity.
  */
 import { HOST_KEYS, SERVICE_KEYS, SOURCE_KEYS, TAGS_KEYS } from '../../datadog/logs';
 import type { KeyValue } from '../../otlp/model';
@@ -34,7 +34,7 @@ const [HOST, SERVICE, ENV, VERSION, DD_SERVICE, DD_ENV, DD_VERSION] = FIELD_TAGS
 /** Always consumed, whether present or not. */
 const ALWAYS_CONSUMED: readonly string[] = [...TAGS_KEYS, ...SOURCE_KEYS];
 
-/** A promotion shared by every record of a request made from the same texts; nothing writes to it. */
+/** A promotion shared by every record made from the same texts; nothing writes to it. */
 export interface SharedPromotion extends Promoted {
   /** The field keys the step consumes. */
   readonly consumed: readonly string[];
@@ -71,9 +71,9 @@ function sameTexts(a: Texts, b: Texts): boolean {
 const MAX_PER_LENGTH = 16;
 
 /**
- * Promotions of one request, by ddtags (the long, telling text: one value per container), then by
- * the other texts compared in turn (undefined, an absent or non-scalar field, counts as a value):
- * no key string is built per record, and the tags are split once per ddtags value.
+ * Promotions by ddtags (the long, telling text: one value per container), then by the other texts
+ * compared in turn (undefined, an absent or non-scalar field, counts as a value): no key string is
+ * built per record, and the tags are split once per ddtags value.
  *
  * ddtags values are first told apart by length and then compared, not looked up in a Map: each
  * record's ddtags is a new string of some 200 characters, whose hash V8 computes character by
@@ -82,8 +82,20 @@ const MAX_PER_LENGTH = 16;
 export class PromotionMemo {
   private readonly byLength = new Map<number, TagsNode[]>();
   private readonly byTags = new Map<string | undefined, TagsNode>();
+  /** Promotions made since the last {@link forgetAll}. */
+  private made = 0;
 
-  constructor(private readonly queryTags: string | undefined) {}
+  constructor(
+    private readonly queryTags: string | undefined,
+    private readonly maxPromotions = Number.POSITIVE_INFINITY,
+  ) {}
+
+  /** Starts afresh: a memo that outlives requests must not grow with every container ever seen. */
+  private forgetAll(): void {
+    this.byLength.clear();
+    this.byTags.clear();
+    this.made = 0;
+  }
 
   private tagsNode(tags: string | undefined): TagsNode {
     let nodes: TagsNode[] | undefined;
@@ -118,12 +130,37 @@ export class PromotionMemo {
       if (sameTexts(r.texts, texts)) return r.shared;
     }
     if (remembered.length >= MAX_PER_TAGS) return undefined;
+    if (++this.made > this.maxPromotions) {
+      this.forgetAll();
+      return this.promotionFor(texts, queryTags);
+    }
     const promoted: Promoted = { resource: new Map(node.tagged.resource), attributes: new Map(node.tagged.attributes) };
     const consumed = promoteFields(texts, promoted);
     const shared: SharedPromotion = { resource: promoted.resource, attributes: promoted.attributes, consumed, attributeList: toKeyValues(promoted.attributes) };
     remembered.push({ texts, shared });
     return shared;
   }
+}
+
+/**
+ * Promotions the process keeps between requests: an agent sends the same containers' texts in
+ * every request, so at 10 lines per request working them out per request was about a third of
+ * the route's work in process (README, What each change bought). Past these bounds a memo, or the
+ * set of memos, starts afresh; a `?ddtags=` value is rare (old agents, API clients) and gets a
+ * memo of its own.
+ */
+const MAX_SHARED_PROMOTIONS = 1024;
+const MAX_QUERY_TAG_MEMOS = 64;
+const memosByQueryTags = new Map<string | undefined, PromotionMemo>();
+
+export function sharedPromotionMemo(queryTags: string | undefined): PromotionMemo {
+  let memo = memosByQueryTags.get(queryTags);
+  if (memo === undefined) {
+    if (memosByQueryTags.size >= MAX_QUERY_TAG_MEMOS) memosByQueryTags.clear();
+    memo = new PromotionMemo(queryTags, MAX_SHARED_PROMOTIONS);
+    memosByQueryTags.set(queryTags, memo);
+  }
+  return memo;
 }
 
 /** First part of the promotion: the record's ddtags, then `?ddtags=`. */
