@@ -13,7 +13,7 @@ import { OtlpGrpcExporter } from '../export/otlp-grpc';
 import { DiskSpool } from '../export/spool';
 import { SpoolingExporter } from '../export/spooling-exporter';
 import { ROUTES, tracerEndpoints } from '../intake';
-import type { RouteContext } from '../intake/route';
+import type { IntakeRoute, RouteContext } from '../intake/route';
 import type { Logger } from '../observability/log';
 import { BridgeMetrics } from '../observability/metrics';
 import { StreamStartTimes } from '../translate/metrics/start-times';
@@ -63,7 +63,15 @@ function createExporter(config: Config, env: NodeJS.ProcessEnv, metrics: BridgeM
   return new SpoolingExporter(spool, grpc, metrics, log);
 }
 
-export async function startSidecar(config: Config, env: NodeJS.ProcessEnv, log: Logger, exporterOverride?: Exporter): Promise<Sidecar> {
+/** What tests and benchmarks put in place of the real parts. */
+export interface SidecarOverrides {
+  /** instead of the collector (and spool) behind the coalescer */
+  exporter?: Exporter;
+  /** instead of every intake route (test/bench/floor-sidecar.ts: a route that does no route work) */
+  routes?: readonly IntakeRoute[];
+}
+
+export async function startSidecar(config: Config, env: NodeJS.ProcessEnv, log: Logger, overrides: SidecarOverrides = {}): Promise<Sidecar> {
   const metrics = new BridgeMetrics();
   let status: HealthState['status'] = config.enabled ? 'ok' : 'disabled';
   let intakeListen: string | undefined;
@@ -80,19 +88,20 @@ export async function startSidecar(config: Config, env: NodeJS.ProcessEnv, log: 
 
   const keys = acceptedKeys(config, env);
   if (keys.length === 0) log.warn('no API keys configured: the intake accepts every request; set OTLP_AUTH_TOKEN or DD_BRIDGE_API_KEYS to require DD-API-KEY');
-  const exporter = exporterOverride ?? new CoalescingExporter(createExporter(config, env, metrics, log), config.exportMaxBytes, metrics);
+  const exporter = overrides.exporter ?? new CoalescingExporter(createExporter(config, env, metrics, log), config.exportMaxBytes, metrics);
+  const routes = overrides.routes ?? ROUTES;
   const ctx: RouteContext = {
     config,
     exporter,
     log,
     authEnabled: keys.length > 0,
     isValidKey: keyChecker(keys),
-    tracerEndpoints: tracerEndpoints(ROUTES),
+    tracerEndpoints: tracerEndpoints(routes),
     traceIds: new TraceIdCache({ maxEntries: config.traceIdCacheSize, ttlMs: config.traceIdCacheTtlMs }),
     metricStreams: new StreamStartTimes({ maxEntries: config.metricStreamsMax, idleMs: config.metricStreamsIdleMs }),
     metrics,
   };
-  const intake = createIntakeApp(ROUTES, ctx, metrics, log, new InflightBudget(config.maxInflightRequests, config.maxInflightBytes));
+  const intake = createIntakeApp(routes, ctx, metrics, log, new InflightBudget(config.maxInflightRequests, config.maxInflightBytes));
   const server = createServer(
     {
       keepAlive: true,

@@ -10,7 +10,9 @@
  * CPU µs per record (every process of the side) and peak RSS for each, and B ÷ A; the last line is
  * the median ratio.
  *
- *   node -r ./test/bench/register.js test/bench/ab.ts --a /path/to/base/dist/cli/main.js|upstream [--b dist/cli/main.js|upstream]
+ * `floor` (floor-sidecar.ts) is the sidecar with its route doing no work: what this design costs before any route code.
+ *
+ *   node -r ./test/bench/register.js test/bench/ab.ts --a /path/to/base/dist/cli/main.js|upstream|floor [--b dist/cli/main.js|upstream|floor]
  *        [--scenario logs] [--coding zstd|deflate|gzip] [--batch 10] [--rounds 5] [--seconds 8] [--concurrency 8] [--mode closed|open --rate 200]
  *        [--a-node-args "..."] [--b-node-args "--max-semi-space-size=8"] [--a-env K=V,…] [--b-env MALLOC_ARENA_MAX=2]
  */
@@ -18,7 +20,7 @@ import { join } from 'node:path';
 import { REPO_ROOT } from '../../src/collector/build';
 import { load } from './run';
 import { buildScenario, type AgentCoding, type ScenarioName } from './scenarios';
-import { binaries, peakRssMiB, startOurs, startUpstream, type RunningSut } from './sut';
+import { binaries, peakRssMiB, startOurs, startUpstream, type RunningSut, type SutOptions } from './sut';
 
 interface AbOptions {
   a: string;
@@ -67,6 +69,17 @@ function parseOptions(argv: string[]): AbOptions {
   };
 }
 
+const FLOOR_MAIN = join(REPO_ROOT, 'test', 'bench', 'floor-sidecar.ts');
+const REGISTER = join(REPO_ROOT, 'test', 'bench', 'register.js');
+
+/** A sidecar build's entry point, or `floor` (floor-sidecar.ts: no route work), with side `i`'s flags and environment. */
+function sidecarOf(main: string, o: AbOptions, i: number): Pick<SutOptions, 'sidecarMain' | 'sidecarEnv' | 'nodeArgs'> {
+  const sidecarEnv = { OTEL_EXPORTER_OTLP_COMPRESSION: 'none', ...o.env[i] };
+  const nodeArgs = o.nodeArgs[i] ?? [];
+  if (main !== 'floor') return { sidecarMain: main, sidecarEnv, nodeArgs };
+  return { sidecarMain: FLOOR_MAIN, sidecarEnv: { ...sidecarEnv, FLOOR_SCENARIO: o.scenario, FLOOR_BATCH: String(o.batch), FLOOR_CODING: o.coding }, nodeArgs: ['-r', REGISTER, ...nodeArgs] };
+}
+
 const sum = (byProcess: Record<string, number>): number => Object.values(byProcess).reduce((x, y) => x + y, 0);
 const median = (xs: number[]): number => [...xs].sort((x, y) => x - y)[Math.floor(xs.length / 2)] as number;
 
@@ -80,7 +93,7 @@ async function main(): Promise<void> {
     try {
       for (const [i, main] of [o.a, o.b].entries()) {
         if (main === 'upstream') sides.push(await startUpstream(bins.upstream, { cores: o.sutCores, sink: 'debug' }));
-        else sides.push(await startOurs(bins.ours, { cores: o.sutCores, sink: 'debug', sidecarEnv: { OTEL_EXPORTER_OTLP_COMPRESSION: 'none', ...o.env[i] }, sidecarMain: main, nodeArgs: o.nodeArgs[i] }));
+        else sides.push(await startOurs(bins.ours, { cores: o.sutCores, sink: 'debug', ...sidecarOf(main, o, i) }));
       }
       const spec = (sut: RunningSut) => ({
         url: sut.url,

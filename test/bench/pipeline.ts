@@ -10,7 +10,7 @@ import { loadConfig, parseArgs } from '../../src/config';
 import { decodeBody } from '../../src/decode';
 import type { Exporter } from '../../src/export/exporter';
 import { ROUTES, tracerEndpoints } from '../../src/intake';
-import type { IntakeRequest, RouteContext } from '../../src/intake/route';
+import type { IntakeReply, IntakeRequest, IntakeRoute, RouteContext } from '../../src/intake/route';
 import { createLogger } from '../../src/observability/log';
 import { BridgeMetrics } from '../../src/observability/metrics';
 import type { EncodedExport } from '../../src/otlp/encode';
@@ -27,11 +27,12 @@ class DroppingExporter implements Exporter {
   async close() {}
 }
 
-function routeContext(): RouteContext {
+/** What the sidecar gives its routes, with `exporter` in place of the collector. */
+export function routeContext(exporter: Exporter = new DroppingExporter()): RouteContext {
   const config = loadConfig(parseArgs(['--enable']), {});
   return {
     config,
-    exporter: new DroppingExporter(),
+    exporter,
     log: createLogger('error', {}, () => undefined),
     authEnabled: false,
     isValidKey: () => true,
@@ -44,13 +45,18 @@ function routeContext(): RouteContext {
 
 const lowerCase = (headers: Record<string, string>): Record<string, string> => Object.fromEntries(Object.entries(headers).map(([k, v]) => [k.toLowerCase(), v]));
 
-/** One request through decode → route (parse, translate, encode). */
-async function handleOnce(scenario: Scenario, index: number, ctx: RouteContext): Promise<void> {
+/** The scenario's route, as the sidecar serves it. */
+export function scenarioRoute(scenario: Scenario): IntakeRoute {
   const route = ROUTES.find((r) => r.paths.includes(scenario.path));
   if (!route) throw new Error(`no route for ${scenario.path}`);
+  return route;
+}
+
+/** Payload `index` as the intake hands it to the route: decoded, headers lower-cased. */
+export async function intakeRequest(scenario: Scenario, index: number, ctx: RouteContext): Promise<IntakeRequest> {
   const headers = lowerCase(scenario.headers);
   const raw = (scenario.payloads[index] as { body: Buffer }).body;
-  const req: IntakeRequest = {
+  return {
     method: 'POST',
     path: scenario.path,
     headers,
@@ -60,8 +66,13 @@ async function handleOnce(scenario: Scenario, index: number, ctx: RouteContext):
     receivedAtNs: BigInt(Date.now()) * 1_000_000n,
     authenticated: true,
   };
-  const reply = await route.handle(req, ctx);
+}
+
+/** One request through decode → route (parse, translate, encode); its reply. */
+export async function handleOnce(scenario: Scenario, index: number, ctx: RouteContext): Promise<IntakeReply> {
+  const reply = await scenarioRoute(scenario).handle(await intakeRequest(scenario, index, ctx), ctx);
   if (reply.status >= 300) throw new Error(`${scenario.name}: ${reply.status} ${String(reply.body)}`);
+  return reply;
 }
 
 export interface PipelineResult {

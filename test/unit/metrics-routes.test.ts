@@ -63,7 +63,7 @@ const exporter = new FakeExporter();
 beforeAll(async () => {
   const config = loadConfig(parseArgs(['--enable', '--listen', '127.0.0.1:0', '--admin-listen', '127.0.0.1:0']), {});
   exportMaxBytes = config.exportMaxBytes;
-  sidecar = await startSidecar(config, {}, createLogger('error', {}, () => undefined), exporter);
+  sidecar = await startSidecar(config, {}, createLogger('error', {}, () => undefined), { exporter });
   base = `http://127.0.0.1:${sidecar.intakeAddress!.port}`;
 });
 afterAll(() => sidecar.stop());

@@ -1,0 +1,40 @@
+/**
+ * The benchmark's floor sidecar (test/bench/floor-sidecar.ts) stands for "ours with free route
+ * work" only if it exports exactly what the real route exports for the same body, and answers as
+ * the real route does; a body it was not prepared for is refused, never answered as another one.
+ */
+import { HttpError } from '../../src/server/errors';
+import { KeepingExporter, replayRoute } from '../bench/floor-sidecar';
+import { intakeRequest, routeContext, scenarioRoute } from '../bench/pipeline';
+import { buildScenario, type ScenarioName } from '../bench/scenarios';
+
+// log records carry their observed time (the receipt), which the replay keeps from its start
+const receiptFree = (name: ScenarioName): boolean => name !== 'logs';
+
+describe.each<ScenarioName>(['traces', 'logs', 'series'])('floor sidecar, %s', (name) => {
+  it('exports, for each body, the bytes the real route exports, and replies as it does', async () => {
+    const scenario = await buildScenario(name, 20, 8);
+    const replay = await replayRoute(name, 20, 'zstd');
+    for (let i = 0; i < scenario.payloads.length; i++) {
+      const [real, replayed] = [new KeepingExporter(), new KeepingExporter()];
+      const realCtx = routeContext(real);
+      const realReply = await scenarioRoute(scenario).handle(await intakeRequest(scenario, i, realCtx), realCtx);
+      const replayCtx = routeContext(replayed);
+      const replayReply = await replay.handle(await intakeRequest(scenario, i, replayCtx), replayCtx);
+      expect(replayReply).toEqual(realReply);
+      const shape = (e: KeepingExporter) => e.kept.map((r) => ({ signal: r.signal, records: r.records, bytes: r.body.length }));
+      expect(shape(replayed)).toEqual(shape(real));
+      if (receiptFree(name)) expect(replayed.kept.map((r) => r.body.toString('hex'))).toEqual(real.kept.map((r) => r.body.toString('hex')));
+      expect(real.kept.length).toBeGreaterThan(0);
+    }
+  });
+
+  it('refuses a body that is not one of the scenario’s', async () => {
+    const scenario = await buildScenario(name, 20, 8);
+    const replay = await replayRoute(name, 20, 'zstd');
+    const ctx = routeContext(new KeepingExporter());
+    const req = await intakeRequest(scenario, 0, ctx);
+    req.body = Buffer.concat([req.body, Buffer.from([0])]);
+    expect(() => replay.handle(req, ctx)).toThrow(HttpError);
+  });
+});
