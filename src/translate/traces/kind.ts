@@ -9,7 +9,7 @@ import type { SpanStep } from './draft';
 
 const SPAN_KIND = 'span.kind';
 
-const BY_TAG: ReadonlyMap<string, SpanKind> = new Map([
+export const BY_TAG: ReadonlyMap<string, SpanKind> = new Map([
   ['server', SpanKind.Server],
   ['client', SpanKind.Client],
   ['producer', SpanKind.Producer],
@@ -17,7 +17,7 @@ const BY_TAG: ReadonlyMap<string, SpanKind> = new Map([
   ['internal', SpanKind.Internal],
 ]);
 
-const BY_TYPE: ReadonlyMap<string, SpanKind> = new Map([
+export const BY_TYPE: ReadonlyMap<string, SpanKind> = new Map([
   ['web', SpanKind.Server],
   ['serverless', SpanKind.Server],
   ...['http', 'sql', 'db', 'cache', 'redis', 'memcached', 'mongodb', 'cassandra', 'elasticsearch', 'opensearch', 'dns'].map((t) => [t, SpanKind.Client] as const),

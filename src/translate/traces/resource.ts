@@ -45,7 +45,7 @@ export const language = (name: string): string => LANGUAGES.get(name.toLowerCase
 const asIs = (v: string): string => v;
 
 /** Tags tracers put on every span that describe their process: tag → [resource attribute, value]. */
-const TRACER_TAGS: ReadonlyMap<string, [string, (v: string) => string]> = new Map([
+export const TRACER_TAGS: ReadonlyMap<string, [string, (v: string) => string]> = new Map([
   ['_dd.hostname', ['host.name', asIs]],
   ['runtime-id', ['service.instance.id', asIs]],
   ['language', ['telemetry.sdk.language', language]],
