@@ -9,14 +9,19 @@
  *
  * Started by ab.ts (`--b floor`) in place of a sidecar build, with the same environment plus
  * FLOOR_SCENARIO, FLOOR_BATCH and FLOOR_CODING, so that its bodies are the load generator's.
+ * `--b transcode` (FLOOR_ROUTE=transcode) serves /v0.4/traces through transcode-bound.ts instead.
  */
 import { onShutdown } from '../../src/cli/shutdown';
 import { loadConfig, parseArgs } from '../../src/config';
 import type { Exporter } from '../../src/export/exporter';
 import { exportThen, type IntakeReply, type IntakeRoute } from '../../src/intake/route';
+import { own } from '../../src/memory/owned-buffers';
 import { createLogger } from '../../src/observability/log';
 import type { EncodedExport } from '../../src/otlp/encode';
 import { HttpError } from '../../src/server/errors';
+import { rateByServiceReply } from '../../src/intake/traces-reply';
+import { tracesV04Route } from '../../src/intake/traces-v04';
+import { transcode, transcodedSpans } from './transcode-bound';
 import { startSidecar } from '../../src/server/sidecar';
 import { intakeRequest, routeContext, scenarioRoute } from './pipeline';
 import { buildScenario, type AgentCoding, type ScenarioName } from './scenarios';
@@ -64,9 +69,25 @@ export async function replayRoute(name: ScenarioName, batch: number, coding: Age
   };
 }
 
+/**
+ * /v0.4/traces through transcode-bound.ts's byte-level transcoder instead of the chain, as a
+ * live measure of what such a route would give: it does only the bench's traffic (see there).
+ */
+export function transcodeRoute(): IntakeRoute {
+  return {
+    ...tracesV04Route,
+    handle(req, ctx) {
+      // registered for early freeing once exported, as the encoder's bodies are
+      const body = own(transcode(req.body, req.headers) as Buffer);
+      const reply = rateByServiceReply(req);
+      return exportThen(ctx, [{ signal: 'traces', body, records: transcodedSpans }], () => reply);
+    },
+  };
+}
+
 async function main(): Promise<void> {
   const env = process.env;
-  const route = await replayRoute((env.FLOOR_SCENARIO ?? 'traces') as ScenarioName, Number(env.FLOOR_BATCH ?? 1000), (env.FLOOR_CODING ?? 'zstd') as AgentCoding);
+  const route = env.FLOOR_ROUTE === 'transcode' ? transcodeRoute() : await replayRoute((env.FLOOR_SCENARIO ?? 'traces') as ScenarioName, Number(env.FLOOR_BATCH ?? 1000), (env.FLOOR_CODING ?? 'zstd') as AgentCoding);
   const config = loadConfig(parseArgs([]), env);
   const log = createLogger(config.logLevel, { component: 'floor-sidecar' });
   const sidecar = await startSidecar(config, env, log, { routes: [route] });

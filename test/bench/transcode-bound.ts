@@ -632,6 +632,9 @@ function bytesEqual(a: number, an: number, c: number, cn: number): boolean {
   return true;
 }
 
+/** Spans in the body transcode() read last. */
+export let transcodedSpans = 0;
+
 /** What the tracer's request headers say about its process (the payload's resource). */
 let payload: [string, string | number][] = [];
 let lastHeaders: IncomingHttpHeaders | undefined;
@@ -661,6 +664,7 @@ export function transcode(body: Uint8Array, headers: IncomingHttpHeaders, write 
     chunk.id = inheritedIds.get(inherited) ?? inheritedIds.set(inherited, inheritedIds.size).size - 1;
     chunks.push(chunk);
   }
+  transcodedSpans = spans;
   if (!write) return undefined;
   // pass 2: each span written under its resource
   const groups = new Map<number, Group>();
