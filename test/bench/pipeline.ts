@@ -10,7 +10,7 @@ import { loadConfig, parseArgs } from '../../src/config';
 import { decodeBody } from '../../src/decode';
 import type { Exporter } from '../../src/export/exporter';
 import { ROUTES, tracerEndpoints } from '../../src/intake';
-import type { IntakeReply, IntakeRequest, IntakeRoute, RouteContext } from '../../src/intake/route';
+import type { IntakeRequest, IntakeRoute, RouteContext } from '../../src/intake/route';
 import { createLogger } from '../../src/observability/log';
 import { BridgeMetrics } from '../../src/observability/metrics';
 import type { EncodedExport } from '../../src/otlp/encode';
@@ -68,11 +68,10 @@ export async function intakeRequest(scenario: Scenario, index: number, ctx: Rout
   };
 }
 
-/** One request through decode → route (parse, translate, encode); its reply. */
-export async function handleOnce(scenario: Scenario, index: number, ctx: RouteContext): Promise<IntakeReply> {
+/** One request through decode → route (parse, translate, encode). */
+async function handleOnce(scenario: Scenario, index: number, ctx: RouteContext): Promise<void> {
   const reply = await scenarioRoute(scenario).handle(await intakeRequest(scenario, index, ctx), ctx);
   if (reply.status >= 300) throw new Error(`${scenario.name}: ${reply.status} ${String(reply.body)}`);
-  return reply;
 }
 
 export interface PipelineResult {

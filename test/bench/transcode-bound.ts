@@ -2,28 +2,31 @@
  * How cheap could a /v0.4 traces route be in JavaScript? The design's floor (floor-sidecar.ts)
  * leaves about 0.75 µs of route work per span for 1.5× the upstream receiver, against ~4.9 for the
  * route we ship, which builds a DdSpan, a draft and a Span model per span. This is the other way,
- * measured: a byte-level transcoder that reads the msgpack body once for the look-ahead and once
- * to write OTLP, making no JavaScript value per meta entry — keys are recognised by a hash of
- * their bytes against a table built from the real known-key rules, values are copied byte for
- * byte (checked to be ASCII on the way), ids and times are moved as bytes.
+ * measured: a byte-level transcoder that reads the msgpack body once into typed arrays (keys
+ * recognised by a hash of their bytes against a table built from the real known-key rules, each
+ * chunk's look-ahead taken on the way), then writes OTLP from them, making no JavaScript value per
+ * meta entry: values are copied byte for byte (checked to be ASCII on the way), ids and times are
+ * moved as bytes.
  *
  * It is an estimate, not a product path, and it is kept as one: it does only what the bench's
- * dd-trace-js bodies need (resource grouping by service and resource tags with the chunk's root
- * inherited, `_dd.base_service`, span names from resources, kinds, 128-bit ids from `_dd.p.tid`,
- * sampling priority, consumed keys, renamed keys, string and double attributes, an Error status);
- * queries' names, span events and links, non-string meta, key collisions and non-ASCII values are
- * left out, and a real route would hand such spans to the chain. So what it costs is a lower
- * bound for a transcoder that would do the same as the chain. To show that it does the work it
- * claims, it checks its own output against the real route's, span by span (attributes as sets,
- * name, kind, ids, times, resource), before it measures.
+ * dd-trace-js bodies need (resource grouping by service and resource tags with the chunk's
+ * inherited, `_dd.base_service`, span names from resources, query names through the name step
+ * itself, kinds from the kind step's tables, 128-bit ids from `_dd.p.tid`, sampling priority,
+ * consumed and renamed keys, string and double attributes, an Error status); span events and
+ * links, error spans' exception events, non-string meta, colliding renamed keys and non-ASCII
+ * values are left out, and a real route would hand such spans to the chain. So what it costs is
+ * a lower bound for a transcoder that would do the same as the chain. To show that it does the
+ * work it claims, it checks its own output against the real route's, span by span (attributes and
+ * resources as sets, name, kind, ids, times, status), before it measures. floor-sidecar.ts can
+ * also serve it live (`ab.ts --b transcode`).
  *
  *   node -r ./test/bench/register.js test/bench/transcode-bound.ts [--seconds 3] [--rounds 3]
  */
 import type { IncomingHttpHeaders } from 'node:http';
-import { tracerPayloadFromHeaders } from '../../src/parse/traces/tracer-headers';
-import { KNOWN_KEYS, attributeName } from '../../src/translate/known-keys';
 import type { DdSpan } from '../../src/datadog/traces';
 import { SpanKind } from '../../src/otlp/model';
+import { tracerPayloadFromHeaders } from '../../src/parse/traces/tracer-headers';
+import { KNOWN_KEYS, attributeName } from '../../src/translate/known-keys';
 import { Remaining } from '../../src/translate/traces/draft';
 import { BY_TAG, BY_TYPE } from '../../src/translate/traces/kind';
 import { spanName } from '../../src/translate/traces/name';
@@ -211,7 +214,7 @@ function bytesAre(at: number, n: number, s: string): boolean {
 
 // ------------------------------------------------------------------ output
 
-let o = new Uint8Array(1 << 22);
+let o = new Uint8Array(1 << 20);
 let q = 0;
 
 function varint(v: number): void {
@@ -296,9 +299,10 @@ const spanFields = new Int32Array(MAX_SPANS * WIDTH);
 /** per span: parent id, trace id (low half), span id, start, duration, 8 big-endian bytes each */
 const spanIds = new Uint8Array(MAX_SPANS * 40);
 const entryKeys: Key[] = [];
-const entryAt = new Int32Array(MAX_SPANS * 4);
-const entryLen = new Int32Array(MAX_SPANS * 4);
-const entryValue = new Float64Array(MAX_SPANS * 4);
+const MAX_ENTRIES = MAX_SPANS * 16;
+const entryAt = new Int32Array(MAX_ENTRIES);
+const entryLen = new Int32Array(MAX_ENTRIES);
+const entryValue = new Float64Array(MAX_ENTRIES);
 
 const identity = new Uint32Array(4096);
 const inheritedIds = new Map<string, number>();
@@ -361,6 +365,7 @@ function field(at: number, n: number): Field {
 
 /** Pass 1, one span: where everything is, its entries' keys looked up once; the chunk learns what it announces. */
 function readSpan(s: number, entries: number, chunk: Chunk): number {
+  if (s >= MAX_SPANS) throw new Error(`transcode-bound: more than ${MAX_SPANS} spans in a body`);
   const f = s * WIDTH;
   const at = s * 40;
   spanFields.fill(0, f, f + WIDTH);
@@ -408,6 +413,7 @@ function readSpan(s: number, entries: number, chunk: Chunk): number {
           const key = META.find(b, p, n);
           p += n;
           const vn = strLength();
+          if (entries >= MAX_ENTRIES) throw new Error(`transcode-bound: more than ${MAX_ENTRIES} meta and metrics entries in a body`);
           if (key.kind === Kind.Tid && vn === 16) chunk.tidHigh = hexBytes(p);
           else if (key.kind === Kind.Resource && !named(chunk.inherited, key.resourceName)) chunk.inherited.push([key.resourceName, Buffer.from(b.subarray(p, p + vn)).toString('utf8')]);
           entryKeys[entries] = key;
@@ -424,6 +430,7 @@ function readSpan(s: number, entries: number, chunk: Chunk): number {
           const key = METRICS.find(b, p, n);
           p += n;
           const v = number();
+          if (entries >= MAX_ENTRIES) throw new Error(`transcode-bound: more than ${MAX_ENTRIES} meta and metrics entries in a body`);
           if (key.kind === Kind.Sampling && chunk.priority === undefined) chunk.priority = v;
           if (key.kind === Kind.Pid && !named(chunk.inherited, 'process.pid')) chunk.inherited.push(['process.pid', v]);
           entryKeys[entries] = key;
@@ -666,6 +673,10 @@ export function transcode(body: Uint8Array, headers: IncomingHttpHeaders, write 
   }
   transcodedSpans = spans;
   if (!write) return undefined;
+  // room for the worst case (a typed array drops writes past its end without a word): a span's
+  // bytes at most twice (name, resource and type are written twice) and its framing
+  const room = 2 * body.length + 256 * spans;
+  if (o.length < room) o = new Uint8Array(room);
   // pass 2: each span written under its resource
   const groups = new Map<number, Group>();
   for (const chunk of chunks) for (let s = chunk.first; s < chunk.end; s++) writeSpan(s, chunk, groups);
