@@ -25,6 +25,7 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import type { DdSpan } from '../../src/datadog/traces';
 import { SpanKind } from '../../src/otlp/model';
+import { lenFieldSize, ProtoWriter, varintSize } from '../../src/otlp/writer';
 import { tracerPayloadFromHeaders } from '../../src/parse/traces/tracer-headers';
 import { KNOWN_KEYS, attributeName } from '../../src/translate/known-keys';
 import { Remaining } from '../../src/translate/traces/draft';
@@ -67,14 +68,18 @@ interface Key {
 
 const QUERY_KEYS = new Set(['db.statement', 'sql.query', 'db.operation', 'db.sql.table', 'db.name', 'db.instance']);
 
-const utf8 = (s: string): Uint8Array => Buffer.from(s, 'utf8');
-const lenField = (field: number, bytes: Uint8Array): Uint8Array => Uint8Array.from([field * 8 + 2, bytes.length, ...bytes]);
+/** KeyValue field 1 (tag, length, key) as the encoder writes it, to copy in. */
+function keyField(key: string): Uint8Array {
+  const w = new ProtoWriter(16);
+  w.stringField(1, key);
+  return Uint8Array.from(w.bytes());
+}
 
 let keyNumbers = 0;
 
 function classify(raw: Uint8Array, metric: boolean): Key {
   const key = Buffer.from(raw).toString('utf8');
-  const encoded = lenField(1, utf8(attributeName(key)));
+  const encoded = keyField(attributeName(key));
   const of = (kind: Kind, resourceName = ''): Key => ({ number: keyNumbers++, raw: Uint8Array.from(raw), kind, encoded, resourceName, query: QUERY_KEYS.has(key), text: key });
   if (metric) return of(key === 'process_id' ? Kind.Pid : key === '_sampling_priority_v1' ? Kind.Sampling : Kind.Plain);
   if (key === '_dd.base_service') return of(Kind.BaseService);
@@ -205,6 +210,9 @@ export function walkBody(body: Uint8Array, strings: boolean): number {
   return p + q;
 }
 
+/** b[at, at + n) decoded: only the rare paths (new resources, query names, inherited tags) make strings. */
+const textAt = (at: number, n: number): string => Buffer.from(b.buffer, b.byteOffset + at, n).toString('utf8');
+
 /** The bytes [at, at + n) equal `s` (ASCII). */
 function bytesAre(at: number, n: number, s: string): boolean {
   if (n !== s.length) return false;
@@ -224,7 +232,6 @@ function varint(v: number): void {
   }
   o[q++] = v;
 }
-const varintSize = (v: number): number => (v < 0x80 ? 1 : v < 0x4000 ? 2 : v < 0x200000 ? 3 : 4);
 
 /** Copies b[at, at + n) out and tells whether it was all ASCII. */
 function copy(at: number, n: number): boolean {
@@ -265,8 +272,8 @@ function doubleAttribute(key: Uint8Array, value: number): void {
   for (let i = 0; i < 8; i++) o[q++] = view.getUint8(i);
 }
 
-const SAMPLING_KEY = lenField(1, utf8('sampling.priority'));
-const DERIVED = { name: lenField(1, utf8('datadog.span.name')), resource: lenField(1, utf8('dd.span.Resource')), type: lenField(1, utf8('datadog.span.type')), service: lenField(1, utf8('service.name')) };
+const SAMPLING_KEY = keyField('sampling.priority');
+const DERIVED = { name: keyField('datadog.span.name'), resource: keyField('dd.span.Resource'), type: keyField('datadog.span.type'), service: keyField('service.name') };
 
 let nonAscii = 0;
 
@@ -309,14 +316,12 @@ const inheritedIds = new Map<string, number>();
 
 /** A resource met for the first time (rare: once per process and service). */
 function newGroup(chunk: Chunk, serviceAt: number, serviceN: number, from: number, metaEnd: number, id: Uint32Array): Group {
-  const text = (at: number, n: number): string => Buffer.from(b.subarray(at, at + n)).toString('utf8');
-  const resource: [string, string | number][] = [['service.name', text(serviceAt, serviceN) || 'unnamed-service']];
+  const resource: [string, string | number][] = [['service.name', textAt(serviceAt, serviceN) || 'unnamed-service']];
   for (let e = from; e < metaEnd; e++) {
     const k = entryKeys[e] as Key;
-    if (k.kind === Kind.Resource && !resource.some(([r]) => r === k.resourceName)) resource.push([k.resourceName, text(entryAt[e] as number, entryLen[e] as number)]);
+    if (k.kind === Kind.Resource && !named(resource, k.resourceName)) resource.push([k.resourceName, textAt(entryAt[e] as number, entryLen[e] as number)]);
   }
-  for (const [k, v] of chunk.inherited) if (!resource.some(([r]) => r === k)) resource.push([k, v]);
-  for (const [k, v] of payload) if (!resource.some(([r]) => r === k)) resource.push([k, v]);
+  for (const [k, v] of [...chunk.inherited, ...payload]) if (!named(resource, k)) resource.push([k, v]);
   for (const r of resource) if (r[0] === 'telemetry.sdk.language') r[1] = language(String(r[1])); // the tag's value, mapped as the resource step maps it
   return { identity: id, resource, spans: [] };
 }
@@ -375,34 +380,23 @@ function readSpan(s: number, entries: number, chunk: Chunk): number {
     const kn = strLength();
     const ka = p;
     p += kn;
-    switch (field(ka, kn)) {
+    const id = field(ka, kn);
+    switch (id) {
       case Field.Service:
-        stringAt(f + F_SERVICE);
-        break;
       case Field.Name:
-        stringAt(f + F_NAME);
-        break;
       case Field.Resource:
-        stringAt(f + F_RESOURCE);
-        break;
       case Field.Type:
-        stringAt(f + F_TYPE);
+        stringAt(f + (STRING_SLOT[id] as number));
         break;
       case Field.ParentId:
         spanFields[f + F_PARENT] = b[p] === 0 ? 0 : 1;
-        int64Into(spanIds, at);
+        int64Into(spanIds, at + (ID_AT[id] as number));
         break;
       case Field.TraceId:
-        int64Into(spanIds, at + 8);
-        break;
       case Field.SpanId:
-        int64Into(spanIds, at + 16);
-        break;
       case Field.Start:
-        int64Into(spanIds, at + 24);
-        break;
       case Field.Duration:
-        int64Into(spanIds, at + 32);
+        int64Into(spanIds, at + (ID_AT[id] as number));
         break;
       case Field.Error:
         spanFields[f + F_ERROR] = number();
@@ -415,7 +409,7 @@ function readSpan(s: number, entries: number, chunk: Chunk): number {
           const vn = strLength();
           if (entries >= MAX_ENTRIES) throw new Error(`transcode-bound: more than ${MAX_ENTRIES} meta and metrics entries in a body`);
           if (key.kind === Kind.Tid && vn === 16) chunk.tidHigh = hexBytes(p);
-          else if (key.kind === Kind.Resource && !named(chunk.inherited, key.resourceName)) chunk.inherited.push([key.resourceName, Buffer.from(b.subarray(p, p + vn)).toString('utf8')]);
+          else if (key.kind === Kind.Resource && !named(chunk.inherited, key.resourceName)) chunk.inherited.push([key.resourceName, textAt(p, vn)]);
           entryKeys[entries] = key;
           entryLen[entries] = vn;
           entryAt[entries++] = p;
@@ -446,6 +440,10 @@ function readSpan(s: number, entries: number, chunk: Chunk): number {
   spanFields[f + F_ENTRIES_END] = entries;
   return entries;
 }
+
+/** By Field: where a str field's offset and length go in a span's spanFields, and an id's 8 bytes in its spanIds. */
+const STRING_SLOT: readonly number[] = Object.assign([], { [Field.Service]: F_SERVICE, [Field.Name]: F_NAME, [Field.Resource]: F_RESOURCE, [Field.Type]: F_TYPE });
+const ID_AT: readonly number[] = Object.assign([], { [Field.ParentId]: 0, [Field.TraceId]: 8, [Field.SpanId]: 16, [Field.Start]: 24, [Field.Duration]: 32 });
 
 /** A str field's offset and length into spanFields at `slot`. */
 function stringAt(slot: number): void {
@@ -598,7 +596,7 @@ function sameIdentity(known: Uint32Array, n: number): boolean {
 }
 
 /** The kind step's tables, as bytes to compare with. */
-const asBytes = (kinds: ReadonlyMap<string, SpanKind>): [Uint8Array, number][] => [...kinds].map(([k, v]) => [utf8(k), v]);
+const asBytes = (kinds: ReadonlyMap<string, SpanKind>): [Uint8Array, number][] => [...kinds].map(([k, v]) => [Buffer.from(k), v]);
 const KINDS = asBytes(BY_TAG);
 const TYPE_KINDS = asBytes(BY_TYPE);
 
@@ -626,10 +624,9 @@ function isQuery(type: number, typeLen: number, from: number, metaEnd: number): 
 
 /** A query span's name from the name step itself, given what it reads: only query spans pay for the strings. */
 function queryName(res: number, resLen: number, name: number, nameLen: number, type: number, typeLen: number, from: number, metaEnd: number): string {
-  const text = (at: number, n: number): string => Buffer.from(b.subarray(at, at + n)).toString('utf8');
   const meta = new Map<string, string>();
-  for (let e = from; e < metaEnd; e++) if ((entryKeys[e] as Key).query) meta.set((entryKeys[e] as Key).text, text(entryAt[e] as number, entryLen[e] as number));
-  const span: DdSpan = { service: '', name: text(name, nameLen), resource: text(res, resLen), type: text(type, typeLen), traceId: 0n, spanId: 0n, parentId: 0n, start: 0n, duration: 0n, error: 0, meta, metrics: new Map(), links: [], events: [] };
+  for (let e = from; e < metaEnd; e++) if ((entryKeys[e] as Key).query) meta.set((entryKeys[e] as Key).text, textAt(entryAt[e] as number, entryLen[e] as number));
+  const span: DdSpan = { service: '', name: textAt(name, nameLen), resource: textAt(res, resLen), type: textAt(type, typeLen), traceId: 0n, spanId: 0n, parentId: 0n, start: 0n, duration: 0n, error: 0, meta, metrics: new Map(), links: [], events: [] };
   return spanName(span, new Remaining(meta));
 }
 
@@ -701,26 +698,25 @@ export function transcode(body: Uint8Array, headers: IncomingHttpHeaders, write 
   return out;
 }
 
-/** A group's ResourceSpans up to its spans: built once a group a body. */
+/** A group's ResourceSpans{resource, scope_spans} up to its spans, which follow it: built once a group a body. */
 function resourceHead(attrs: [string, string | number][], spanBytes: number): Buffer {
-  const resource = attrs.map(([k, v]) => {
-    const any = typeof v === 'number' ? Uint8Array.from([0x18, ...varintBytes(v)]) : lenField(1, utf8(v));
-    return lenField(1, Uint8Array.from([...lenField(1, utf8(k)), ...lenField(2, any)]));
-  });
-  const head = Buffer.concat(resource.map((r) => Buffer.from(r)));
-  const resourceField = Buffer.concat([Buffer.from([0x0a]), varintBytes(head.length), head]);
-  const scopeField = Buffer.concat([Buffer.from([0x12]), varintBytes(spanBytes)]);
-  return Buffer.concat([Buffer.from([0x0a]), varintBytes(resourceField.length + scopeField.length + spanBytes), resourceField, scopeField]);
-}
-
-function varintBytes(v: number): Buffer {
-  const bytes: number[] = [];
-  while (v >= 0x80) {
-    bytes.push((v & 0x7f) | 0x80);
-    v >>>= 7;
+  const r = new ProtoWriter(1024);
+  for (const [key, value] of attrs) {
+    const kv = r.beginLen(1);
+    r.stringField(1, key);
+    const any = r.beginLen(2);
+    if (typeof value === 'number') r.int64Field(3, BigInt(value));
+    else r.stringField(1, value);
+    r.endLen(any);
+    r.endLen(kv);
   }
-  bytes.push(v);
-  return Buffer.from(bytes);
+  const resource = r.bytes();
+  const head = new ProtoWriter(resource.length + 32);
+  head.lenPrefix(1, lenFieldSize(1, resource.length) + lenFieldSize(2, spanBytes));
+  head.lenPrefix(1, resource.length);
+  head.raw(resource);
+  head.lenPrefix(2, spanBytes);
+  return head.bytes();
 }
 
 // ------------------------------------------------------------------ check, then measure
@@ -729,18 +725,19 @@ type Flat = Record<string, unknown>;
 const REQUEST = lookupType('opentelemetry.proto.collector.trace.v1.ExportTraceServiceRequest');
 
 const anyValue = (v: Flat): unknown => v.stringValue ?? v.doubleValue ?? v.intValue ?? v.boolValue;
-const attributes = (list: Flat[] | undefined): Flat => Object.fromEntries((list ?? []).map((kv) => [kv.key, anyValue(kv.value as Flat)]));
+/** Attributes as sorted [key, value] pairs: compared as sets, whatever order each side wrote them in. */
+const entries = (list: Flat[] | undefined): [unknown, unknown][] => (list ?? []).map((kv): [unknown, unknown] => [kv.key, anyValue(kv.value as Flat)]).sort((x, y) => String(x[0]).localeCompare(String(y[0])));
 
-/** spanId → what this estimate promises to get right about it. */
+/** spanId → what this estimate promises to get right about it, in one canonical form for both sides. */
 function spansOf(bodies: Uint8Array[]): Map<string, Flat> {
   const out = new Map<string, Flat>();
   for (const body of bodies) {
     const request = REQUEST.toObject(REQUEST.decode(body), { longs: String, bytes: String, defaults: false }) as { resourceSpans: Flat[] };
     for (const rs of request.resourceSpans) {
-      const resource = attributes((rs.resource as Flat | undefined)?.attributes as Flat[]);
+      const resource = entries((rs.resource as Flat | undefined)?.attributes as Flat[]);
       for (const ss of rs.scopeSpans as Flat[]) {
         for (const sp of ss.spans as Flat[]) {
-          out.set(sp.spanId as string, { resource, traceId: sp.traceId, parentSpanId: sp.parentSpanId, name: sp.name, kind: sp.kind, start: sp.startTimeUnixNano, end: sp.endTimeUnixNano, attributes: attributes(sp.attributes as Flat[]), status: (sp.status as Flat | undefined)?.code });
+          out.set(sp.spanId as string, { resource, traceId: sp.traceId, parentSpanId: sp.parentSpanId, name: sp.name, kind: sp.kind, start: sp.startTimeUnixNano, end: sp.endTimeUnixNano, attributes: entries(sp.attributes as Flat[]), status: (sp.status as Flat | undefined)?.code });
         }
       }
     }
@@ -765,12 +762,8 @@ async function main(): Promise<void> {
     const actual = spansOf([transcode(bodies[i] as Uint8Array, headers) as Uint8Array]);
     if (actual.size !== expected.size) throw new Error(`body ${i}: ${actual.size} spans, the route has ${expected.size}`);
     for (const [id, span] of expected) {
-      const mine = JSON.stringify(actual.get(id), Object.keys(span).sort());
-      const theirs = JSON.stringify(span, Object.keys(span).sort());
-      const sorted = (s: Flat | undefined): string => JSON.stringify(Object.entries((s?.attributes as Flat) ?? {}).sort()) + JSON.stringify(Object.entries((s?.resource as Flat) ?? {}).sort());
-      if (mine.replace(/"attributes":\{[^}]*\}|"resource":\{[^}]*\}/g, '') !== theirs.replace(/"attributes":\{[^}]*\}|"resource":\{[^}]*\}/g, '') || sorted(actual.get(id)) !== sorted(span)) {
-        throw new Error(`body ${i}, span ${id} differs:\n  route:     ${JSON.stringify(span)}\n  transcode: ${JSON.stringify(actual.get(id))}`);
-      }
+      const [theirs, mine] = [JSON.stringify(span), JSON.stringify(actual.get(id))];
+      if (mine !== theirs) throw new Error(`body ${i}, span ${id} differs:\n  route:     ${theirs}\n  transcode: ${mine}`);
       spans++;
     }
   }
