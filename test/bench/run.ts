@@ -87,10 +87,17 @@ export function load(spec: LoadSpec, cores: string, sut: RunningSut): Promise<Lo
   let cpuAtEnd: Record<string, number> = {};
   return new Promise((resolve, reject) => {
     child.on('message', (m: LoadMessage) => {
-      if ('mark' in m) {
-        if (m.mark === 'start') cpuAtStart = cpuNow();
-        else cpuAtEnd = cpuNow();
-      } else resolve({ ...m.result, cpuSeconds: Object.fromEntries(Object.entries(cpuAtEnd).map(([name, end]) => [name, end - (cpuAtStart[name] ?? 0)])) });
+      try {
+        if ('mark' in m) {
+          if (m.mark === 'start') cpuAtStart = cpuNow();
+          else cpuAtEnd = cpuNow();
+        } else resolve({ ...m.result, cpuSeconds: Object.fromEntries(Object.entries(cpuAtEnd).map(([name, end]) => [name, end - (cpuAtStart[name] ?? 0)])) });
+      } catch (err) {
+        // a process under test is gone (its /proc entry with it): fail this load so the caller's
+        // finally stops the rest of the side, instead of dying here and leaving its collector running
+        child.kill();
+        reject(new Error(`a process under test stopped during the load: ${(err as Error).message}`));
+      }
     });
     child.once('exit', (code) => (code ? reject(new Error(`load generator exited with ${code}`)) : undefined));
     child.send(spec);
