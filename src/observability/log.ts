@@ -42,3 +42,34 @@ export function createLogger(level: LogLevel, base: Fields = {}, sink: Sink = st
     child: (fields) => createLogger(level, { ...base, ...fields }, sink),
   };
 }
+
+/**
+ * A logger that writes each message (by level and text) at most once per `intervalMs`; the next
+ * line written for it carries `suppressed`, the number of lines left out since. For lines a
+ * client or a failing dependency can trigger at request rate (overload 503s, delivery retries),
+ * so that a storm costs a line per interval instead of one per event.
+ */
+export function rateLimited(log: Logger, intervalMs: number, now: () => number = Date.now): Logger {
+  const windows = new Map<string, { until: number; suppressed: number }>();
+  const gate =
+    (emit: (msg: string, fields?: Fields) => void, level: LogLevel) =>
+    (msg: string, fields?: Fields): void => {
+      const key = `${level} ${msg}`;
+      const t = now();
+      const window = windows.get(key);
+      if (window && t < window.until) {
+        window.suppressed++;
+        return;
+      }
+      const suppressed = window?.suppressed ?? 0;
+      windows.set(key, { until: t + intervalMs, suppressed: 0 });
+      emit(msg, suppressed > 0 ? { ...fields, suppressed } : fields);
+    };
+  return {
+    debug: gate(log.debug, 'debug'),
+    info: gate(log.info, 'info'),
+    warn: gate(log.warn, 'warn'),
+    error: gate(log.error, 'error'),
+    child: (fields) => rateLimited(log.child(fields), intervalMs, now),
+  };
+}
