@@ -6,6 +6,7 @@ import { Readable, type Transform } from 'node:stream';
 import zlib from 'node:zlib';
 import {
   decodeBody,
+  MAX_CONTENT_CODINGS,
   isZstdNative,
   parseContentEncoding,
   SUPPORTED_CONTENT_ENCODINGS,
@@ -219,6 +220,25 @@ describe('parseContentEncoding', () => {
 
   it('lists every supported encoding', () => {
     expect(SUPPORTED_CONTENT_ENCODINGS).toEqual(['identity', 'gzip', 'x-gzip', 'deflate', 'x-deflate', 'zstd', 'zstd1']);
+  });
+
+  it(`undoes up to ${MAX_CONTENT_CODINGS} codings and refuses more with 415 before decoding anything`, async () => {
+    let body = TEXT;
+    for (let i = 0; i < MAX_CONTENT_CODINGS; i++) body = zlib.gzipSync(body);
+    expect(await decodeBody(body, Array(MAX_CONTENT_CODINGS).fill('gzip').join(','), LIMITS)).toEqual(TEXT);
+    for (const header of [Array(MAX_CONTENT_CODINGS + 1).fill('gzip').join(','), Array(3000).fill('zstd').join(',')]) {
+      const err = httpErrorSync(() => parseContentEncoding(header));
+      expect(err.status).toBe(415);
+      expect(err.message).toBe(`Content-Encoding lists more than ${MAX_CONTENT_CODINGS} codings; senders apply one`);
+    }
+    // a body that is not even gzip: refused for the header, so no decoder ran
+    expect((await httpError(decodeBody(TEXT, Array(3000).fill('gzip').join(','), LIMITS))).status).toBe(415);
+  });
+
+  it('does not count what costs no decoding: identity and empty list items', () => {
+    const padding = Array(3000).fill('identity').join(', ') + ',,, ,';
+    expect(parseContentEncoding(padding)).toEqual([]);
+    expect(parseContentEncoding(`${padding}gzip,${padding}zstd`)).toEqual(['gzip', 'zstd']);
   });
 
   it('does not echo an arbitrarily long encoding name', () => {
