@@ -17,6 +17,8 @@ export interface Config {
   maxDecodedBytes: number;
   headersTimeoutMs: number;
   requestTimeoutMs: number;
+  minUploadBytesPerSecond: number;
+  uploadRateWindowMs: number;
   keepAliveTimeoutMs: number;
   otlpEndpoint: string;
   otlpHeaders: Record<string, string>;
@@ -195,6 +197,24 @@ export const OPTIONS = [
     default: 60_000,
     parse: parsePositiveInt,
     help: 'Time a client has to send its whole request (the upstream receiver uses 60 s).',
+  }),
+  option({
+    key: 'minUploadBytesPerSecond',
+    flag: '--min-upload-bytes-per-second',
+    env: ['DD_BRIDGE_MIN_UPLOAD_BYTES_PER_SECOND'],
+    file: 'min_upload_bytes_per_second',
+    default: 1024,
+    parse: parsePositiveInt,
+    help: 'A request body arriving slower than this, over any --upload-rate-window-ms, gets 408 and its connection closed.',
+  }),
+  option({
+    key: 'uploadRateWindowMs',
+    flag: '--upload-rate-window-ms',
+    env: ['DD_BRIDGE_UPLOAD_RATE_WINDOW_MS'],
+    file: 'upload_rate_window_ms',
+    default: 10_000,
+    parse: parsePositiveInt,
+    help: 'Window over which the upload rate is judged; the first one, from the headers on, is the grace for the first bytes.',
   }),
   option({
     key: 'keepAliveTimeoutMs',

@@ -4,17 +4,18 @@
  */
 import { createServer, type Server } from 'node:http';
 import type { BridgeMetrics } from '../observability/metrics';
-import { pathOf } from './route-table';
+import { normalizePath } from './route-table';
 
 export interface HealthState {
   status: 'ok' | 'disabled' | 'stopping';
   intake: { enabled: boolean; listen?: string };
+  /** as redactUrl (auth/api-keys.ts) leaves it: no credentials */
   collector: { endpoint: string };
 }
 
 export function createAdminServer(health: () => HealthState, metrics: BridgeMetrics): Server {
   return createServer((req, res) => {
-    const path = pathOf(req.url ?? '/');
+    const path = normalizePath(req.url ?? '/');
     if (req.method === 'GET' && (path === '/health' || path === '/healthz' || path === '/')) {
       const state = health();
       res.writeHead(state.status === 'stopping' ? 503 : 200, { 'Content-Type': 'application/json' });

@@ -3,6 +3,11 @@
  * decompressed). Past it a request gets 503 + Retry-After at once — every Datadog sender retries
  * that — instead of the process buffering without limit. A request alone larger than the byte
  * budget is still let through when nothing else is held, so it can never be refused forever.
+ *
+ * A request counts against the request bound only once its body has arrived: a slot taken at the
+ * headers let 300 sockets trickling bodies hold every slot and turn everyone else away with 503
+ * for 45 s (issue 21). While a body arrives it holds only the bytes it has sent, and read-body.ts
+ * cuts it off when it arrives too slowly.
  */
 import { HttpError } from './errors';
 
@@ -13,7 +18,11 @@ export class OverloadedError extends HttpError {
 }
 
 export interface Lease {
+  /** Counts `bytes` more held by this request; throws OverloadedError past the byte budget. */
   reserve(bytes: number): void;
+  /** Takes the request's slot, once its body is complete; throws OverloadedError when all are taken. */
+  admit(): void;
+  /** Gives back the slot and the bytes; safe to call more than once. */
   release(): void;
 }
 
@@ -26,11 +35,10 @@ export class InflightBudget {
     private readonly maxBytes: number,
   ) {}
 
-  /** A slot for one request, or a 503 HttpError when all are taken. */
+  /** What one request holds, nothing yet. */
   lease(): Lease {
-    if (this.requests >= this.maxRequests) throw new OverloadedError('in-flight request');
-    this.requests++;
     let held = 0;
+    let admitted = false;
     let released = false;
     return {
       reserve: (bytes) => {
@@ -38,10 +46,16 @@ export class InflightBudget {
         this.bytes += bytes;
         held += bytes;
       },
+      admit: () => {
+        if (admitted) return;
+        if (this.requests >= this.maxRequests) throw new OverloadedError('in-flight request');
+        this.requests++;
+        admitted = true;
+      },
       release: () => {
         if (released) return;
         released = true;
-        this.requests--;
+        if (admitted) this.requests--;
         this.bytes -= held;
       },
     };

@@ -3,27 +3,65 @@
  * decompression, error replies, self-metrics), then the route's own handler.
  */
 import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
+import type { Socket } from 'node:net';
 import { loggablePath, presentedKey } from '../auth/api-keys';
-import { decodeBody } from '../decode';
+import { parseContentEncoding, undoCodings } from '../decode';
 import type { IntakeReply, IntakeRequest, IntakeRoute, RouteContext } from '../intake/route';
 import { agentState, AGENT_VERSION, infoDocument } from '../intake/info';
 import { unknownRouteReply } from '../intake/unknown';
 import { freeNow } from '../memory/owned-buffers';
-import type { Logger } from '../observability/log';
+import { rateLimited, type Logger } from '../observability/log';
 import type { BridgeMetrics } from '../observability/metrics';
 import { parseMediaType } from '../parse/media-type';
 import { HttpError } from './errors';
 import { OverloadedError, type InflightBudget, type Lease } from './inflight-budget';
-import { readBody } from './read-body';
-import { pathOf, RouteTable } from './route-table';
+import { readBody, type BodyLimits } from './read-body';
+import { normalizePath, RouteTable } from './route-table';
 
 const nowNs = (): bigint => BigInt(Date.now()) * 1_000_000n;
+
+/** The query parameters of a request target; unlike `new URL`, never throws on a malformed target. */
+const queryOf = (url: string): URLSearchParams => {
+  const q = url.indexOf('?');
+  return new URLSearchParams(q < 0 ? '' : url.slice(q + 1));
+};
+
+/**
+ * Lines a client can trigger at request rate (overloads, refusals, unknown routes) are written
+ * once per message per this interval, with the count left out: a flood of overload 503s wrote a
+ * million lines (222 MB) before (issue 21).
+ */
+const REQUEST_LOG_INTERVAL_MS = 10_000;
+
+/**
+ * Requests of one connection handled at once. Datadog senders never pipeline; a client that
+ * pipelines without reading its replies was served every request it wrote (RSS 356 MiB, /health
+ * stalled 10.7 s, issue 21). Past this the socket is no longer read, so a client that does not
+ * consume its replies gets at most what the kernel buffers hold answered.
+ */
+export const MAX_PIPELINED_REQUESTS = 4;
+
+/**
+ * Replies after which the connection cannot carry another request: the body was not read to its
+ * end (too large, too slow).
+ */
+const CLOSES_CONNECTION = new Set([408, 413]);
 
 /**
  * The trace-agent stamps every tracer reply but /info with its version and a hash of /info;
  * tracers re-read /info when the hash changes.
  */
 const tracerHeaders = (ctx: RouteContext): Record<string, string> => ({ 'Datadog-Agent-Version': AGENT_VERSION, 'Datadog-Agent-State': agentState(infoDocument(ctx)) });
+
+/** What every request of the intake shares. */
+interface Shared {
+  ctx: RouteContext;
+  metrics: BridgeMetrics;
+  /** rate-limited (REQUEST_LOG_INTERVAL_MS) */
+  log: Logger;
+  budget: InflightBudget;
+  bodyLimits: BodyLimits;
+}
 
 /**
  * The intake's request listener. Routing is a table lookup (route-table.ts) rather than express:
@@ -33,46 +71,96 @@ const tracerHeaders = (ctx: RouteContext): Record<string, string> => ({ 'Datadog
 export function createIntakeApp(routes: readonly IntakeRoute[], ctx: RouteContext, metrics: BridgeMetrics, log: Logger, budget: InflightBudget): RequestListener {
   const table = new RouteTable(routes);
   const stamp = Object.entries(tracerHeaders(ctx));
+  const { config } = ctx;
+  const shared: Shared = {
+    ctx,
+    metrics,
+    log: rateLimited(log, REQUEST_LOG_INTERVAL_MS),
+    budget,
+    bodyLimits: { maxBytes: config.maxBodyBytes, minBytesPerSecond: config.minUploadBytesPerSecond, rateWindowMs: config.uploadRateWindowMs },
+  };
+  const gates = new WeakMap<Socket, PipelineGate>();
   return (req, res) => {
-    const path = pathOf(req.url ?? '/');
+    const path = normalizePath(req.url ?? '/');
     const method = req.method ?? 'GET';
     const route = table.match(path);
     if (!route) {
       const reply = unknownRouteReply(method, path);
       metrics.unknownRoutes.inc({ method });
-      log.warn('request to a route this sidecar does not implement', { method, path: loggablePath(path), status: reply.status });
+      shared.log.warn('request to a route this sidecar does not implement', { method, path: loggablePath(path), status: reply.status });
       return send(res, reply);
     }
     // HEAD is served by a GET route, as HTTP has it (node sends no body)
     const served = method === 'HEAD' ? 'GET' : method;
     if (!(route.methods as readonly string[]).includes(served)) {
       metrics.requests.inc({ route: route.name, status: '405' });
-      return send(res, { status: 405, body: `${method} is not allowed on ${path}; use ${route.methods.join(' or ')}\n`, headers: { Allow: route.methods.join(', ') } });
+      return send(res, { status: 405, body: `${method} is not allowed on ${loggablePath(path)}; use ${route.methods.join(' or ')}\n`, headers: { Allow: route.methods.join(', ') } });
     }
     if (route.sender === 'tracer' && route.name !== 'info') for (const [k, v] of stamp) res.setHeader(k, v);
-    void serve(route, req, path, res, ctx, metrics, log, budget);
+    const socket = req.socket;
+    let gate = gates.get(socket);
+    if (!gate) gates.set(socket, (gate = new PipelineGate(socket)));
+    gate.run(res, () => void serve(route, req, path, res, shared));
   };
 }
 
-async function serve(route: IntakeRoute, req: IncomingMessage, path: string, res: ServerResponse, ctx: RouteContext, metrics: BridgeMetrics, log: Logger, budget: InflightBudget): Promise<void> {
-  let reply: IntakeReply;
-  let lease: Lease | undefined;
-  try {
-    lease = budget.lease();
-    reply = await handle(route, req, path, ctx, metrics, lease);
-  } catch (err) {
-    if (err instanceof OverloadedError) metrics.overloaded.inc({ route: route.name });
-    reply = errorReply(err, route, req.method ?? '', path, log, metrics);
-  } finally {
-    lease?.release();
+/**
+ * Runs a connection's requests at most MAX_PIPELINED_REQUESTS at a time, in arrival order. One
+ * counts until its reply has been handed to the kernel (the response's `close`), which stops
+ * happening when the client does not read. Node's own check (pause while the socket needs
+ * draining) acts only after the kernel buffers are full, and on requests already parsed it acts
+ * not at all: everything in the chunk being parsed was dispatched at once.
+ */
+class PipelineGate {
+  private running = 0;
+  private paused = false;
+  private readonly waiting: (() => void)[] = [];
+
+  constructor(private readonly socket: Socket) {}
+
+  run(res: ServerResponse, start: () => void): void {
+    res.once('close', () => this.finished());
+    if (this.running < MAX_PIPELINED_REQUESTS) {
+      this.running++;
+      start();
+      return;
+    }
+    this.waiting.push(start);
+    if (!this.paused) {
+      this.paused = true;
+      this.socket.pause();
+    }
   }
-  metrics.requests.inc({ route: route.name, status: String(reply.status) });
+
+  private finished(): void {
+    const next = this.waiting.shift();
+    if (next) return next();
+    this.running--;
+    if (!this.paused) return;
+    this.paused = false;
+    // a socket node paused itself (its write side needs draining) stays paused through this
+    this.socket.resume();
+  }
+}
+
+async function serve(route: IntakeRoute, req: IncomingMessage, path: string, res: ServerResponse, shared: Shared): Promise<void> {
+  const lease = shared.budget.lease();
+  let reply: IntakeReply;
+  try {
+    reply = await handle(route, req, path, shared, lease);
+  } catch (err) {
+    if (err instanceof OverloadedError) shared.metrics.overloaded.inc({ route: route.name });
+    reply = errorReply(err, route, req.method ?? '', path, shared);
+  } finally {
+    lease.release();
+  }
+  shared.metrics.requests.inc({ route: route.name, status: String(reply.status) });
   send(res, reply);
 }
 
-async function handle(route: IntakeRoute, req: IncomingMessage, path: string, ctx: RouteContext, metrics: BridgeMetrics, lease: Lease): Promise<IntakeReply> {
+async function handle(route: IntakeRoute, req: IncomingMessage, path: string, { ctx, metrics, bodyLimits }: Shared, lease: Lease): Promise<IntakeReply> {
   const receivedAtNs = nowNs();
-  const query = new URL(req.url ?? '/', 'http://intake').searchParams;
+  const query = queryOf(req.url ?? '/');
   const mustAuth = ctx.authEnabled && !route.selfAuthenticating && (route.sender === 'agent' || ctx.config.authTracerRoutes);
   const authenticated = ctx.isValidKey(presentedKey(req.headers, query, path));
   if (mustAuth && !authenticated) {
@@ -82,11 +170,16 @@ async function handle(route: IntakeRoute, req: IncomingMessage, path: string, ct
   let body: Buffer = Buffer.alloc(0);
   let raw = body;
   if (route.readsBody) {
-    raw = await readBody(req, ctx.config.maxBodyBytes, lease.reserve);
+    // the header is judged before the upload: a refused one costs neither upload nor decoding
+    const codecs = parseContentEncoding(req.headers['content-encoding']);
+    raw = await readBody(req, bodyLimits, lease.reserve);
+    lease.admit();
     metrics.bytesIn.inc({ route: route.name }, raw.length);
-    body = await decodeBody(raw, req.headers['content-encoding'], { maxDecodedBytes: ctx.config.maxDecodedBytes });
+    body = await undoCodings(raw, codecs, { maxDecodedBytes: ctx.config.maxDecodedBytes });
     if (body !== raw) lease.reserve(body.length);
     metrics.bytesDecoded.inc({ route: route.name }, body.length);
+  } else {
+    lease.admit();
   }
   const intakeRequest: IntakeRequest = {
     method: req.method ?? '',
@@ -107,7 +200,7 @@ async function handle(route: IntakeRoute, req: IncomingMessage, path: string, ct
   }
 }
 
-function errorReply(err: unknown, route: IntakeRoute, method: string, path: string, log: Logger, metrics: BridgeMetrics): IntakeReply {
+function errorReply(err: unknown, route: IntakeRoute, method: string, path: string, { log, metrics }: Shared): IntakeReply {
   if (err instanceof HttpError) {
     const fields = { route: route.name, method, path: loggablePath(path), status: err.status, error: err.message };
     if (err.status >= 500) log.warn('request not accepted', fields);
@@ -126,7 +219,7 @@ function send(res: ServerResponse, reply: IntakeReply): void {
   if (res.headersSent) return;
   res.statusCode = reply.status;
   for (const [k, v] of Object.entries(reply.headers ?? {})) res.setHeader(k, v);
-  if (reply.status === 413) res.setHeader('Connection', 'close');
+  if (CLOSES_CONNECTION.has(reply.status)) res.setHeader('Connection', 'close');
   if (reply.body === undefined) {
     res.end();
     return;

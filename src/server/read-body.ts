@@ -1,13 +1,37 @@
 /**
- * Reads a request body as raw bytes with a hard cap. express.raw() cannot be used: it caps at
- * 100 KB by default, checks after decompressing and answers zstd with 415 on Node 20.
+ * Reads a request body as raw bytes with a hard cap and a minimum upload rate. express.raw()
+ * cannot be used: it caps at 100 KB by default, checks after decompressing and answers zstd with
+ * 415 on Node 20.
  */
 import type { IncomingMessage } from 'node:http';
 import { own } from '../memory/owned-buffers';
 import { HttpError, payloadTooLarge } from './errors';
 
+export interface BodyLimits {
+  /** Largest body as sent; more is a 413. */
+  maxBytes: number;
+  /**
+   * Fewest bytes per second a body must bring, judged over each `rateWindowMs` from the moment
+   * reading starts (so the first window is the grace for the first bytes); slower is a 408.
+   */
+  minBytesPerSecond: number;
+  rateWindowMs: number;
+}
+
+/**
+ * A body arriving slower than the minimum rate. Its connection is closed with the reply
+ * (intake-app.ts): the rest of the body is not worth reading, and a client trickling it must not
+ * keep the socket. Every Datadog sender retries 408.
+ */
+export class SlowUploadError extends HttpError {
+  constructor(limits: BodyLimits) {
+    super(408, `request body arrived slower than ${limits.minBytesPerSecond} bytes/s over ${limits.rateWindowMs} ms; the connection is closed, retry`);
+  }
+}
+
 /** `reserve` is told about every chunk before it is kept; it throws to refuse the body (back-pressure). */
-export function readBody(req: IncomingMessage, maxBytes: number, reserve: (bytes: number) => void = () => undefined): Promise<Buffer> {
+export function readBody(req: IncomingMessage, limits: BodyLimits, reserve: (bytes: number) => void = () => undefined): Promise<Buffer> {
+  const { maxBytes } = limits;
   const declared = Number(req.headers['content-length']);
   if (Number.isFinite(declared) && declared > maxBytes) {
     return Promise.reject(payloadTooLarge(`request body of ${declared} bytes exceeds the ${maxBytes}-byte limit`));
@@ -15,32 +39,36 @@ export function readBody(req: IncomingMessage, maxBytes: number, reserve: (bytes
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
+    let sizeAtLastCheck = 0;
+    const fail = (err: Error): void => {
+      cleanup();
+      reject(err);
+    };
     const onData = (chunk: Buffer): void => {
       size += chunk.length;
       try {
         if (size > maxBytes) throw payloadTooLarge(`request body exceeds the ${maxBytes}-byte limit`);
         reserve(chunk.length);
       } catch (err) {
-        cleanup();
         req.resume(); // drain without keeping what arrives
-        reject(err as Error);
+        fail(err as Error);
         return;
       }
       chunks.push(chunk);
     };
+    const checkRate = (): void => {
+      if (size - sizeAtLastCheck < (limits.minBytesPerSecond * limits.rateWindowMs) / 1000) fail(new SlowUploadError(limits));
+      sizeAtLastCheck = size;
+    };
+    const rateCheck = setInterval(checkRate, limits.rateWindowMs);
     const onEnd = (): void => {
       cleanup();
       resolve(chunks.length === 1 ? (chunks[0] as Buffer) : own(Buffer.concat(chunks, size)));
     };
-    const onAborted = (): void => {
-      cleanup();
-      reject(new HttpError(400, 'request body ended before Content-Length bytes arrived'));
-    };
-    const onError = (err: Error): void => {
-      cleanup();
-      reject(new HttpError(400, `cannot read request body: ${err.message}`));
-    };
+    const onAborted = (): void => fail(new HttpError(400, 'request body ended before Content-Length bytes arrived'));
+    const onError = (err: Error): void => fail(new HttpError(400, `cannot read request body: ${err.message}`));
     const cleanup = (): void => {
+      clearInterval(rateCheck);
       req.off('data', onData);
       req.off('end', onEnd);
       req.off('aborted', onAborted);

@@ -4,7 +4,7 @@
  */
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { keyChecker } from '../auth/api-keys';
+import { keyChecker, redactUrl } from '../auth/api-keys';
 import { acceptedKeys, type Config, type HostPort } from '../config';
 import { zstdImplementation } from '../decode';
 import { CoalescingExporter } from '../export/coalescing-exporter';
@@ -75,8 +75,9 @@ export async function startSidecar(config: Config, env: NodeJS.ProcessEnv, log: 
   const metrics = new BridgeMetrics();
   let status: HealthState['status'] = config.enabled ? 'ok' : 'disabled';
   let intakeListen: string | undefined;
+  const collectorEndpoint = redactUrl(config.otlpEndpoint);
   const admin = createAdminServer(
-    () => ({ status, intake: { enabled: config.enabled, ...(intakeListen ? { listen: intakeListen } : {}) }, collector: { endpoint: config.otlpEndpoint } }),
+    () => ({ status, intake: { enabled: config.enabled, ...(intakeListen ? { listen: intakeListen } : {}) }, collector: { endpoint: collectorEndpoint } }),
     metrics,
   );
   const adminAddress = await listen(admin, config.adminListen);
@@ -118,7 +119,7 @@ export async function startSidecar(config: Config, env: NodeJS.ProcessEnv, log: 
   log.info('Datadog intake listening', {
     listen: intakeListen,
     admin: `${adminAddress.address}:${adminAddress.port}`,
-    collector: config.otlpEndpoint,
+    collector: collectorEndpoint,
     auth: keys.length > 0 ? `${keys.length} key(s)` : 'open',
     zstd: zstdImplementation,
   });

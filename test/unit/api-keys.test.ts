@@ -1,7 +1,8 @@
-import { keyChecker, presentedKey } from '../../src/auth/api-keys';
+import { keyChecker, loggablePath, presentedKey, redactUrl } from '../../src/auth/api-keys';
 
 describe('api keys', () => {
   const check = keyChecker(['alpha', 'beta-key']);
+  const q = (s: string) => new URLSearchParams(s);
 
   it('accepts exactly the configured keys', () => {
     expect(check('alpha')).toBe(true);
@@ -13,11 +14,45 @@ describe('api keys', () => {
   });
 
   it('finds the key where each sender puts it', () => {
-    const q = (s: string) => new URLSearchParams(s);
     expect(presentedKey({ 'dd-api-key': 'h' }, q(''), '/api/v2/logs')).toBe('h');
     expect(presentedKey({}, q('api_key=q'), '/api/v1/validate')).toBe('q');
     expect(presentedKey({}, q('dd-api-key=old'), '/v1/input')).toBe('old');
     expect(presentedKey({}, q(''), '/v1/input/pathkey')).toBe('pathkey');
     expect(presentedKey({}, q(''), '/api/v2/logs')).toBeUndefined();
+  });
+
+  // the route table serves all of these as /v1/input/:key (route-table.test.ts)
+  it.each(['/v1/input/PathKey', '/V1/INPUT/PathKey', '//v1/input/PathKey', '/v1/input//PathKey', '/v1//input/PathKey/', 'http://h:8126/v1/input/PathKey?x=1'])(
+    'finds the key in %s, its case kept, and redacts it from the loggable path',
+    (url) => {
+      expect(presentedKey({}, q(''), url)).toBe('PathKey');
+      expect(loggablePath(url)).not.toContain('PathKey');
+      expect(loggablePath(url)).toMatch(/^\/v1\/input\/<redacted>$/i);
+    },
+  );
+
+  it('redacts the key from a path the route table does not serve too', () => {
+    expect(loggablePath('/v1/input/secret/extra')).toBe('/v1/input/<redacted>/extra');
+    expect(loggablePath('/api/v2/logs')).toBe('/api/v2/logs');
+  });
+
+  it('percent-decodes the path key, and takes a segment that cannot be decoded for no key', () => {
+    expect(presentedKey({}, q(''), '/v1/input/a%2Bb')).toBe('a+b');
+    expect(presentedKey({}, q(''), '/v1/input/%ZZ')).toBeUndefined();
+    expect(loggablePath('/v1/input/%ZZ')).toBe('/v1/input/<redacted>');
+  });
+});
+
+describe('redactUrl', () => {
+  it.each([
+    ['http://collector:4317', 'http://collector:4317'],
+    ['collector:4317', 'collector:4317'],
+    ['https://user:pass@collector:4317', 'https://<redacted>@collector:4317'],
+    ['https://user:p@ss@collector:4317/', 'https://<redacted>@collector:4317/'],
+    ['user:pass@collector:4317', '<redacted>@collector:4317'],
+    ['http://collector:4317/?api_key=k1&region=eu&Authorization=Bearer%20x&access_token=t', 'http://collector:4317/?api_key=<redacted>&region=eu&Authorization=<redacted>&access_token=<redacted>'],
+    ['http://collector:4317/a@b', 'http://collector:4317/a@b'],
+  ])('%s → %s', (url, shown) => {
+    expect(redactUrl(url)).toBe(shown);
   });
 });
