@@ -58,6 +58,8 @@ COPY src ./src
 RUN npm run build && npm prune --omit=dev --ignore-scripts
 
 FROM ${NODE_IMAGE} AS sidecar
+# The admin port (/health, /metrics, no auth) defaults to loopback; a container publishes it, so
+# the image binds it on every interface explicitly.
 ENV NODE_ENV=production \
     ENABLE_VENDOR_RECEIVER=false \
     DD_BRIDGE_LISTEN=0.0.0.0:8126 \
@@ -74,6 +76,6 @@ USER 1000:1000
 EXPOSE 8126 9126
 # /health answers 200 also when intake is disabled, so a disabled sidecar is not restart-looped
 HEALTHCHECK --interval=15s --timeout=3s --start-period=10s --retries=3 \
-  CMD ["node", "-e", "fetch('http://127.0.0.1:'+(process.env.DD_BRIDGE_ADMIN_LISTEN||'0.0.0.0:9126').split(':').pop()+'/health').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"]
+  CMD ["node", "-e", "fetch('http://127.0.0.1:'+(process.env.DD_BRIDGE_ADMIN_LISTEN||'127.0.0.1:9126').split(':').pop()+'/health').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"]
 ENTRYPOINT ["node", "dist/cli/main.js"]
 CMD ["serve"]

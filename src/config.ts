@@ -140,9 +140,9 @@ export const OPTIONS = [
     flag: '--admin-listen',
     env: ['DD_BRIDGE_ADMIN_LISTEN'],
     file: 'admin_listen',
-    default: { host: '0.0.0.0', port: 9126 },
+    default: { host: '127.0.0.1', port: 9126 },
     parse: parseHostPort,
-    help: 'Address of /health and /metrics (Prometheus); bound even when intake is disabled.',
+    help: 'Address of /health and /metrics (Prometheus, no auth), loopback unless set; bound even when intake is disabled.',
   }),
   option({
     key: 'apiKeys',

@@ -6,10 +6,12 @@ import { acceptedKeys, ConfigError, helpText, loadConfig, OPTIONS, parseArgs, pa
 const load = (argv: string[], env: NodeJS.ProcessEnv = {}) => loadConfig(parseArgs(argv), env);
 
 describe('config', () => {
-  it('has sensible defaults: intake off on :8126, OTLP to localhost:4317, 64 MiB decoded limit', () => {
+  it('has sensible defaults: intake off on :8126, admin on loopback only, OTLP to localhost:4317, 64 MiB decoded limit', () => {
     const c = load([]);
     expect(c.enabled).toBe(false);
     expect(c.listen).toEqual({ host: '0.0.0.0', port: 8126 });
+    // /health and /metrics ask for no key: reachable from elsewhere only when configured so
+    expect(c.adminListen).toEqual({ host: '127.0.0.1', port: 9126 });
     expect(c.otlpEndpoint).toBe('http://localhost:4317');
     expect(c.maxDecodedBytes).toBe(64 * 1024 * 1024);
     expect(c.exportMaxBytes).toBeLessThan(4 * 1024 * 1024);
