@@ -92,6 +92,14 @@ describe('stacked Content-Encoding', () => {
     expect(await status).toBe(415);
     s.destroy();
   });
+
+  it('counts codings across repeated Content-Encoding header lines too', async () => {
+    const s = await openSocket();
+    const status = firstStatus(s);
+    s.write(`PUT /v0.4/traces HTTP/1.1\r\nHost: x\r\nContent-Type: application/msgpack\r\n${'Content-Encoding: gzip\r\n'.repeat(5)}Content-Length: 1000\r\n\r\n`);
+    expect(await status).toBe(415);
+    s.destroy();
+  });
 });
 
 describe('slow uploads', () => {
