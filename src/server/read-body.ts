@@ -60,7 +60,8 @@ export function readBody(req: IncomingMessage, limits: BodyLimits, reserve: (byt
       if (size - sizeAtLastCheck < (limits.minBytesPerSecond * limits.rateWindowMs) / 1000) fail(new SlowUploadError(limits));
       sizeAtLastCheck = size;
     };
-    const rateCheck = setInterval(checkRate, limits.rateWindowMs);
+    // a body node has parsed whole already (most are: one packet) has no rate left to judge
+    const rateCheck = req.complete ? undefined : setInterval(checkRate, limits.rateWindowMs);
     const onEnd = (): void => {
       cleanup();
       resolve(chunks.length === 1 ? (chunks[0] as Buffer) : own(Buffer.concat(chunks, size)));

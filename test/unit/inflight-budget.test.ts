@@ -1,0 +1,30 @@
+import { InflightBudget, OverloadedError } from '../../src/server/inflight-budget';
+
+describe('InflightBudget', () => {
+  it('holds bytes while a body arrives and a request slot only once admitted', () => {
+    const budget = new InflightBudget(1, 100);
+    const uploading = budget.lease();
+    uploading.reserve(10);
+    expect(budget.usage).toEqual({ requests: 0, bytes: 10 });
+    const complete = budget.lease();
+    complete.admit();
+    expect(budget.usage).toEqual({ requests: 1, bytes: 10 });
+    expect(() => uploading.admit()).toThrow(OverloadedError);
+    complete.release();
+    uploading.admit();
+    uploading.release();
+    uploading.release();
+    expect(budget.usage).toEqual({ requests: 0, bytes: 0 });
+  });
+
+  it('refuses bytes past the budget with 503, but lets one request alone pass it', () => {
+    const budget = new InflightBudget(4, 100);
+    const big = budget.lease();
+    big.reserve(500);
+    const other = budget.lease();
+    expect(() => other.reserve(1)).toThrow(expect.objectContaining({ status: 503, headers: { 'Retry-After': '1' } }));
+    big.release();
+    other.reserve(1);
+    expect(budget.usage).toEqual({ requests: 0, bytes: 1 });
+  });
+});
