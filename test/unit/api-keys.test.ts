@@ -44,15 +44,18 @@ describe('api keys', () => {
 });
 
 describe('redactUrl', () => {
-  it.each([
-    ['http://collector:4317', 'http://collector:4317'],
-    ['collector:4317', 'collector:4317'],
-    ['https://user:pass@collector:4317', 'https://<redacted>@collector:4317'],
-    ['https://user:p@ss@collector:4317/', 'https://<redacted>@collector:4317/'],
-    ['user:pass@collector:4317', '<redacted>@collector:4317'],
-    ['http://collector:4317/?api_key=k1&region=eu&Authorization=Bearer%20x&access_token=t', 'http://collector:4317/?api_key=<redacted>&region=eu&Authorization=<redacted>&access_token=<redacted>'],
-    ['http://collector:4317/a@b', 'http://collector:4317/a@b'],
-  ])('%s → %s', (url, shown) => {
-    expect(redactUrl(url)).toBe(shown);
+  it('leaves a URL without credentials as it is, with or without a scheme', () => {
+    for (const url of ['http://collector:4317', 'collector:4317', 'http://collector:4317/a@b']) expect(redactUrl(url)).toBe(url);
+  });
+
+  it('replaces user:password@, whatever the password holds', () => {
+    expect(redactUrl('https://user:pass@collector:4317')).toBe('https://<redacted>@collector:4317');
+    expect(redactUrl('https://user:p@ss@collector:4317/')).toBe('https://<redacted>@collector:4317/');
+    expect(redactUrl('user:pass@collector:4317')).toBe('<redacted>@collector:4317');
+  });
+
+  it('replaces the values of query parameters named like credentials, and only those', () => {
+    const url = 'http://collector:4317/?api_key=k1&region=eu&Authorization=Bearer%20x&access_token=t';
+    expect(redactUrl(url)).toBe('http://collector:4317/?api_key=<redacted>&region=eu&Authorization=<redacted>&access_token=<redacted>');
   });
 });
