@@ -133,6 +133,8 @@ class PipelineGate {
   }
 
   private finished(): void {
+    // a closed connection closes every response still waiting: none of them can be answered
+    if (this.socket.destroyed) return;
     const next = this.waiting.shift();
     if (next) return next();
     this.running--;

@@ -192,6 +192,20 @@ describe('pipelining', () => {
     s.destroy();
   });
 
+  it('drops the requests still waiting when their connection closes', async () => {
+    exporter.held = true;
+    const info = () => sidecar.metrics.requests.get({ route: 'info', status: '200' });
+    const before = info();
+    const s = await openSocket();
+    s.write(Array(MAX_PIPELINED_REQUESTS).fill(logRequest()).join('') + 'GET /info HTTP/1.1\r\nHost: x\r\n\r\n'.repeat(10));
+    await sleep(300);
+    s.destroy();
+    await sleep(100);
+    exporter.release();
+    await sleep(300);
+    expect(info()).toBe(before);
+  });
+
   it('stops handling the requests of a client that does not read its replies, and goes on once it reads', async () => {
     const count = 15_000;
     const handled = () => sidecar.metrics.requests.get({ route: 'info', status: '200' });
