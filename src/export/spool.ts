@@ -33,9 +33,10 @@ export interface SpoolIo {
   fsyncSync(fd: number): void;
   fsync(fd: number, callback: (err: NodeJS.ErrnoException | null) => void): void;
   renameSync(from: string, to: string): void;
+  ftruncateSync(fd: number, length: number): void;
 }
 
-const NODE_IO: SpoolIo = { writeSync: (fd, buffer, offset, length) => writeSync(fd, buffer, offset, length), fsyncSync, fsync, renameSync };
+const NODE_IO: SpoolIo = { writeSync: (fd, buffer, offset, length) => writeSync(fd, buffer, offset, length), fsyncSync, fsync, renameSync, ftruncateSync };
 
 export interface SpoolOptions {
   dir: string;
@@ -362,7 +363,7 @@ export class DiskSpool {
   }
 
   private cutTornWrite(): void {
-    ftruncateSync(this.writeFd, this.writeOffset);
+    this.io.ftruncateSync(this.writeFd, this.writeOffset);
     this.tornWrite = false;
   }
 
