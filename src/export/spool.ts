@@ -310,17 +310,22 @@ export class DiskSpool {
     }
   }
 
-  /** Readers see either the old file or the whole new one (write a temporary, fsync, rename). */
+  /** Readers see either the old file or the whole new one (write a temporary, fsync, rename); a failure leaves neither behind. */
   private writeDurably(path: string, data: Buffer): void {
     const tmp = `${path}.tmp`;
     const fd = openSync(tmp, 'w');
     try {
-      for (let written = 0; written < data.length; ) written += this.io.writeSync(fd, data, written, data.length - written);
-      if (this.options.fsync === 'always') this.io.fsyncSync(fd);
-    } finally {
-      closeSync(fd);
+      try {
+        for (let written = 0; written < data.length; ) written += this.io.writeSync(fd, data, written, data.length - written);
+        if (this.options.fsync === 'always') this.io.fsyncSync(fd);
+      } finally {
+        closeSync(fd);
+      }
+      this.io.renameSync(tmp, path);
+    } catch (err) {
+      unlinkSync(tmp);
+      throw err;
     }
-    this.io.renameSync(tmp, path);
   }
 
   /** Appends requests durably (per the fsync policy); 503 when the spool is full or the disk refuses. */
