@@ -155,6 +155,8 @@ export class DiskSpool {
   private writeOffset = 0;
   /** a failed append may have left part of a record after writeOffset: cut before the next one */
   private tornWrite = false;
+  /** the last append failed for want of space (or a failing disk) */
+  private diskRefused = false;
   private readSegment = 0;
   private readOffset = 0;
   private readFd = -1;
@@ -339,7 +341,8 @@ export class DiskSpool {
   private writeRecords(records: readonly Buffer[]): void {
     const size = records.reduce((sum, r) => sum + r.length, 0);
     try {
-      if (this.usedBytes + size > this.options.maxBytes) this.reclaimDeliveredWriteSegment();
+      // a disk smaller than max-bytes fills before the bound does: only freeing the segment helps
+      if (this.diskRefused || this.usedBytes + size > this.options.maxBytes) this.reclaimDeliveredWriteSegment();
       if (this.usedBytes + size > this.options.maxBytes) throw new SpoolFullError(this.options.maxBytes);
       if (this.tornWrite) this.cutTornWrite();
       if (this.writeOffset > 0 && this.writeOffset + size > this.segmentBytes) this.rotate();
@@ -348,8 +351,10 @@ export class DiskSpool {
         for (let written = 0; written < record.length; ) written += this.io.writeSync(this.writeFd, record, written, record.length - written);
       }
       this.tornWrite = false;
+      this.diskRefused = false;
     } catch (err) {
       if (err instanceof SpoolFullError) throw err;
+      this.diskRefused = true;
       this.report({ type: 'write-failed', operation: 'append', error: err as Error });
       this.tryCutTornWrite();
       throw new SpoolWriteError(err);
@@ -407,7 +412,7 @@ export class DiskSpool {
     this.writeOffset = 0;
   }
 
-  /** Everything was delivered but the write segment still holds it: start a new one and free the old. */
+  /** Everything was delivered but the write segment still holds it: start a new one and delete the old. */
   private reclaimDeliveredWriteSegment(): void {
     if (this.readSegment !== this.writeSegment || this.readOffset !== this.writeOffset || this.writeOffset === 0) return;
     this.rotate();

@@ -225,6 +225,23 @@ describe('DiskSpool on a full or failing disk', () => {
     again.close();
   });
 
+  it('after the disk refused an append, starts a new segment and deletes the delivered one, which is what frees a disk smaller than max-bytes', async () => {
+    const { disk, io } = faultyDisk();
+    const o = options({ segmentBytes: 1_000_000, io });
+    const spool = DiskSpool.open(o);
+    await appendEach(spool, 1, 3);
+    const [full] = segmentFiles(o.dir);
+    disk.room = 0;
+    await expect(spool.append([req(4)])).rejects.toBeInstanceOf(SpoolWriteError);
+    expect(drainAll(spool).map((r) => r.records)).toEqual([1, 2, 3]);
+    disk.room = Infinity;
+    await spool.append([req(5)]);
+    expect(segmentFiles(o.dir)).not.toContain(full);
+    expect(spool.diskBytes).toBe(RECORD);
+    spool.close();
+    expect(drainAll(DiskSpool.open(o)).map((r) => r.records)).toEqual([5]);
+  });
+
   it('cuts a torn record before the next append when cutting it right away failed', async () => {
     const { disk, io } = faultyDisk();
     const o = options({ segmentBytes: 1_000_000, io });
