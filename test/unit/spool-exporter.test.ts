@@ -1,9 +1,9 @@
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, writeFileSync, writeSync } from 'node:fs';
+import { ftruncateSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, writeFileSync, writeSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { GrpcStatus } from '../../src/export/grpc-client';
 import { replyForFailure } from '../../src/export/retry-policy';
-import { DiskSpool, type SpoolOptions } from '../../src/export/spool';
+import { DiskSpool, type SpoolIo, type SpoolOptions } from '../../src/export/spool';
 import { SpoolingExporter, type SpoolSender } from '../../src/export/spooling-exporter';
 import { createLogger, type Logger } from '../../src/observability/log';
 import { BridgeMetrics } from '../../src/observability/metrics';
@@ -13,6 +13,12 @@ import { HttpError } from '../../src/server/errors';
 const req = (n: number): EncodedExport => ({ signal: 'logs', records: n, body: Buffer.alloc(50, n) });
 const options = (overrides: Partial<SpoolOptions> = {}): SpoolOptions => ({ dir: mkdtempSync(join(tmpdir(), 'spool-exporter-')), maxBytes: 1_000_000, segmentBytes: 1_000_000, fsync: 'always', ...overrides });
 const FAST = { maxBackoffMs: 5 };
+
+const noSpace = (): never => {
+  throw Object.assign(new Error('ENOSPC: simulated'), { code: 'ENOSPC' });
+};
+/** Real writes and renames, no fsync (these tests fake other faults). */
+const NO_SYNC_IO: SpoolIo = { writeSync: (fd, buffer, offset, length) => writeSync(fd, buffer, offset, length), fsyncSync: () => undefined, fsync: (_fd, callback) => callback(null), ftruncateSync, renameSync };
 
 type Outcome = () => Promise<number>;
 const accept: Outcome = () => Promise.resolve(0);
@@ -122,7 +128,7 @@ describe('SpoolingExporter', () => {
   it('keeps a record spooled and retries when its dead letter cannot be written', async () => {
     const o = options();
     let failRename = true;
-    const io = { writeSync: (fd: number, b: Buffer, off: number, len: number) => writeSync(fd, b, off, len), fsyncSync: () => undefined, fsync: (_fd: number, cb: (err: null) => void) => cb(null), ftruncateSync: () => undefined, renameSync: (from: string, to: string) => (failRename ? (() => { throw Object.assign(new Error('ENOSPC: simulated'), { code: 'ENOSPC' }); })() : renameSync(from, to)) };
+    const io = { ...NO_SYNC_IO, renameSync: (from: string, to: string) => (failRename ? noSpace() : renameSync(from, to)) };
     const sender = new FakeSender([], refuse(GrpcStatus.INVALID_ARGUMENT));
     const metrics = new BridgeMetrics();
     const exporter = new SpoolingExporter(DiskSpool.open({ ...o, io }), sender, metrics, capturingLog().log, FAST);
@@ -151,7 +157,7 @@ describe('SpoolingExporter', () => {
   });
 
   it('answers a disk that refuses the append with 503 + Retry-After, and counts it', async () => {
-    const noRoom = { writeSync: () => { throw Object.assign(new Error('ENOSPC: simulated'), { code: 'ENOSPC' }); }, fsyncSync: () => undefined, fsync: (_fd: number, cb: (err: null) => void) => cb(null), ftruncateSync: () => undefined, renameSync };
+    const noRoom = { ...NO_SYNC_IO, writeSync: noSpace };
     const metrics = new BridgeMetrics();
     const exporter = new SpoolingExporter(DiskSpool.open(options({ io: noRoom })), new FakeSender([]), metrics, capturingLog().log, FAST);
     const err = await exporter.export([req(1)]).catch((e: unknown) => e);

@@ -138,6 +138,9 @@ const RECORD = 13 + 100; // one req() on disk
 const MiB = 1024 * 1024;
 
 const fsError = (code: string): NodeJS.ErrnoException => Object.assign(new Error(`${code}: simulated`), { code });
+const fail = (code: string): never => {
+  throw fsError(code);
+};
 
 /**
  * The node:fs calls with faults on demand: `room` bytes left for appends (a write takes what fits
@@ -148,14 +151,14 @@ function faultyDisk() {
   const disk = { room: Infinity, failFsync: false, failRename: false, failTruncate: 0 };
   const io: SpoolIo = {
     writeSync: (fd, buffer, offset, length) => {
-      if (disk.room <= 0) throw fsError('ENOSPC');
+      if (disk.room <= 0) fail('ENOSPC');
       const n = writeSync(fd, buffer, offset, Math.min(length, disk.room));
       disk.room -= n;
       return n;
     },
-    fsyncSync: (fd) => (disk.failFsync ? (() => { throw fsError('EIO'); })() : fsyncSync(fd)),
+    fsyncSync: (fd) => (disk.failFsync ? fail('EIO') : fsyncSync(fd)),
     fsync: (fd, callback) => (disk.failFsync ? setImmediate(() => callback(fsError('EIO'))) : fsync(fd, callback)),
-    renameSync: (from, to) => (disk.failRename ? (() => { throw fsError('EIO'); })() : renameSync(from, to)),
+    renameSync: (from, to) => (disk.failRename ? fail('EIO') : renameSync(from, to)),
     ftruncateSync: (fd, length) => {
       if (disk.failTruncate > 0) {
         disk.failTruncate--;
@@ -187,6 +190,15 @@ function bytesOnDisk(dir: string): number {
 
 async function appendEach(spool: DiskSpool, from: number, to: number): Promise<void> {
   for (let i = from; i <= to; i++) await spool.append([req(i)]);
+}
+
+/** A closed spool holding records 1..n. */
+async function spoolWith(n: number, overrides: Partial<SpoolOptions> = { segmentBytes: 1_000_000 }): Promise<SpoolOptions> {
+  const o = options(overrides);
+  const spool = DiskSpool.open(o);
+  await appendEach(spool, 1, n);
+  spool.close();
+  return o;
 }
 
 function flipByte(file: string, offset: number): void {
@@ -290,10 +302,7 @@ describe('DiskSpool on a full or failing disk', () => {
 
 describe('DiskSpool with damaged files', () => {
   it('loses only the record with a flipped byte in the middle of the last segment, at recovery (nothing after it is cut off)', async () => {
-    const o = options({ segmentBytes: 1_000_000 });
-    const spool = DiskSpool.open(o);
-    await appendEach(spool, 1, 10);
-    spool.close();
+    const o = await spoolWith(10);
     const seg = onlySegment(o.dir);
     flipByte(seg, 4 * RECORD + 13 + 50); // inside record 5's body
     const { spool: again, events } = openWithEvents(o);
@@ -304,10 +313,7 @@ describe('DiskSpool with damaged files', () => {
   });
 
   it('loses only the record whose length field became impossible', async () => {
-    const o = options({ segmentBytes: 1_000_000 });
-    const spool = DiskSpool.open(o);
-    await appendEach(spool, 1, 5);
-    spool.close();
+    const o = await spoolWith(5);
     const seg = onlySegment(o.dir);
     const data = readFileSync(seg);
     data.writeUInt32LE(0x00ffffff, 2 * RECORD);
@@ -333,10 +339,7 @@ describe('DiskSpool with damaged files', () => {
   });
 
   it('reports the torn tail it cuts off on open', async () => {
-    const o = options({ segmentBytes: 1_000_000 });
-    const spool = DiskSpool.open(o);
-    await appendEach(spool, 1, 2);
-    spool.close();
+    const o = await spoolWith(2);
     appendFileSync(onlySegment(o.dir), Buffer.alloc(30, 7));
     const { spool: again, events } = openWithEvents(o);
     expect(events).toEqual([expect.objectContaining({ type: 'damaged', offset: 2 * RECORD, bytes: 30, where: 'torn tail' })]);
@@ -368,10 +371,7 @@ describe('DiskSpool with damaged files', () => {
   });
 
   it('accepts a cursor on a record boundary without a warning', async () => {
-    const o = options({ segmentBytes: 1_000 });
-    const spool = DiskSpool.open(o);
-    await appendEach(spool, 1, 4);
-    spool.close();
+    const o = await spoolWith(4, { segmentBytes: 1_000 });
     writeFileSync(join(o.dir, 'cursor'), JSON.stringify({ segment: firstSegmentId(o.dir), offset: 2 * RECORD }));
     const { spool: again, events } = openWithEvents(o);
     expect(events).toEqual([]);
