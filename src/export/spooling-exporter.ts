@@ -109,7 +109,8 @@ export class SpoolingExporter implements Exporter {
         return;
       case 'write-failed':
         this.metrics.spoolWriteErrors.inc({ operation: event.operation });
-        this.quietLog.warn('spool write failed', { operation: event.operation, error: event.error.message });
+        // one rate limit per operation: failing cursor writes must not hide failing appends
+        this.quietLog.warn(`spool ${event.operation} failed`, { operation: event.operation, error: event.error.message });
         return;
       case 'replayed':
         this.log.info('replayed a file into the spool', { file: event.file, records: event.records });
