@@ -331,7 +331,7 @@ export const OPTIONS = [
     file: 'spool.max_bytes',
     default: 1024 * MiB,
     parse: parsePositiveInt,
-    help: 'Spool size bound; when full, senders get 503 + Retry-After (never a code that makes them drop).',
+    help: 'Bound on the bytes the spool keeps on disk (segments, delivered or not, and dead letters); when reached, senders get 503 + Retry-After (never a code that makes them drop). Segments are a sixteenth of it, 1-64 MiB.',
   }),
   option({
     key: 'spoolFsync',

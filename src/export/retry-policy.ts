@@ -20,11 +20,23 @@ const RETRYABLE = new Set<number>([
 
 export const isRetryable = (code: number): boolean => RETRYABLE.has(code);
 
+/** The reply a failed export earns, keeping the collector's gRPC code for callers that decide by it (the spool drainer). */
+export class ExportFailure extends HttpError {
+  constructor(
+    readonly code: number,
+    status: number,
+    message: string,
+    headers: Readonly<Record<string, string>> = {},
+  ) {
+    super(status, message, headers);
+  }
+}
+
 /** Datadog senders retry 5xx (never 429, which the trace-agent drops); 400 makes them drop. */
-export function replyForFailure(code: number, detail: string): HttpError {
+export function replyForFailure(code: number, detail: string): ExportFailure {
   const name = statusName(code);
-  if (code === GrpcStatus.INVALID_ARGUMENT) return new HttpError(400, `collector rejected the data as invalid (${name}): ${detail}`);
-  return new HttpError(503, `collector did not accept the data (${name}); retry later`, { 'Retry-After': '5' });
+  if (code === GrpcStatus.INVALID_ARGUMENT) return new ExportFailure(code, 400, `collector rejected the data as invalid (${name}): ${detail}`);
+  return new ExportFailure(code, 503, `collector did not accept the data (${name}); retry later`, { 'Retry-After': '5' });
 }
 
 /** Exponential backoff with full jitter: 100 ms doubling to a 2 s ceiling. */

@@ -82,6 +82,11 @@ export class BridgeMetrics {
   readonly exportsInFlight = new Gauge('ddbridge_export_queue_depth', 'Export calls waiting for the collector, by signal.');
   readonly authFailures = new Counter('ddbridge_auth_failures_total', 'Requests refused for a missing or wrong API key, by route.');
   readonly spoolBytes = new Gauge('ddbridge_spool_bytes', 'Bytes spooled on disk and not yet accepted by the collector.');
+  readonly spoolDiskBytes = new Gauge('ddbridge_spool_disk_bytes', 'Bytes the spool holds on disk, which --spool-max-bytes bounds: segments (delivered or not) and dead letters.');
+  readonly spoolRetries = new Counter('ddbridge_spool_delivery_retries_total', 'Failed attempts to deliver a spooled record, retried after a backoff, by signal and reason (gRPC code).');
+  readonly spoolDeadLetters = new Counter('ddbridge_spool_dead_letter_records_total', 'Spooled records the collector refused as invalid, moved to the dead-letter folder, by signal.');
+  readonly spoolDamagedBytes = new Counter('ddbridge_spool_damaged_bytes_total', 'Spool bytes skipped because they held no whole record with a good checksum.');
+  readonly spoolWriteErrors = new Counter('ddbridge_spool_write_errors_total', 'Failed spool disk operations, by operation (append, fsync, cursor, delete, dead-letter, replay).');
   readonly pointsDropped = new Counter('ddbridge_metric_points_dropped_total', 'Metric points that could not be translated (null values, unknown types, infinite sketch keys), by route and reason.');
   readonly internalErrors = new Counter('ddbridge_internal_errors_total', 'Payloads refused because translating them hit a bug (answered 400 so the sender does not resend forever), by route.');
   readonly overloaded = new Counter('ddbridge_overload_rejections_total', 'Requests answered 503 because the in-flight budget was used up, by route.');
@@ -102,7 +107,7 @@ export class BridgeMetrics {
   render(): string {
     this.sampleMemory();
     return (
-      [this.requests, this.bytesIn, this.bytesDecoded, this.unknownRoutes, this.recordsOut, this.recordsRejected, this.exportFailures, this.coalescedBatches, this.exportsInFlight, this.authFailures, this.spoolBytes, this.overloaded, this.internalErrors, this.pointsDropped, this.residentMemory, this.heapMemory, this.externalMemory]
+      [this.requests, this.bytesIn, this.bytesDecoded, this.unknownRoutes, this.recordsOut, this.recordsRejected, this.exportFailures, this.coalescedBatches, this.exportsInFlight, this.authFailures, this.spoolBytes, this.spoolDiskBytes, this.spoolRetries, this.spoolDeadLetters, this.spoolDamagedBytes, this.spoolWriteErrors, this.overloaded, this.internalErrors, this.pointsDropped, this.residentMemory, this.heapMemory, this.externalMemory]
         .map((f) => f.render())
         .join('\n') + '\n'
     );
