@@ -100,7 +100,23 @@ function frameDecoder(implementation: ZstdImplementation): FrameDecoder {
   }
   const native = nativeZstd;
   if (native === undefined) throw new Error('this Node.js runtime has no native zstd');
-  return (frames, out) => drainThrough(frameBytes(frames), native.createZstdDecompress(DECOMPRESSOR_OPTIONS), out);
+  return (frames, out) => decodeFramesNatively(native, frames, out);
+}
+
+/**
+ * node:zlib's decoder calls an input that holds no frame truncated (Node 24), while a body of
+ * only skippable frames is valid and decodes to nothing: such a body never reaches it.
+ */
+async function decodeFramesNatively(native: NativeZstd, frames: Iterable<ZstdFrame>, out: CappedOutput): Promise<void> {
+  const bytes = frameBytes(frames);
+  const first = bytes.next();
+  if (first.done) return;
+  await drainThrough(withFirst(first.value, bytes), native.createZstdDecompress(DECOMPRESSOR_OPTIONS), out);
+}
+
+function* withFirst<T>(first: T, rest: Iterator<T>): Generator<T, void, undefined> {
+  yield first;
+  for (let next = rest.next(); !next.done; next = rest.next()) yield next.value;
 }
 
 /**

@@ -454,8 +454,8 @@ describe('zstd implementation', () => {
     expect(await decodeBody(fixture('text.zst'), 'ZSTD1', LIMITS)).toEqual(TEXT);
   });
 
-  it('refuses the native path where the runtime has none', async () => {
-    if (isZstdNative()) return;
+  // where the runtime has node:zlib zstd (Node >= 22.15), the native path is run by the suites below
+  (ZSTD_IMPLEMENTATIONS.includes('native') ? it.skip : it)('refuses the native path where the runtime has none', async () => {
     await expect(decodeZstd(fixture('hello.zst'), LIMITS, 'native')).rejects.toThrow('no native zstd');
   });
 });
