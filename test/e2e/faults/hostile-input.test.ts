@@ -13,8 +13,9 @@ jest.setTimeout(FAULT_TEST_TIMEOUT_MS);
 
 const KEY = 'hostileinputkey7c2e9b41d0';
 
-const post = async (stack: TestStack, path: string, body: string, contentType = 'application/json'): Promise<{ status: number; text: string }> => {
-  const res = await fetch(`${stack.intakeUrl}${path}`, { method: 'POST', body, headers: { 'Content-Type': contentType } });
+/** A JSON POST; the API key goes in the header unless the path carries it (`keyInHeader` false). */
+const post = async (stack: TestStack, path: string, body: string, keyInHeader = true): Promise<{ status: number; text: string }> => {
+  const res = await fetch(`${stack.intakeUrl}${path}`, { method: 'POST', body, headers: { 'Content-Type': 'application/json', ...(keyInHeader ? { 'DD-API-KEY': KEY } : {}) } });
   return { status: res.status, text: await res.text() };
 };
 
@@ -45,24 +46,29 @@ describe('hostile input', () => {
     const spellings = [`/V1/INPUT/${KEY}`, `//v1/input/${KEY}`, `/v1/input//${KEY}`, '/v1/input/%ZZ'];
     const internalBefore = sampleSum(await scrapeMetrics(stack.adminUrl), 'ddbridge_internal_errors_total');
     const replies = new Map<string, { status: number; text: string }>();
-    for (const path of spellings) replies.set(path, await post(stack, path, JSON.stringify([{ message: `via ${path}`, service: 'keys', ddtags: `run:${run},path:${path}` }])));
+    // the bodies name the spelling by number: the key must not reach the sidecar any other way than through the path
+    for (const [i, path] of spellings.entries()) replies.set(path, await post(stack, path, JSON.stringify([{ message: `via spelling ${i}`, service: 'keys', ddtags: `run:${run}` }]), false));
     const accepted = spellings.filter((p) => (replies.get(p)?.status ?? 0) < 300);
     const delivered = await waitFor(() => recordsOfRun(stack, run), (r) => r.length >= accepted.length);
     const metrics = await scrapeMetrics(stack.adminUrl);
     const internalAfter = sampleSum(metrics, 'ddbridge_internal_errors_total');
+    const hidden = (p: string): string => p.replace(KEY, '<key>');
+    const leaks = [
+      ...[...replies].filter(([, r]) => r.text.includes(KEY)).map(([p]) => `reply to ${hidden(p)}`),
+      ...(stack.sidecarOutput().includes(KEY) ? ['sidecar output'] : []),
+      ...(metrics.includes(KEY) ? ['/metrics'] : []),
+    ];
     process.stderr.write(
-      `[fault] key spellings: ${spellings.map((p) => `${p.replace(KEY, '<key>')}=${replies.get(p)?.status}`).join(' ')} delivered=${delivered.length} key-in-output=${stack.sidecarOutput().includes(KEY)} internal-errors=${internalBefore}->${internalAfter}\n`,
+      `[fault] key spellings: ${spellings.map((p) => `${hidden(p)}=${replies.get(p)?.status}`).join(' ')} delivered=${delivered.length} leaks=[${leaks.join('; ')}] internal-errors=${internalBefore}->${internalAfter}\n`,
     );
-    for (const [path, reply] of replies) expect({ path: path.replace(KEY, '<key>'), leaked: reply.text.includes(KEY) }).toEqual({ path: path.replace(KEY, '<key>'), leaked: false });
-    expect(stack.sidecarOutput()).not.toContain(KEY);
+    expect(leaks).toEqual([]);
     expect(replies.get(`/V1/INPUT/${KEY}`)?.status).toBe(202);
     const badEscape = replies.get('/v1/input/%ZZ')?.status ?? 0;
     expect(badEscape).toBeGreaterThanOrEqual(400);
     expect(badEscape).toBeLessThan(500);
     // every 2xx means "safe": each accepted spelling's line is in the collector
-    expect(delivered.map((r) => r.body).sort()).toEqual(accepted.map((p) => `via ${p}`).sort());
-    expect(internalAfter ?? 0).toBe(0);
-    expect(metrics).not.toContain(KEY);
+    expect(delivered.map((r) => r.body).sort()).toEqual(accepted.map((p) => `via spelling ${spellings.indexOf(p)}`).sort());
+    expect((internalAfter ?? 0) - (internalBefore ?? 0)).toBe(0);
   });
 
   it('metric points at time 0 and a rate with interval 1e400 are dropped and counted, never forwarded', async () => {

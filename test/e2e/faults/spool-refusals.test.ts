@@ -52,7 +52,7 @@ describe('spool mode: the collector refuses or hangs for a while', () => {
   beforeAll(async () => {
     stack = await startStack({
       authToken: TOKEN,
-      sidecarEnv: { DD_BRIDGE_SPOOL_DIR: join(dir, 'spool'), OTEL_EXPORTER_OTLP_TIMEOUT: '2000' },
+      sidecarEnv: { DD_BRIDGE_SPOOL_DIR: join(dir, 'spool') },
     });
   });
   afterEach(() => load?.cancel());
