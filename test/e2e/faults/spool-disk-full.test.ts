@@ -16,20 +16,26 @@ import { FAULT_SECONDS, FAULT_TEST_TIMEOUT_MS, sleep } from '../../helpers/timin
 jest.setTimeout(FAULT_TEST_TIMEOUT_MS);
 
 const mountPoint = join(mkdtempSync(join(tmpdir(), 'dd-bridge-diskfull-')), 'tmpfs');
+mkdirSync(mountPoint);
+const mount = (): void => void execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=4m', 'tmpfs', mountPoint], { stdio: 'pipe' });
+const unmount = (): void => void execFileSync('umount', [mountPoint], { stdio: 'pipe' });
 
-/** Mounts the small tmpfs now (at collection time) so the test can be skipped when we may not. */
-function mountSmallDisk(): string | undefined {
+/**
+ * Whether this process may mount a tmpfs, tried once at collection time so the test can be
+ * skipped with a reason (it is unmounted at once: hooks do not run when a filter skips the test).
+ */
+function cannotMount(): string | undefined {
   if (process.getuid?.() !== 0) return 'not root: cannot mount a tmpfs';
   try {
-    mkdirSync(mountPoint);
-    execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=4m', 'tmpfs', mountPoint], { stdio: 'pipe' });
+    mount();
+    unmount();
     return undefined;
   } catch (err) {
     return `mount -t tmpfs failed: ${(err as Error).message.split('\n')[0]}`;
   }
 }
 
-const skipReason = mountSmallDisk();
+const skipReason = cannotMount();
 if (skipReason) process.stderr.write(`[fault] spool disk full: SKIPPED (${skipReason})\n`);
 const itMounted = skipReason ? it.skip : it;
 
@@ -39,13 +45,16 @@ const refusals = (load: RunningLoad): number => [...load.result.statuses].filter
 describe('spool on a disk that fills up', () => {
   let stack: TestStack | undefined;
   let load: RunningLoad | undefined;
+  let mounted = false;
   afterAll(async () => {
     load?.cancel();
     await stack?.stop();
-    if (!skipReason) execFileSync('umount', [mountPoint]);
+    if (mounted) unmount();
   });
 
   itMounted('503 + Retry-After while full, never 400 or a crash; every acknowledged record delivered after space frees and a restart', async () => {
+    mount();
+    mounted = true;
     // most of the disk goes to a filler file first, so load fills the rest in seconds and deleting it frees space again
     const filler = join(mountPoint, 'filler');
     writeFileSync(filler, Buffer.alloc(2.5 * 1024 * 1024, 1));
