@@ -10,6 +10,8 @@ export interface LoadResult {
   acknowledged: Set<string>;
   statuses: Map<string, number>;
   networkErrors: number;
+  /** 503s without a Retry-After header (senders back off blindly on those). */
+  unavailableWithoutRetryAfter: number;
 }
 
 export interface LoadOptions {
@@ -26,12 +28,17 @@ const countStatus = (r: LoadResult, key: string): void => {
   r.statuses.set(key, (r.statuses.get(key) ?? 0) + 1);
 };
 
-async function sendUntilAccepted(o: LoadOptions, ids: string[], result: LoadResult): Promise<void> {
-  const body = JSON.stringify(ids.map((id) => ({ message: `load ${id}`, status: 'info', service: 'load', hostname: 'load-host', ddtags: `run:${o.run},id:${id}` })));
+/** A logs-agent batch: one line per id, tagged so the sink can be searched by run and id. */
+export const logsBatch = (run: string, ids: readonly string[]): string =>
+  JSON.stringify(ids.map((id) => ({ message: `load ${id}`, status: 'info', service: 'load', hostname: 'load-host', ddtags: `run:${run},id:${id}` })));
+
+async function sendUntilAccepted(o: LoadOptions, ids: string[], result: LoadResult, cancelled: AbortSignal): Promise<void> {
+  const body = logsBatch(o.run, ids);
   for (let attempt = 0, delay = 50; ; attempt++, delay = Math.min(delay * 2, 1000)) {
     try {
       const res = await fetch(`${o.url}/api/v2/logs`, { method: 'POST', body, headers: { 'Content-Type': 'application/json', ...o.headers }, signal: AbortSignal.timeout(10_000) });
       countStatus(result, String(res.status));
+      if (res.status === 503 && !res.headers.has('retry-after')) result.unavailableWithoutRetryAfter++;
       await res.arrayBuffer();
       if (res.status >= 200 && res.status < 300) {
         for (const id of ids) result.acknowledged.add(id);
@@ -40,18 +47,43 @@ async function sendUntilAccepted(o: LoadOptions, ids: string[], result: LoadResu
     } catch {
       result.networkErrors++;
     }
+    if (cancelled.aborted) return; // given up: these ids were never acknowledged, so they count for nothing
     if (attempt > 600) throw new Error('a batch was never accepted');
     await new Promise((r) => setTimeout(r, delay));
   }
 }
 
-export async function agentLoad(o: LoadOptions): Promise<LoadResult> {
-  const result: LoadResult = { acknowledged: new Set(), statuses: new Map(), networkErrors: 0 };
-  const until = Date.now() + o.durationMs;
-  await Promise.all(
-    Array.from({ length: o.agents }, async () => {
-      while (Date.now() < until) await sendUntilAccepted(o, Array.from({ length: o.batchSize }, () => randomUUID()), result);
-    }),
-  );
-  return result;
+export interface RunningLoad {
+  /** Filled in as replies arrive, so a test can watch the statuses while the load runs. */
+  result: LoadResult;
+  done: Promise<LoadResult>;
+  /** Start no new batches; the ones in progress still retry until accepted. */
+  stop(): void;
+  /** Stop at once, abandoning batches in progress (a test that failed half-way cleans up with it). */
+  cancel(): void;
 }
+
+export function startAgentLoad(o: LoadOptions): RunningLoad {
+  const result: LoadResult = { acknowledged: new Set(), statuses: new Map(), networkErrors: 0, unavailableWithoutRetryAfter: 0 };
+  let until = Date.now() + o.durationMs;
+  const cancelled = new AbortController();
+  const done = Promise.all(
+    Array.from({ length: o.agents }, async () => {
+      while (Date.now() < until) await sendUntilAccepted(o, Array.from({ length: o.batchSize }, () => randomUUID()), result, cancelled.signal);
+    }),
+  ).then(() => result);
+  const stop = (): void => {
+    until = 0;
+  };
+  return {
+    result,
+    done,
+    stop,
+    cancel() {
+      stop();
+      cancelled.abort();
+    },
+  };
+}
+
+export const agentLoad = (o: LoadOptions): Promise<LoadResult> => startAgentLoad(o).done;

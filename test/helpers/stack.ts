@@ -23,17 +23,27 @@ export interface StackOptions {
   otlpEndpoint?: string;
 }
 
+/** Settings for one collector start only (a rotated token, a config without a pipeline). */
+export interface CollectorStart {
+  env?: Record<string, string>;
+  configs?: string[];
+}
+
 export interface TestStack {
   intakeUrl: string;
   adminUrl: string;
   sinkDir: string;
+  /** The collector's OTLP/gRPC port, the one the sidecar sends to. */
+  grpcPort: number;
   sidecarOutput(): string;
   sidecarPid(): number | undefined;
+  /** False once the sidecar process has exited (or was never started). */
+  sidecarRunning(): boolean;
   /** Sends the signal and resolves with the exit code once the process is gone. */
   stopSidecar(signal: NodeJS.Signals): Promise<number | null>;
   /** Starts the sidecar again on the same ports and settings (e.g. the same spool directory). */
   restartSidecar(): Promise<void>;
-  startCollector(): Promise<void>;
+  startCollector(start?: CollectorStart): Promise<void>;
   stopCollector(): Promise<void>;
   stop(): Promise<void>;
 }
@@ -94,14 +104,14 @@ export async function startStack(options: StackOptions = {}): Promise<TestStack>
   };
   const overlays: OverlayName[] = options.authToken ? ['auth', 'fileSink'] : ['fileSink'];
   let collector: RunningCollector | undefined;
-  const launchCollector = async (): Promise<void> => {
+  const launchCollector = async (start: CollectorStart = {}): Promise<void> => {
     collector = await startCollector({
       binary: collectorBinary(),
       overlays,
-      env: collectorEnv,
+      env: { ...collectorEnv, ...start.env },
       healthUrl: `http://127.0.0.1:${healthPort}/`,
       logFile: join(dir, 'collector.log'),
-      extraConfigs: options.collectorConfigs ?? [],
+      extraConfigs: [...(options.collectorConfigs ?? []), ...(start.configs ?? [])],
     });
   };
   if (options.collector !== false) await launchCollector();
@@ -141,8 +151,10 @@ export async function startStack(options: StackOptions = {}): Promise<TestStack>
     intakeUrl: `http://127.0.0.1:${intakePort}`,
     adminUrl,
     sinkDir,
+    grpcPort,
     sidecarOutput: () => output,
     sidecarPid: () => sidecar?.pid,
+    sidecarRunning: () => sidecar !== undefined && sidecar.exitCode === null && sidecar.signalCode === null,
     stopSidecar,
     restartSidecar: launchSidecar,
     startCollector: launchCollector,
