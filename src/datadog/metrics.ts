@@ -101,7 +101,12 @@ export interface MetricsPayload {
   dropped: DropCounts;
 }
 
-export type DropReason = 'null_value' | 'unknown_type' | 'sketch_key_out_of_range' | 'invalid_timestamp' | 'negative_count';
+/**
+ * `invalid_value`: a value, sum, min or max that is not a finite number (JSON's `1e400`, a
+ * protobuf ±Inf or NaN, a rate × interval past the double range); `invalid_interval`: a rate
+ * whose interval is not finite or is negative, so the count it stands for is unknown.
+ */
+export type DropReason = 'null_value' | 'unknown_type' | 'sketch_key_out_of_range' | 'invalid_timestamp' | 'negative_count' | 'invalid_value' | 'invalid_interval';
 export type DropCounts = Partial<Record<DropReason, number>>;
 
 export const emptyPayload = (): MetricsPayload => ({ series: [], sketches: [], distributions: [], serviceChecks: [], dropped: {} });

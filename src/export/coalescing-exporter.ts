@@ -131,9 +131,10 @@ export class CoalescingExporter implements Exporter {
     );
   }
 
-  async close(): Promise<void> {
+  /** What is waiting for the end of the turn goes out now, under the same grace as the rest. */
+  async close(graceMs?: number): Promise<void> {
     if (this.scheduled) clearImmediate(this.scheduled);
     this.flush();
-    await this.inner.close();
+    await this.inner.close(graceMs);
   }
 }

@@ -8,7 +8,11 @@ import type { EncodedExport } from '../otlp/encode';
  */
 export interface Exporter {
   export(requests: EncodedExport[]): Promise<ExportOutcome>;
-  close(): Promise<void>;
+  /**
+   * Exports in flight get up to `graceMs` (each exporter has a default) to finish; those still
+   * waiting then fail with 503, and later ones at once.
+   */
+  close(graceMs?: number): Promise<void>;
 }
 
 /** Records of the export call the batch went out in, which batches coalesced with it share. */

@@ -144,6 +144,11 @@ const framePrefix = (length: number, compressed: boolean): Buffer => {
 
 export class GrpcClient {
   private session: http2.ClientHttp2Session | undefined;
+  /** Calls in flight, each with the way to end it at once (close() out of grace, or its abort signal). */
+  private readonly inFlight = new Set<(err: GrpcError) => void>();
+  /** close() calls waiting for the calls in flight to end */
+  private readonly idleWaiters = new Set<() => void>();
+  private closed = false;
   private readonly authority: string;
   private readonly headers: http2.OutgoingHttpHeaders;
 
@@ -159,10 +164,15 @@ export class GrpcClient {
     };
   }
 
-  /** Resolves with the reply message, rejects with a GrpcError (transport failures are UNAVAILABLE). */
-  async call(path: string, message: Buffer, timeoutMs: number): Promise<Buffer> {
+  /**
+   * Resolves with the reply message, rejects with a GrpcError (transport failures are UNAVAILABLE).
+   * `abort` ends the call at once (CANCELLED), as close() does when its grace runs out (UNAVAILABLE).
+   */
+  async call(path: string, message: Buffer, timeoutMs: number, abort?: AbortSignal): Promise<Buffer> {
     const body = this.options.gzip ? await gzipAsync(message) : message;
     return new Promise((resolve, reject) => {
+      if (this.closed) return reject(new GrpcError(GrpcStatus.UNAVAILABLE, 'the client is closed'));
+      if (abort?.aborted) return reject(new GrpcError(GrpcStatus.CANCELLED, 'aborted'));
       let session: http2.ClientHttp2Session;
       let stream: http2.ClientHttp2Stream;
       try {
@@ -184,8 +194,20 @@ export class GrpcClient {
       stream.on('trailers', (trailers) => (reply.trailers = trailers));
       stream.on('data', (chunk: Buffer) => chunks.push(chunk));
       stream.on('error', (err) => (reply.transportError = err));
+      // settled here rather than left to 'close': ending a call must not wait on what the peer does next
+      const end = (err: GrpcError): void => {
+        clearTimeout(deadline);
+        this.settled(end);
+        reject(err);
+        stream.close(http2.constants.NGHTTP2_CANCEL);
+      };
+      const onAbort = (): void => end(new GrpcError(GrpcStatus.CANCELLED, 'aborted'));
+      abort?.addEventListener('abort', onAbort, { once: true });
+      this.inFlight.add(end);
       stream.on('close', () => {
         clearTimeout(deadline);
+        abort?.removeEventListener('abort', onAbort);
+        this.settled(end);
         if (timedOut) return reject(new GrpcError(GrpcStatus.DEADLINE_EXCEEDED, `no reply within ${timeoutMs} ms`));
         reply.rstCode = stream.rstCode ?? 0;
         // a peer that answered before reading everything (then reset the stream) may leave our
@@ -201,22 +223,42 @@ export class GrpcClient {
     });
   }
 
-  /** Lets calls in flight finish for up to `graceMs` (a peer that never answers would hold a graceful close forever). */
+  /**
+   * Refuses new calls and lets those in flight finish for up to `graceMs`; then the ones still
+   * waiting are rejected (UNAVAILABLE) and the connection is dropped (a peer that never answers
+   * would hold a graceful close forever). A later call with less grace cuts sooner.
+   */
   async close(graceMs: number): Promise<void> {
+    this.closed = true;
     const session = this.session;
     this.session = undefined;
-    if (!session || session.destroyed) return;
-    await new Promise<void>((resolve) => {
-      // a session whose peer went silent may never emit 'close', even once destroyed
-      const cut = setTimeout(() => {
-        session.destroy();
+    // GOAWAY: no new streams, those open may finish
+    if (session && !session.destroyed) session.close();
+    await this.idleWithin(graceMs);
+    const failure = new GrpcError(GrpcStatus.UNAVAILABLE, 'the exporter closed before the collector answered');
+    for (const end of this.inFlight) end(failure);
+    // a session whose peer went silent may never emit 'close', even once destroyed: nothing waits for it
+    session?.destroy();
+  }
+
+  /** Resolves once no call is in flight, or after `ms`. */
+  private idleWithin(ms: number): Promise<void> {
+    if (this.inFlight.size === 0) return Promise.resolve();
+    return new Promise((resolve) => {
+      const done = (): void => {
+        clearTimeout(timer);
+        this.idleWaiters.delete(done);
         resolve();
-      }, graceMs);
-      session.close(() => {
-        clearTimeout(cut);
-        resolve();
-      });
+      };
+      const timer = setTimeout(done, ms);
+      this.idleWaiters.add(done);
     });
+  }
+
+  /** A call is over (answered, failed or ended): close() may be waiting for the last one. */
+  private settled(end: (err: GrpcError) => void): void {
+    if (!this.inFlight.delete(end) || this.inFlight.size > 0) return;
+    for (const done of [...this.idleWaiters]) done();
   }
 
   /** The shared session; a new one when there is none or the last one is closing. */

@@ -20,15 +20,16 @@ const METHODS: Record<Signal, string> = {
   metrics: '/opentelemetry.proto.collector.metrics.v1.MetricsService/Export',
 };
 
-const sleep = (ms: number, abort?: AbortSignal): Promise<void> =>
+/** Waits `ms`, or less when one of `aborts` fires. */
+const sleep = (ms: number, aborts: readonly (AbortSignal | undefined)[]): Promise<void> =>
   new Promise((resolve) => {
     const timer = setTimeout(done, ms);
     function done(): void {
       clearTimeout(timer);
-      abort?.removeEventListener('abort', done);
+      for (const abort of aborts) abort?.removeEventListener('abort', done);
       resolve();
     }
-    abort?.addEventListener('abort', done, { once: true });
+    for (const abort of aborts) abort?.addEventListener('abort', done, { once: true });
   });
 
 export interface GrpcTarget {
@@ -64,6 +65,8 @@ export function exportMetadata(headers: Record<string, string>, authToken: strin
 
 export class OtlpGrpcExporter implements Exporter {
   private readonly client: GrpcClient;
+  /** fired by close(): retries stop, exports still waiting are answered 503 */
+  private readonly closing = new AbortController();
 
   constructor(
     private readonly config: Config,
@@ -95,8 +98,8 @@ export class OtlpGrpcExporter implements Exporter {
 
   /**
    * Sends one pre-encoded request, retrying retryable failures until `giveUpAt` (Infinity for
-   * the spool drainer) or until `abort` fires; resolves with the number of records the collector
-   * rejected permanently.
+   * the spool drainer) or until `abort` fires or close() runs out of grace (either ends the call
+   * in flight too); resolves with the number of records the collector rejected permanently.
    */
   async send(request: EncodedExport, giveUpAt: number, abort?: AbortSignal): Promise<number> {
     const labels = { signal: request.signal };
@@ -105,18 +108,18 @@ export class OtlpGrpcExporter implements Exporter {
     try {
       for (;;) {
         try {
-          const response = await this.client.call(METHODS[request.signal], request.body, Math.max(Math.min(this.config.otlpTimeoutMs, giveUpAt - Date.now()), 1));
+          const response = await this.client.call(METHODS[request.signal], request.body, Math.max(Math.min(this.config.otlpTimeoutMs, giveUpAt - Date.now()), 1), abort);
           return this.account(request, decodeExportResponse(response));
         } catch (err) {
           const failure = err instanceof GrpcError ? err : new GrpcError(GrpcStatus.UNKNOWN, (err as Error).message);
           const name = statusName(failure.code);
           this.metrics.exportFailures.inc({ signal: request.signal, code: name });
           const delay = delays.next().value as number;
-          if (!isRetryable(failure.code) || Date.now() + delay >= giveUpAt || abort?.aborted) {
+          if (!isRetryable(failure.code) || Date.now() + delay >= giveUpAt || abort?.aborted || this.closing.signal.aborted) {
             this.log.warn('export to collector failed', { signal: request.signal, code: name, error: failure.details, records: request.records });
             throw replyForFailure(failure.code, failure.details);
           }
-          await sleep(delay, abort);
+          await sleep(delay, [abort, this.closing.signal]);
         }
       }
     } finally {
@@ -134,7 +137,13 @@ export class OtlpGrpcExporter implements Exporter {
     return rejected;
   }
 
-  close(): Promise<void> {
-    return this.client.close(this.config.otlpTimeoutMs);
+  /**
+   * Calls in flight get up to `graceMs` to be answered; then they and any export still retrying
+   * fail with 503, which the sender retries (the spool keeps what it holds). Later exports fail
+   * at once.
+   */
+  close(graceMs = this.config.otlpTimeoutMs): Promise<void> {
+    this.closing.abort();
+    return this.client.close(graceMs);
   }
 }

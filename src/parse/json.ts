@@ -17,10 +17,12 @@ export function parseJsonBody(body: Buffer | string, what: string): JsonValue {
   } catch (err) {
     throw badRequest(`${what}: body is not valid JSON (${(err as Error).message})`);
   }
-  const depth = maxDepth(value, MAX_JSON_DEPTH + 1);
-  if (depth > MAX_JSON_DEPTH) throw badRequest(`${what}: JSON nested deeper than ${MAX_JSON_DEPTH} levels`);
+  if (nestedDeeperThan(value, MAX_JSON_DEPTH)) throw badRequest(`${what}: JSON nested deeper than ${MAX_JSON_DEPTH} levels`);
   return value;
 }
+
+/** True when `value` has more than `limit` levels of arrays/objects; walks at most `limit + 1` of them deep. */
+export const nestedDeeperThan = (value: JsonValue, limit: number): boolean => maxDepth(value, limit + 1) > limit;
 
 /**
  * Depth of a JSON value, stopping early once `limit` is reached. Recursive, but never deeper than

@@ -39,28 +39,78 @@ const listen = (server: Server, at: HostPort): Promise<AddressInfo> =>
   });
 
 /**
- * Stops accepting connections and lets requests in progress finish; connections that go idle
- * meanwhile are closed as they do, and whatever is still open after `graceMs` is cut.
+ * Stops accepting connections; resolves once every connection has ended. Connections that go
+ * idle meanwhile are closed as they do; the caller cuts the rest when it stops waiting.
  */
-const close = (server: Server, graceMs = 0): Promise<void> =>
+const close = (server: Server): Promise<void> =>
   new Promise((resolve) => {
     const sweep = setInterval(() => server.closeIdleConnections(), 50);
-    const cut = setTimeout(() => server.closeAllConnections(), graceMs);
     server.close(() => {
       clearInterval(sweep);
-      clearTimeout(cut);
       resolve();
     });
     server.closeIdleConnections();
   });
 
-/** Where encoded exports go: the collector, or the durable spool in front of it. */
-function createExporter(config: Config, env: NodeJS.ProcessEnv, metrics: BridgeMetrics, log: Logger): Exporter {
-  const grpc = new OtlpGrpcExporter(config, env.OTLP_AUTH_TOKEN?.trim() || undefined, metrics, log);
-  if (!config.spoolDir) return grpc;
+const closeNow = (server: Server): Promise<void> => {
+  const closed = close(server);
+  server.closeAllConnections();
+  return closed;
+};
+
+/**
+ * After the grace: how long the 503s of cut exports get to reach their senders before the
+ * connections are cut, and how long the exporter chain then gets to let go of the collector.
+ */
+const AFTER_GRACE_MS = 250;
+
+/** True when `done` settles within `ms` (a rejection counts: the caller has logged it). */
+const settlesWithin = (done: Promise<unknown>, ms: number): Promise<boolean> =>
+  new Promise((resolve) => {
+    const timer = setTimeout(() => resolve(false), Math.max(0, ms));
+    const settled = (): void => {
+      clearTimeout(timer);
+      resolve(true);
+    };
+    done.then(settled, settled);
+  });
+
+/**
+ * Where encoded exports go: batched, to the collector or to the durable spool in front of it;
+ * with the collector's exporter itself, which shutdown may have to cut on its own.
+ */
+function createExporter(config: Config, env: NodeJS.ProcessEnv, metrics: BridgeMetrics, log: Logger): { exporter: Exporter; collector: OtlpGrpcExporter } {
+  const collector = new OtlpGrpcExporter(config, env.OTLP_AUTH_TOKEN?.trim() || undefined, metrics, log);
+  const batched = (inner: Exporter): Exporter => new CoalescingExporter(inner, config.exportMaxBytes, metrics);
+  if (!config.spoolDir) return { exporter: batched(collector), collector };
   const spool = DiskSpool.open({ dir: config.spoolDir, maxBytes: config.spoolMaxBytes, segmentBytes: 64 * 1024 * 1024, fsync: config.spoolFsync });
   log.info('durable spool enabled', { dir: config.spoolDir, maxBytes: config.spoolMaxBytes, fsync: config.spoolFsync, pendingBytes: spool.bytes });
-  return new SpoolingExporter(spool, grpc, metrics, log);
+  return { exporter: batched(new SpoolingExporter(spool, collector, metrics, log)), collector };
+}
+
+/**
+ * One deadline, `graceMs` from now, for the intake server, the exporter chain and the gRPC
+ * client. Requests in progress may finish until then (exports keep retrying); at the deadline the
+ * exports still waiting on the collector are failed, so their requests are answered 503 (the
+ * sender retries), and shortly after that whatever is still open is cut. A collector that hangs
+ * or is down therefore holds the process for at most the grace and twice AFTER_GRACE_MS.
+ */
+async function shutDown(server: Server, exporter: Exporter, collector: OtlpGrpcExporter | undefined, graceMs: number, log: Logger): Promise<void> {
+  const deadline = Date.now() + graceMs;
+  const remaining = (): number => Math.max(0, deadline - Date.now());
+  const served = close(server);
+  const servedInTime = await settlesWithin(served, remaining());
+  const closed = exporter.close(remaining()).catch((err: unknown) => log.error('closing the exporter failed', { error: err }));
+  if (!(await settlesWithin(closed, remaining()))) {
+    // SpoolingExporter.close waits for its drainer's call: ending the calls ends that wait too
+    void collector?.close(0);
+  }
+  if (!servedInTime) {
+    await settlesWithin(served, AFTER_GRACE_MS);
+    server.closeAllConnections();
+    log.warn('shutdown grace over: requests still in progress were answered 503 or cut', { graceMs });
+  }
+  if (!(await settlesWithin(closed, AFTER_GRACE_MS))) log.warn('the exporter did not close within the grace; exiting without it', { graceMs });
 }
 
 /** What tests and benchmarks put in place of the real parts. */
@@ -84,12 +134,12 @@ export async function startSidecar(config: Config, env: NodeJS.ProcessEnv, log: 
 
   if (!config.enabled) {
     log.info('Datadog intake is disabled; set ENABLE_VENDOR_RECEIVER=true (or ENABLE_DATADOG_RECEIVER=true) to enable it', { admin: `${adminAddress.address}:${adminAddress.port}` });
-    return { intakeAddress: undefined, adminAddress, metrics, stop: () => close(admin) };
+    return { intakeAddress: undefined, adminAddress, metrics, stop: () => closeNow(admin) };
   }
 
   const keys = acceptedKeys(config, env);
   if (keys.length === 0) log.warn('no API keys configured: the intake accepts every request; set OTLP_AUTH_TOKEN or DD_BRIDGE_API_KEYS to require DD-API-KEY');
-  const exporter = overrides.exporter ?? new CoalescingExporter(createExporter(config, env, metrics, log), config.exportMaxBytes, metrics);
+  const { exporter, collector } = overrides.exporter ? { exporter: overrides.exporter, collector: undefined } : createExporter(config, env, metrics, log);
   const routes = overrides.routes ?? ROUTES;
   const ctx: RouteContext = {
     config,
@@ -131,10 +181,9 @@ export async function startSidecar(config: Config, env: NodeJS.ProcessEnv, log: 
     async stop() {
       status = 'stopping';
       const started = Date.now();
-      await close(server, config.shutdownGraceMs);
-      await exporter.close();
+      await shutDown(server, exporter, collector, config.shutdownGraceMs, log);
       log.info('intake stopped', { ms: Date.now() - started, spooledBytes: metrics.spoolBytes.get() });
-      await close(admin);
+      await closeNow(admin);
     },
   };
 }

@@ -154,6 +154,35 @@ describe('GrpcClient', () => {
     }
   });
 
+  it('close(grace) lets a call to a silent peer wait out the grace, then fails it UNAVAILABLE; an abort ends a call CANCELLED; a closed client refuses calls', async () => {
+    const server = http2.createServer();
+    const streams: http2.ServerHttp2Stream[] = [];
+    server.on('stream', (stream) => {
+      streams.push(stream);
+      stream.resume();
+    });
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    const c = client((server.address() as { port: number }).port);
+    try {
+      const abort = new AbortController();
+      const aborted = c.call(PATH, Buffer.from('a'), 60_000, abort.signal).then(() => undefined, (e: unknown) => e as GrpcError);
+      const pending = c.call(PATH, Buffer.from('b'), 60_000).then(() => undefined, (e: unknown) => e as GrpcError);
+      while (streams.length < 2) await new Promise((r) => setTimeout(r, 10));
+      abort.abort();
+      expect((await aborted)?.code).toBe(GrpcStatus.CANCELLED);
+      let settled = false;
+      void pending.then(() => (settled = true));
+      const closed = c.close(300);
+      await new Promise((r) => setTimeout(r, 100));
+      expect(settled).toBe(false);
+      await closed;
+      expect((await pending)?.code).toBe(GrpcStatus.UNAVAILABLE);
+      expect(((await c.call(PATH, Buffer.from('c'), 1_000).catch((e: unknown) => e)) as GrpcError).code).toBe(GrpcStatus.UNAVAILABLE);
+    } finally {
+      server.close();
+    }
+  });
+
   it('a slow but live peer keeps its connection after a deadline', async () => {
     // a bare HTTP/2 gRPC responder that counts connections and can be told to answer late
     let delayMs = 0;

@@ -10,8 +10,10 @@ import type { Exporter } from '../../src/export/exporter';
 import { createLogger } from '../../src/observability/log';
 import { MetricStreamEncoder, type EncodedExport } from '../../src/otlp/encode';
 import { decodeSketchPayload } from '../../src/parse/metrics-sketches';
-import { decodeMetricPayload } from '../../src/parse/metrics-v2-proto';
-import { translateMetrics } from '../../src/translate/metrics/chain';
+import type { MetricsPayload } from '../../src/datadog/metrics';
+import { decodeMetricPayload, decodeMetricPayloadGeneric } from '../../src/parse/metrics-v2-proto';
+import { readMetricPayloadPieces } from '../../src/parse/metrics-v2-proto-direct';
+import { translateMetrics, translateMetricsToModel } from '../../src/translate/metrics/chain';
 import { StreamStartTimes } from '../../src/translate/metrics/start-times';
 import { HttpError } from '../../src/server/errors';
 import { startSidecar, type Sidecar } from '../../src/server/sidecar';
@@ -42,6 +44,12 @@ class FakeExporter implements Exporter {
   metricNames(): string[] {
     return this.metrics().map((m) => m.name);
   }
+  /** Every point exported as `name@time value` (time in s; value: the number, or a histogram's sum). */
+  points(): string[] {
+    return this.metrics().flatMap((metric) =>
+      Object.values(metric).flatMap((field) => (typeof field === 'object' ? (field.dataPoints ?? []) : [])).map((p) => `${metric.name}@${Number(BigInt(p.timeUnixNano ?? '0') / 1_000_000_000n)} ${p.asDouble ?? p.asInt ?? p.sum}`),
+    );
+  }
   /** Every metric exported, decoded from the encoded requests (64-bit fields as strings). */
   private metrics(): ExportedMetric[] {
     return this.batches.flat().flatMap((r) => {
@@ -53,7 +61,8 @@ class FakeExporter implements Exporter {
 }
 
 /** A decoded Metric: its name, and its one data field (gauge, sum, histogram, …) holding the points. */
-type ExportedMetric = { name: string } & Record<string, { dataPoints?: { startTimeUnixNano?: string }[] } | string>;
+type ExportedMetric = { name: string } & Record<string, { dataPoints?: ExportedPoint[] } | string>;
+type ExportedPoint = { startTimeUnixNano?: string; timeUnixNano?: string; asDouble?: number; asInt?: string; sum?: number };
 
 let sidecar: Sidecar;
 let base: string;
@@ -221,5 +230,171 @@ describe('metric routes', () => {
     for (const path of ['/api/v1/series', '/api/v2/series', '/api/beta/sketches', '/api/v1/sketches', '/api/v1/check_run', '/api/v1/distribution_points', '/api/intake/metrics/v3/series', '/api/intake/metrics/v3/sketches']) {
       expect((await post(path, Buffer.alloc(0))).status).not.toBe(404);
     }
+  });
+});
+
+/** Drop counts by reason for one route, read from /metrics. */
+function droppedOn(route: string): Record<string, number> {
+  const counts: Record<string, number> = {};
+  for (const m of sidecar.metrics.render().matchAll(/^ddbridge_metric_points_dropped_total\{route="([a-z_0-9]+)",reason="([a-z_]+)"\} (\d+)$/gm)) {
+    if (m[1] === route) counts[m[2] as string] = Number(m[3]);
+  }
+  return counts;
+}
+
+/** JSON text with every `"INF"` written as 1e400, which JSON.parse reads as Infinity (JSON.stringify cannot write it). */
+const withInfinity = (value: unknown): string => JSON.stringify(value).replace(/"INF"/g, '1e400');
+
+describe('metric points whose time or value cannot be stored (issue 21, item 10)', () => {
+  /** What each route's body holds beside one good point per metric, and what it must export and count. */
+  const CASES: { route: string; path: string; body: () => Promise<Buffer | string>; headers?: Record<string, string>; exported: string[]; dropped: Record<string, number> }[] = [
+    {
+      route: 'series_v1',
+      path: '/api/v1/series',
+      body: async () =>
+        withInfinity({
+          series: [
+            { metric: 'g', type: 'gauge', points: [[T, 1], [0, 1], [T + 1, 'INF']] },
+            { metric: 'r.inf', type: 'rate', interval: 'INF', points: [[T, 1]] },
+            { metric: 'r.neg', type: 'rate', interval: -10, points: [[T, 1]] },
+            { metric: 'r.overflow', type: 'rate', interval: 1e308, points: [[T, 10]] },
+            { metric: 'r.unset', type: 'rate', points: [[T, 3]] },
+            { metric: 'r.ok', type: 'rate', interval: 10, points: [[T, 0.5]] },
+          ],
+        }),
+      exported: [`g@${T} 1`, `r.unset@${T} 3`, `r.ok@${T} 5`],
+      dropped: { invalid_timestamp: 1, invalid_value: 2, invalid_interval: 2 },
+    },
+    {
+      route: 'series_v2',
+      path: '/api/v2/series',
+      headers: { 'Content-Type': 'application/json' },
+      body: async () =>
+        withInfinity({
+          series: [
+            { metric: 'g', type: 3, points: [{ timestamp: T, value: 1 }, { timestamp: 0, value: 1 }, { timestamp: 'INF', value: 1 }, { timestamp: T + 1, value: 'INF' }] },
+            { metric: 'c', type: 1, interval: 'INF', points: [{ timestamp: T, value: 2 }] },
+            { metric: 'r.inf', type: 2, interval: 'INF', points: [{ timestamp: T, value: 1 }] },
+            { metric: 'r.neg', type: 2, interval: -10, points: [{ timestamp: T, value: 1 }] },
+          ],
+        }),
+      // a count's interval only places its window: a bad one falls back to the stream's history
+      exported: [`g@${T} 1`, `c@${T} 2`],
+      dropped: { invalid_timestamp: 2, invalid_value: 1, invalid_interval: 2 },
+    },
+    {
+      route: 'series_v2',
+      path: '/api/v2/series',
+      headers: AGENT_PROTOBUF_HEADERS,
+      body: () =>
+        compress(
+          encodeMetricPayload({
+            series: [
+              { metric: 'g', type: 3, points: [{ value: 1, timestamp: T }, { value: 1, timestamp: 0 }, { value: Infinity, timestamp: T + 1 }, { value: NaN, timestamp: T + 2 }] },
+              { metric: 'r.neg', type: 2, interval: -10, points: [{ value: 1, timestamp: T }] },
+              { metric: 'r.ok', type: 2, interval: 10, points: [{ value: 0.5, timestamp: T }] },
+            ],
+          }),
+          1,
+        ),
+      exported: [`g@${T} 1`, `r.ok@${T} 5`],
+      dropped: { invalid_timestamp: 1, invalid_value: 2, invalid_interval: 1 },
+    },
+    {
+      route: 'metrics_v3',
+      path: '/api/intake/metrics/v3/series',
+      headers: AGENT_PROTOBUF_HEADERS,
+      body: () =>
+        agentV3Body([
+          { name: 'g', type: 'gauge', valueType: 'float64', points: [{ ts: T, value: 1 }, { ts: 0, value: 1 }, { ts: T + 1, value: Infinity }, { ts: T + 2, value: NaN }] },
+          { name: 'k', type: 'sketch', valueType: 'float64', points: [{ ts: T, sketch: { sum: Infinity, min: 1, max: 1, cnt: 1, k: [1338], n: [1] } }] },
+        ]),
+      exported: [`g@${T} 1`],
+      dropped: { invalid_timestamp: 1, invalid_value: 3 },
+    },
+    {
+      route: 'sketches',
+      path: '/api/beta/sketches',
+      headers: AGENT_PROTOBUF_HEADERS,
+      body: () =>
+        compress(
+          encodeSketchPayload({
+            sketches: [
+              {
+                metric: 'sk',
+                host: 'h',
+                dogsketches: [
+                  { ts: T, cnt: 1, min: 1, max: 1, sum: 1, k: [1338], n: [1] },
+                  { ts: 0, cnt: 1, min: 1, max: 1, sum: 1, k: [1338], n: [1] },
+                  { ts: T + 1, cnt: 1, min: 1, max: Infinity, sum: 1, k: [1338], n: [1] },
+                  { ts: T + 2, cnt: 1, min: 1, max: 1, sum: NaN, k: [1338], n: [1] },
+                ],
+              },
+            ],
+          }),
+          1,
+        ),
+      exported: [`sk@${T} 1`],
+      dropped: { invalid_timestamp: 1, invalid_value: 2 },
+    },
+    {
+      route: 'distribution_points',
+      path: '/api/v1/distribution_points',
+      body: async () =>
+        withInfinity({
+          series: [
+            {
+              metric: 'dist',
+              points: [
+                [T, [1, 2]],
+                [0, [1]],
+                [T + 1, [4, 'INF']],
+                [T + 2, ['INF']],
+                [T + 3, [1e308, 1e308]],
+              ],
+            },
+          ],
+        }),
+      // the finite value of a point beside an infinite one is kept
+      exported: [`dist@${T} 3`, `dist@${T + 1} 4`],
+      dropped: { invalid_timestamp: 1, invalid_value: 3 },
+    },
+  ];
+
+  it.each(CASES.map((c) => [`${c.path} ${c.headers?.['Content-Type'] ?? ''}`, c] as const))('%s: drops and counts them, exports the rest', async (_name, c) => {
+    const before = droppedOn(c.route);
+    const res = await post(c.path, await c.body(), c.headers);
+    expect(res.status).toBe(202);
+    expect(exporter.points()).toEqual(c.exported);
+    const after = droppedOn(c.route);
+    const added = Object.fromEntries(Object.entries(after).map(([reason, n]) => [reason, n - (before[reason] ?? 0)]).filter(([, n]) => n !== 0));
+    expect(added).toEqual(c.dropped);
+  });
+
+  it('check_run: a check whose timestamp is 0 or not finite happened when it arrived, not in 1970', async () => {
+    const sent = Math.floor(Date.now() / 1000);
+    const res = await post('/api/v1/check_run', withInfinity([{ check: 'at.zero', status: 0, timestamp: 0 }, { check: 'at.inf', status: 1, timestamp: 'INF' }]));
+    expect(res.status).toBe(202);
+    const times = exporter.points().map((p) => Number(/@(\d+)/.exec(p)![1]));
+    expect(times).toHaveLength(2);
+    for (const t of times) expect(t).toBeGreaterThanOrEqual(sent);
+    const infiniteStatus = await post('/api/v1/check_run', withInfinity({ check: 'c', status: 'INF' }));
+    expect(infiniteStatus.status).toBe(400);
+    expect(await infiniteStatus.text()).toContain('.status');
+  });
+
+  it('v2 protobuf: the direct reader and the generic path drop and count the same points', () => {
+    const body = encodeMetricPayload({
+      series: [
+        { metric: 'g', type: 3, points: [{ value: 1, timestamp: T }, { value: 1, timestamp: 0 }, { value: Infinity, timestamp: T + 1 }, { value: -Infinity, timestamp: T + 2 }] },
+        { metric: 'r', type: 2, interval: 10, points: [{ value: 1e308, timestamp: T }] },
+      ],
+    });
+    let direct: MetricsPayload | undefined;
+    expect(readMetricPayloadPieces(body, Infinity, (piece) => (direct = piece))).toBeUndefined();
+    const results = [direct!, decodeMetricPayloadGeneric(body)].map((payload) => translateMetricsToModel(payload, new StreamStartTimes(), 0n));
+    expect(results[0]!.dropped).toEqual({ invalid_timestamp: 1, invalid_value: 3 });
+    expect(results[1]).toEqual(results[0]);
+    expect(results[0]!.resources.flatMap((r) => r.scopeMetrics.flatMap((s) => s.metrics.map((m) => m.name)))).toEqual(['g']);
   });
 });

@@ -6,7 +6,7 @@
  * agent's default `status: info`. Inner ddtags are added to the envelope's, key by key later wins.
  */
 import { RESERVED_GROUPS, TAGS_KEYS } from '../../datadog/logs';
-import type { JsonValue } from '../../parse/json';
+import { MAX_JSON_DEPTH, nestedDeeperThan, type JsonValue } from '../../parse/json';
 import { quoteBigIds } from '../../parse/logs';
 import { isNonEmptyObject, scalarText } from '../attributes';
 import { nextDraft, type LogStep } from './draft';
@@ -39,6 +39,13 @@ function flattenedNameBits(object: Record<string, JsonValue>, prefix: string): n
   return bits;
 }
 
+/**
+ * The message as a JSON object, or undefined when it is not one. A message nested deeper than a
+ * body may be (parse/json.ts) stays the string it was: flattening it into fields, and later the
+ * encoder, recurse once per level, and one such line must not overflow the stack and cost the
+ * whole batch. V8's JSON.parse keeps its own stack, so parsing first is safe (the test parses
+ * 100,000 levels: test/unit/logs-deep-message.test.ts).
+ */
 function parseObject(message: JsonValue | undefined): Record<string, JsonValue> | undefined {
   if (typeof message !== 'string' || message.length > MAX_MESSAGE_DEPTH_SCAN) return undefined;
   // a message that starts with `{` and ends with `}` is its own trimmed text; only others need trim()
@@ -49,7 +56,8 @@ function parseObject(message: JsonValue | undefined): Record<string, JsonValue> 
   }
   try {
     const value = JSON.parse(quoteBigIds(text)) as JsonValue;
-    return value !== null && typeof value === 'object' && !Array.isArray(value) ? value : undefined;
+    if (value === null || typeof value !== 'object' || Array.isArray(value)) return undefined;
+    return nestedDeeperThan(value, MAX_JSON_DEPTH) ? undefined : value;
   } catch {
     return undefined;
   }

@@ -6,18 +6,33 @@
  * arrives as a sketch, and both must land in the same table with the same layout. A very wide
  * spread of values lowers the scale until at most MAX_BUCKETS buckets are needed per sign.
  */
-import type { DistributionSeries } from '../../datadog/metrics';
+import type { DistributionSeries, DropCounts } from '../../datadog/metrics';
 import type { MetricContext, MetricItem } from './context';
 import { addTo, bucketIndex, denseBuckets, extent, SCALE } from './exponential';
 import { exponentialHistogramMetric, type DistributionSummary } from './exponential-metric';
 import { ZERO_THRESHOLD } from './sketch-buckets';
+import { isFiniteOrCounted } from './time';
 
 /** The agent's cap on sketch bins. */
 export const MAX_BUCKETS = 4096;
 
 export function distributionMetric(series: DistributionSeries, ctx: MetricContext): MetricItem {
-  const points = series.points.filter((p) => p.values.length > 0).map((p) => summarize(p.timestamp, p.values));
+  const points: DistributionSummary[] = [];
+  for (const p of series.points) {
+    const values = finiteValues(p.values, ctx.dropped);
+    if (values.length > 0) points.push(summarize(p.timestamp, values));
+  }
   return exponentialHistogramMetric(series.metric, series.tags, series.resources, points, ctx);
+}
+
+/**
+ * The values that are finite numbers, the others counted as dropped (as `null` values are):
+ * an infinite one has no bucket, and its index would never shrink below MAX_BUCKETS in the
+ * scale-lowering loop of summarize.
+ */
+function finiteValues(values: readonly number[], dropped: DropCounts): readonly number[] {
+  if (values.every(Number.isFinite)) return values;
+  return values.filter((v) => isFiniteOrCounted(dropped, v));
 }
 
 function summarize(timestamp: number, values: readonly number[]): DistributionSummary {

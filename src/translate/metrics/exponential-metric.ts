@@ -11,7 +11,7 @@ import { bigCount } from './exponential';
 import { memoizedOrigin } from './resource';
 import { ZERO_THRESHOLD } from './sketch-buckets';
 import { streamIdentity } from './start-times';
-import { timedPoints } from './time';
+import { isFiniteOrCounted, timedPoints } from './time';
 
 /** One point before OTLP encoding: summary plus bucket counts. */
 export interface DistributionSummary {
@@ -30,7 +30,9 @@ export function exponentialHistogramMetric(name: string, tags: readonly string[]
   const origin = memoizedOrigin(ctx.origins, tags, resources);
   const { resource, resourceKey, attributes } = origin;
   const stream = streamIdentity('exponential_histogram', name, origin);
-  const dataPoints = timedPoints(points, ctx.dropped, (p, timeUnixNano): ExponentialHistogramDataPoint => {
+  const dataPoints = timedPoints(points, ctx.dropped, (p, timeUnixNano): ExponentialHistogramDataPoint | undefined => {
+    // checked before startFor, which remembers the point in its stream's history
+    if (!isFiniteOrCounted(ctx.dropped, p.sum, p.min, p.max)) return undefined;
     return {
       attributes,
       startTimeUnixNano: ctx.streams.startFor(stream, timeUnixNano),
