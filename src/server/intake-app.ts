@@ -36,10 +36,15 @@ const REQUEST_LOG_INTERVAL_MS = 10_000;
 /**
  * Requests of one connection handled at once. Datadog senders never pipeline; a client that
  * pipelines without reading its replies was served every request it wrote (RSS 356 MiB, /health
- * stalled 10.7 s, issue 21). Past this the socket is no longer read, so a client that does not
- * consume its replies gets at most what the kernel buffers hold answered.
+ * stalled 10.7 s, issue 21). Further requests wait (see MAX_WAITING_REQUESTS).
  */
 export const MAX_PIPELINED_REQUESTS = 4;
+
+/**
+ * Requests of one connection that may wait for those in progress. A client further ahead of its
+ * replies than this (about 2 MiB of parsed requests) is not reading them: its connection is closed.
+ */
+export const MAX_WAITING_REQUESTS = 1_000;
 
 /**
  * Replies after which the connection cannot carry another request: the body was not read to its
@@ -99,26 +104,30 @@ export function createIntakeApp(routes: readonly IntakeRoute[], ctx: RouteContex
     if (route.sender === 'tracer' && route.name !== 'info') for (const [k, v] of stamp) res.setHeader(k, v);
     const socket = req.socket;
     let gate = gates.get(socket);
-    if (!gate) gates.set(socket, (gate = new PipelineGate(socket)));
+    if (!gate) gates.set(socket, (gate = new PipelineGate(socket, shared.log)));
     gate.run(res, () => void serve(route, req, path, res, shared));
   };
 }
 
 /**
- * Runs a connection's requests at most MAX_PIPELINED_REQUESTS at a time, in arrival order. One
- * counts until its reply has been handed to the kernel (the response's `close`), which stops
- * happening when the client does not read. Node's own check (pause while the socket needs
- * draining) acts only after the kernel buffers are full, and on requests already parsed it acts
- * not at all: everything in the chunk being parsed was dispatched at once.
+ * Runs a connection's requests at most MAX_PIPELINED_REQUESTS at a time, in arrival order, and
+ * closes a connection that gets more than MAX_WAITING_REQUESTS ahead of its replies. One counts
+ * until its reply has been handed on (the response's `close`). Pausing the socket cannot bound
+ * the queue: node reads a connection straight into its parser, dispatches every request of a
+ * chunk at once, and resumes the socket whenever a finished request is dumped; its own pause
+ * (while replies wait to drain) sees only replies already written, which queued requests have not.
  */
 class PipelineGate {
   private running = 0;
-  private paused = false;
   private readonly waiting: (() => void)[] = [];
 
-  constructor(private readonly socket: Socket) {}
+  constructor(
+    private readonly socket: Socket,
+    private readonly log: Logger,
+  ) {}
 
   run(res: ServerResponse, start: () => void): void {
+    if (this.socket.destroyed) return;
     res.once('close', () => this.finished());
     if (this.running < MAX_PIPELINED_REQUESTS) {
       this.running++;
@@ -126,9 +135,10 @@ class PipelineGate {
       return;
     }
     this.waiting.push(start);
-    if (!this.paused) {
-      this.paused = true;
-      this.socket.pause();
+    if (this.waiting.length > MAX_WAITING_REQUESTS) {
+      this.log.warn('closed a connection that sent requests far ahead of reading their replies', { waiting: this.waiting.length, remote: this.socket.remoteAddress });
+      this.waiting.length = 0;
+      this.socket.destroy();
     }
   }
 
@@ -138,10 +148,6 @@ class PipelineGate {
     const next = this.waiting.shift();
     if (next) return next();
     this.running--;
-    if (!this.paused) return;
-    this.paused = false;
-    // a socket node paused itself (its write side needs draining) stays paused through this
-    this.socket.resume();
   }
 }
 

@@ -85,7 +85,7 @@ function createExporter(config: Config, env: NodeJS.ProcessEnv, metrics: BridgeM
   if (!config.spoolDir) return { exporter: batched(collector), collector };
   const spool = DiskSpool.open({ dir: config.spoolDir, maxBytes: config.spoolMaxBytes, segmentBytes: 64 * 1024 * 1024, fsync: config.spoolFsync });
   log.info('durable spool enabled', { dir: config.spoolDir, maxBytes: config.spoolMaxBytes, fsync: config.spoolFsync, pendingBytes: spool.bytes });
-  return { exporter: batched(new SpoolingExporter(spool, collector, metrics, log)), collector };
+  return { exporter: batched(new SpoolingExporter(spool, collector, metrics, log, { attemptMs: config.otlpTimeoutMs })), collector };
 }
 
 /**
