@@ -3,12 +3,13 @@
 #              builds it (`docker build --target collector .`); collector-config.yaml and the
 #              overlays are in /etc/otelcol/.
 #   sidecar    the default (last) target: compile TypeScript with the dev dependencies, ship only
-#              dist/ and production dependencies on a maintained Node LTS (22; Node 20 is
-#              end-of-life). zstd: libzstd through the optional zstd-napi addon, built here;
-#              without it, Node 22.15+'s native zstd, which the sidecar detects; then fzstd.
+#              dist/ and production dependencies on Node 24, the active LTS (22 is also
+#              supported; 20 is end-of-life). zstd: libzstd through the optional zstd-napi
+#              addon, built here; without it, Node's native zstd (22.15+), which the sidecar
+#              detects; then fzstd.
 # docker-compose.yaml and deploy/kubernetes/ run the two side by side.
 
-ARG NODE_IMAGE=node:22.23-bookworm-slim
+ARG NODE_IMAGE=node:24.21-bookworm-slim
 ARG GO_IMAGE=golang:1.26-alpine
 ARG COLLECTOR_BASE_IMAGE=alpine:3.22
 
