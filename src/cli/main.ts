@@ -11,7 +11,7 @@ import { startSidecar } from '../server/sidecar';
 import { onShutdown } from './shutdown';
 
 // The other commands load their modules when run: a serving sidecar never needs yaml, ajv, the
-// OpenAPI document or the collector builder (~3 MiB of an idle sidecar's RSS; README, Benchmarks).
+// OpenAPI document or the collector builder (~3 MiB of an idle sidecar's RSS).
 const agentConfigCli = (): typeof import('../agent-config/cli') => require('../agent-config/cli');
 const stackApiCli = (): typeof import('../stack-api/cli') => require('../stack-api/cli');
 const collectorCli = (): typeof import('./collector') => require('./collector');

@@ -1,5 +1,5 @@
 /**
- * Datadog log intake model (intake-protocol.md §6.1). The agent sends exactly seven keys per
+ * Datadog log intake model. The agent sends exactly seven keys per
  * entry; API clients and logger transports send free-form objects. Both are kept as a field bag:
  * the translator steps decide what each reserved key means, so envelope fields and fields decoded
  * out of a JSON message go through the same rules.

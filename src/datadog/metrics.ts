@@ -1,5 +1,5 @@
 /**
- * Datadog metric intake model (intake-protocol.md §6.2–6.4, §9.1–9.2). Every wire form (v1 JSON,
+ * Datadog metric intake model. Every wire form (v1 JSON,
  * v2 JSON or protobuf, v3 columnar, sketches, distribution points, service checks) is parsed into
  * these shapes, so the translator never needs to know which route or encoding a metric came by.
  * Times are seconds since the epoch, as Datadog sends them.
@@ -47,7 +47,7 @@ export interface Series {
   sourceTypeName: string;
 }
 
-/** One flush interval of a DDSketch: bin keys and counts in the agent's log-γ mapping (§9.1). */
+/** One flush interval of a DDSketch: bin keys and counts in the agent's log-γ mapping. */
 export interface SketchPoint {
   timestamp: number;
   count: number;

@@ -1,5 +1,5 @@
 /**
- * Datadog trace intake model (intake-protocol.md §7, §9.3–§9.5). Every trace format we accept —
+ * Datadog trace intake model. Every trace format we accept —
  * v0.3/v0.4 (JSON or msgpack), v0.5 (string table), v0.7 (TracerPayload), the trace-agent's
  * AgentPayload in both its classic and its idx (string-table) form — is parsed into these types,
  * so the translator has one input whatever the sender. Ids and ns timestamps are bigints: a
@@ -37,7 +37,7 @@ export interface DdSpan {
   /** What the operation acted on (`GET /users/:id`, a SQL query); defaults to the name. */
   resource: string;
   type: string;
-  /** Low 64 bits; the high half travels in meta `_dd.p.tid` (§8). */
+  /** Low 64 bits; the high half travels in meta `_dd.p.tid`. */
   traceId: bigint;
   spanId: bigint;
   /** 0 for a root span. */
@@ -131,7 +131,7 @@ export const emptySpanEvent = (): DdSpanEvent => ({ timeUnixNano: 0n, name: '', 
 
 export const chunkOf = (spans: DdSpan[]): DdTraceChunk => ({ priority: PRIORITY_NONE, origin: '', spans, tags: new Map(), droppedTrace: false });
 
-// ---------------------------------------------------------------- APM stats (§7.5, §9.5)
+// ---------------------------------------------------------------- APM stats
 
 export interface DdGroupedStats {
   service: string;

@@ -1,5 +1,5 @@
 /**
- * Request-body decompression (intake-protocol §3): undo each Content-Encoding, right to left,
+ * Request-body decompression: undo each Content-Encoding, right to left,
  * never producing more than the cap, and fail with the HttpError the client deserves
  * (415 unknown coding, 413 over the cap, 400 corrupt data).
  */

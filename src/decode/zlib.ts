@@ -36,7 +36,7 @@ const chunkSizeFor = (raw: Buffer): number => Math.min(DECOMPRESSOR_OPTIONS.chun
 /**
  * One synchronous call, as for zstd: a node:zlib stream per body cost a stream pipeline and a
  * thread-pool round trip per chunk, ~100 µs for a 500-byte deflated series body against ~7 µs
- * (README, What each change bought). zlib stops as soon as its output passes maxOutputLength, so
+ * in process. zlib stops as soon as its output passes maxOutputLength, so
  * a bomb costs at most the cap and one chunk.
  */
 function inflateWithin(codec: Codec, raw: Buffer, limits: DecodeLimits, inflate: SyncInflate): Promise<Buffer> {

@@ -56,7 +56,7 @@ const libzstd = loadLibzstd();
 /**
  * libzstd first: its calls are synchronous and reuse one context, so a small body costs a few
  * µs where node:zlib's stream and the former async addon each paid a thread-pool round trip
- * (README, Dependency choices); then node:zlib; then fzstd.
+ * (docs/decisions/004-zstd-addon.md); then node:zlib; then fzstd.
  */
 export const zstdImplementation: ZstdImplementation = libzstd !== undefined ? 'addon' : nativeZstd !== undefined ? 'native' : 'fzstd';
 
@@ -147,11 +147,12 @@ function decodeFramesWithLibzstd(binding: LibzstdBinding, frames: Iterable<ZstdF
 }
 
 /**
- * A frame without a declared size (the agent declares none) is decoded into a buffer sized from
- * its bound, 128 KiB per compressed block however little the block holds. A fresh one per body
- * cost a 10-series body 128 KiB for its ~3 KB, and the external memory made V8 run a scavenge
- * every few milliseconds (README, Benchmarks). So output below this is copied out and the buffer
- * kept for the next frame; larger output keeps its buffer, as a copy would cost more than it saves.
+ * A frame without a declared size (the agent declares none) is decoded into a buffer sized from its
+ * bound, 128 KiB per compressed block however little the block holds. A fresh one per body cost a
+ * 10-series body 128 KiB for its ~3 KB, and the external memory made V8 run a scavenge every few
+ * milliseconds (docs/decisions/004-zstd-addon.md). So output below this is copied out and the
+ * buffer kept for the next frame; larger output keeps its buffer, as a copy would cost more than it
+ * saves.
  */
 const COPIED_OUTPUT_MAX_BYTES = 64 * 1024;
 /** A buffer grown past this for one frame is not kept for the life of the process. */

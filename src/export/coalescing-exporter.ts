@@ -1,9 +1,9 @@
 /**
  * Batching toward the collector: requests of one signal handed over in the same event-loop turn
  * (intake requests that arrived together) go out as one export. Each export call costs about the
- * same fixed CPU in the gRPC client and in the collector whatever its size, so for senders that post small
- * batches that fixed cost dominated; see README, Benchmarks. A lone request waits only for the end
- * of the current turn (setImmediate).
+ * same fixed CPU in the gRPC client and in the collector whatever its size, so for senders that
+ * post small batches that fixed cost dominated. A lone request waits only for the end of the
+ * current turn (setImmediate).
  *
  * Requests are merged as bytes: an Export*ServiceRequest holds one repeated field, so two encoded
  * requests concatenated are the request holding the resources of both (protobuf merges repeated
@@ -34,7 +34,8 @@ interface Waiting {
  * A merged request's parts are re-pointed at their bytes inside the merged body (the same bytes,
  * still a complete request each, as the fallback to one export per sender needs): otherwise every
  * byte was held twice until the shared export returned, and such Buffers, when they outlive two
- * young-generation GCs, wait for a full GC to be freed (README, Benchmarks: RSS).
+ * young-generation GCs, wait for a full GC to be freed
+ * (docs/decisions/005-early-buffer-freeing.md).
  */
 export function packRequests(signal: Signal, requests: readonly EncodedExport[], maxBytes: number): EncodedExport[] {
   const packed: EncodedExport[] = [];

@@ -1,8 +1,9 @@
 /**
  * A unary gRPC client on node:http2, for the one call the sidecar makes: Export, with bytes that
- * are already protobuf. Measured against grpc-js on this machine (README, Dependency choices), a
- * call costs about half the CPU: grpc-js runs every call through its channel, load-balancer,
- * interceptor and filter stacks, none of which an exporter to one collector needs.
+ * are already protobuf. Measured against grpc-js on this machine
+ * (docs/decisions/002-own-grpc-client.md), a call costs about half the CPU: grpc-js runs every call
+ * through its channel, load-balancer, interceptor and filter stacks, none of which an exporter to
+ * one collector needs.
  *
  * The wire follows the gRPC over HTTP/2 spec: a POST per call, the message in a 5-byte length
  * prefixed frame, the status in trailers (or in the headers of a trailers-only reply). One

@@ -16,7 +16,7 @@
  * cannot be right sends the reader back to the oldest segment.
  *
  * Records the collector calls invalid are moved to `dead-letter/`; files put into `replay/` are
- * appended to the spool on the next open (README, Guarantees).
+ * appended to the spool on the next open (docs/operations.md, Spool, dead letters and replay).
  */
 import { closeSync, fsync, fsyncSync, ftruncateSync, mkdirSync, openSync, readdirSync, readFileSync, readSync, renameSync, statSync, unlinkSync, writeSync } from 'node:fs';
 import { join } from 'node:path';

@@ -1,7 +1,8 @@
 /**
- * POST /api/intake/metrics/v3/series and /sketches: agent 7.81+ columnar intake, so agents need
- * not be forced back to v2 (upstream at ClickStack's version silently drops both, translation-rules
- * §7 #1–2). One route: each series says in its type word whether it is a sketch.
+ * POST /api/intake/metrics/v3/series and /sketches: agent 7.81+ columnar intake, so agents need not
+ * be forced back to v2 (upstream at ClickStack's version silently drops both; docs/translation.md,
+ * Differences from the upstream receiver (metrics)). One route: each series says in its type word
+ * whether it is a sketch.
  */
 import { decodeV3Payload } from '../parse/metrics-v3';
 import { metricRoute, whole } from './metrics-route';

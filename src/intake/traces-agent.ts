@@ -2,7 +2,7 @@
  * POST /api/v0.2/traces: the trace-agent's AgentPayload (zstd or gzip, undone by the server),
  * classic and idx tracer payloads alike. The whole payload is exported as one batch, so it is
  * accepted or refused as a whole and a retry never duplicates half of it (upstream consumes
- * tracer payloads one by one, translation-rules §7 #18).
+ * tracer payloads one by one).
  */
 import { decodeAgentPayload } from '../parse/traces/agent-payload';
 import type { IntakeRoute } from './route';

@@ -1,7 +1,7 @@
 /**
  * What every trace route shares: translate, export, and answer only once the collector has the
  * spans (a 503 from the exporter reaches the sender as is — tracers drop on it, the trace-agent
- * retries). Tracer routes then answer with sampling rates (intake-protocol.md §1.1, §7.6):
+ * retries). Tracer routes then answer with sampling rates:
  * every service at rate 1, so tracers keep every trace under automatic sampling. The rates never
  * change, so their version is a constant; a tracer that already holds it gets `{}`.
  */

@@ -2,12 +2,12 @@
  * Large Buffers this process made and is done with, handed back at the next young-generation GC
  * instead of the next full one.
  *
- * A Buffer's bytes live outside V8's heap and are freed when its ArrayBuffer object is collected.
- * A request body or an encoded export lives long enough (parsing, then the round trip to the
+ * A Buffer's bytes live outside V8's heap and are freed when its ArrayBuffer object is collected. A
+ * request body or an encoded export lives long enough (parsing, then the round trip to the
  * collector) to outlast two scavenges, so its ArrayBuffer is promoted and its bytes stay until a
  * mark-compact, which V8 starts only after ~64 MB of such growth: dead bodies were most of the
- * sidecar's peak RSS (README, Benchmarks). Detaching the ArrayBuffer moves its bytes to a fresh,
- * young ArrayBuffer that nothing references, so they go at the next scavenge.
+ * sidecar's peak RSS (docs/decisions/005-early-buffer-freeing.md). Detaching the ArrayBuffer moves
+ * its bytes to a fresh, young ArrayBuffer that nothing references, so they go at the next scavenge.
  *
  * Only Buffers registered with {@link own} are ever freed: their ArrayBuffer was allocated by our
  * own code for them alone. Buffers an addon allocated (such as a former zstd module's output) may not

@@ -69,7 +69,7 @@ const renderLabels = (labels: Labels): string => {
   return keys.length === 0 ? '' : `{${keys.map((k) => `${k}="${escapeLabel(labels[k] as string)}"`).join(',')}}`;
 };
 
-/** Every self-metric the sidecar exposes, in one place so the README can list them. */
+/** Every self-metric the sidecar exposes, in one place so docs/operations.md can list them. */
 export class BridgeMetrics {
   readonly requests = new Counter('ddbridge_http_requests_total', 'Intake requests by route and reply status.');
   readonly bytesIn = new Counter('ddbridge_http_request_bytes_total', 'Request body bytes as received (compressed), by route.');

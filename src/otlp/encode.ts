@@ -79,9 +79,9 @@ function packBodies(signal: Signal, scratch: ProtoWriter, request: Frame, maxByt
 /**
  * A translator's sink: each record or metric is encoded as it is handed over, so no translated
  * model outlives its own translation. Keeping a request's records alive until the end made every
- * young-generation GC during the request copy all of them (a third of the sidecar's CPU on
- * traces; README, Benchmarks). `requests` gives the same bodies as encodeExportRequests does for
- * the model. `C` is what a scope holds until then: encoded records, or encoded metrics.
+ * young-generation GC during the request copy all of them (a third of the sidecar's CPU on traces;
+ * docs/decisions/003-own-otlp-encoder.md). `requests` gives the same bodies as encodeExportRequests
+ * does for the model. `C` is what a scope holds until then: encoded records, or encoded metrics.
  */
 abstract class StreamEncoder<C> {
   protected readonly scratch = ProtoWriter.scratch();

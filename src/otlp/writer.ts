@@ -45,7 +45,8 @@ export function lenFieldSize(field: number, payloadSize: number): number {
  * The scratch buffer of the last finished encode, for the next one to write into. Encoding a
  * request grows its scratch by doubling and then copies the bodies out, so without this each
  * request left about twice its encoded size in dead Buffers: external memory that V8 frees only
- * after a later GC, and on traces the largest part of the sidecar's peak RSS (README, Benchmarks).
+ * after a later GC, and on traces the largest part of the sidecar's peak RSS
+ * (docs/decisions/003-own-otlp-encoder.md).
  */
 let spare: Buffer | undefined;
 /** Where a scratch (or any writer not told its size) starts; it doubles as needed. */

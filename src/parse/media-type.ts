@@ -1,6 +1,7 @@
 /**
  * Content-Type parsing per RFC 9110: `application/json; charset=utf-8` is JSON. The upstream
- * receiver compares the whole header string and answers 415 to that (translation-rules §7 #6).
+ * receiver compares the whole header string and answers 415 to that (docs/translation.md,
+ * Differences from the upstream receiver (logs)).
  */
 export interface MediaType {
   /** type/subtype, lower-cased */

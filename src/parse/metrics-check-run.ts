@@ -1,5 +1,5 @@
 /**
- * POST /api/v1/check_run (intake-protocol.md §6.4): a JSON array of service checks (the agent's
+ * POST /api/v1/check_run: a JSON array of service checks (the agent's
  * empty flush is `[]`), or one object from API clients. `tags` may be `null`; a missing
  * timestamp is left for the translator to fill.
  */

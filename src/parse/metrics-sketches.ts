@@ -1,6 +1,6 @@
 /**
- * POST /api/beta/sketches (and /api/v1/sketches): protobuf `SketchPayload` (intake-protocol.md
- * §9.1). Each sketch carries one Dogsketch per flush interval: summary (cnt, min, max, sum) and
+ * POST /api/beta/sketches (and /api/v1/sketches): protobuf `SketchPayload`.
+ * Each sketch carries one Dogsketch per flush interval: summary (cnt, min, max, sum) and
  * parallel bin keys `k` (sint32) and counts `n`. The legacy `distributions` form is no longer
  * written by any agent and is skipped, as upstream does.
  */

@@ -1,8 +1,8 @@
 /**
- * POST /api/v1/series body (intake-protocol.md §6.2): `{"series":[{metric, points:[[ts, value]],
+ * POST /api/v1/series body: `{"series":[{metric, points:[[ts, value]],
  * type, interval, host, device, tags, source_type_name, unit}]}`. API clients may leave out
  * `type` (the Datadog API then stores a gauge) and send `null` values; those points are skipped
- * and counted rather than failing the batch (upstream crashes on them, translation-rules §7 #9).
+ * and counted rather than failing the batch (upstream crashes on them).
  */
 import { countDrop, emptyPayload, hostResources, type DropCounts, type MetricsPayload, type Series, type SeriesPoint, type SeriesType } from '../datadog/metrics';
 import type { JsonValue } from './json';

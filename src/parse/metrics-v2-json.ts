@@ -1,5 +1,5 @@
 /**
- * POST /api/v2/series as JSON, what the public API client sends (intake-protocol.md §6.3):
+ * POST /api/v2/series as JSON, what the public API client sends:
  * `{"series":[{metric, type (0–3), points:[{timestamp, value}], resources:[{type, name}], tags,
  * unit, interval, source_type_name}]}`. Type 0 (unspecified) is stored as a gauge, as the Datadog
  * API does; an unknown type number drops the series (counted), not the batch.

@@ -1,5 +1,5 @@
 /**
- * POST /api/v2/series from the agent: protobuf `MetricPayload` (intake-protocol.md §9.1), one
+ * POST /api/v2/series from the agent: protobuf `MetricPayload`, one
  * `series` record per series, resources `{host, …}` first. The agent's `metadata.origin` is not
  * read: it says which Datadog product sent the point, nothing OTLP has a place for.
  */

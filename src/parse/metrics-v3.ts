@@ -1,10 +1,10 @@
 /**
- * POST /api/intake/metrics/v3/{series,sketches}: the agent's columnar `Payload`
- * (intake-protocol.md §9.2, agent 7.81+). Strings sit in base-1 dictionaries (0 = empty); each
- * series is one entry in the per-series columns, whose dictionary refs are delta-encoded across
- * the whole column; point timestamps are delta-encoded across all points; sketch bin keys within
- * each point. Any reference outside its dictionary, or a column shorter than the series need, is a
- * 400: the columns no longer line up, so nothing after that point can be trusted.
+ * POST /api/intake/metrics/v3/{series,sketches}: the agent's columnar `Payload` (agent 7.81+;
+ * docs/translation.md, v3 columnar intake). Strings sit in base-1 dictionaries (0 = empty); each
+ * series is one entry in the per-series columns, whose dictionary refs are delta-encoded across the
+ * whole column; point timestamps are delta-encoded across all points; sketch bin keys within each
+ * point. Any reference outside its dictionary, or a column shorter than the series need, is a 400:
+ * the columns no longer line up, so nothing after that point can be trusted.
  *
  * Framing: the agent compresses the MetricData field header and every column as separate zstd
  * streams and concatenates them (datadog-agent `pkg/serializer/internal/metrics/

@@ -2,7 +2,7 @@
  * A msgpack decoder for untrusted bodies (tracer traces and stats). Every array, map, str, bin and
  * ext length is checked against the bytes that remain BEFORE anything is allocated, so a header
  * claiming a 4 GB array is an error and not an allocation (the generated Go decoders trust those
- * prefixes, translation-rules §7 #20). Nesting depth is capped so a hostile `[[[[…` cannot
+ * prefixes). Nesting depth is capped so a hostile `[[[[…` cannot
  * exhaust the stack.
  *
  * The output is a loose tree that the trace parsers coerce field by field, as leniently as the

@@ -71,7 +71,7 @@ interface Shared {
 /**
  * The intake's request listener. Routing is a table lookup (route-table.ts) rather than express:
  * express cost ~7 % of the CPU of a small request and ~15 MiB of resident memory for ~70
- * packages, and it did nothing else here (README, Dependency choices).
+ * packages, and it did nothing else here (docs/decisions/001-no-express.md).
  */
 export function createIntakeApp(routes: readonly IntakeRoute[], ctx: RouteContext, metrics: BridgeMetrics, log: Logger, budget: InflightBudget): RequestListener {
   const table = new RouteTable(routes);

@@ -1,9 +1,9 @@
 /**
- * Datadog tag/attribute keys and their OpenTelemetry names (translation-rules.md §5).
+ * Datadog tag/attribute keys and their OpenTelemetry names.
  * `resource: true` marks keys that describe where telemetry comes from (service, container,
  * cloud, Kubernetes, ECS): as tags they are promoted to the resource, which is what ClickStack's
  * ServiceName column and HyperDX's quick filters read. The rest are renamed but stay on the
- * record/span/data point, so they do not multiply resources (an upstream gap, §7 #12).
+ * record/span/data point, so they do not multiply resources (an upstream gap).
  */
 export interface KnownKey {
   otel: string;

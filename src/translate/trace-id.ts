@@ -3,7 +3,7 @@
  * chars in `_dd.p.tid`, usually on a chunk's first span only. The cache remembers low → high so
  * that spans in later payloads, and logs that carry only the decimal low half, get the same
  * 128-bit id as the span that announced `_dd.p.tid`. It is one instance per process, shared by
- * the traces and logs paths; bounded in entries and in age (upstream's is a 100-entry LRU, §7 #13).
+ * the traces and logs paths; bounded in entries and in age (upstream's is a 100-entry LRU).
  */
 
 import { RecencyMap } from './recency-map';

@@ -1,7 +1,8 @@
 /**
  * Every way our output differs from the upstream receiver's on the conformance payloads, each
- * declared with its reason and the README section that documents it. A difference not listed here
- * fails test/e2e/conformance.test.ts: it is either a bug to fix or a decision to write down.
+ * declared with its reason and the docs/translation.md section that documents it. A difference not
+ * listed here fails test/e2e/conformance.test.ts: it is either a bug to fix or a decision to write
+ * down.
  */
 import type { Difference, Signal } from './conformance';
 
@@ -13,9 +14,9 @@ export interface Deliberate {
   reason: string;
 }
 
-const LOGS = 'README, Differences from the upstream receiver (logs)';
-const TRACES = 'README, Traces';
-const METRICS = 'README, Differences from the upstream receiver (metrics)';
+const LOGS = 'docs/translation.md, Differences from the upstream receiver (logs)';
+const TRACES = 'docs/translation.md, Traces';
+const METRICS = 'docs/translation.md, Differences from the upstream receiver (metrics)';
 
 export const DELIBERATE: readonly Deliberate[] = [
   // ---------------------------------------------------------------- logs: a JSON message (pino under dd-trace-js)
@@ -36,17 +37,17 @@ export const DELIBERATE: readonly Deliberate[] = [
     reason: `env, version, runtime-id, process_id and language describe the process: resource attributes, which ClickStack's filters read; \`_dd.base_service\` chooses the resource's service.name (${TRACES}: resource)`,
   },
   { signal: 'traces', field: /^resource\.telemetry\.sdk\.(name|version)$/, kinds: ['differs'], reason: `semantic conventions: \`telemetry.sdk.name\` is \`datadog\` and the version the tracer's own (\`5.132.0\`); upstream writes \`Datadog\` and \`Datadog-5.132.0\` (${TRACES}: resource)` },
-  { signal: 'traces', field: 'attributes._dd.p.tid', kinds: ['only upstream'], reason: `the high 64 bits are in the 128-bit TraceId, consumed (${TRACES}: translation, ids)` },
-  { signal: 'traces', field: 'attributes.span.kind', kinds: ['only upstream'], reason: `consumed: SpanKind says it (${TRACES}: translation, kind)` },
-  { signal: 'traces', field: /^attributes\.(sampling\.priority|_sampling_priority_v1)$/, kinds: ['differs', 'only upstream'], reason: `\`sampling.priority\` is an int on every span of the chunk; upstream writes the string "1.000000" and keeps the raw metric (${TRACES}: translation, sampling)` },
+  { signal: 'traces', field: 'attributes._dd.p.tid', kinds: ['only upstream'], reason: `the high 64 bits are in the 128-bit TraceId, consumed (${TRACES}: span translation, ids)` },
+  { signal: 'traces', field: 'attributes.span.kind', kinds: ['only upstream'], reason: `consumed: SpanKind says it (${TRACES}: span translation, kind)` },
+  { signal: 'traces', field: /^attributes\.(sampling\.priority|_sampling_priority_v1)$/, kinds: ['differs', 'only upstream'], reason: `\`sampling.priority\` is an int on every span of the chunk; upstream writes the string "1.000000" and keeps the raw metric (${TRACES}: span translation, sampling)` },
   { signal: 'traces', field: 'status.code', kinds: ['only upstream'], reason: `a span without error stays Unset; upstream sets Ok (${TRACES}: differences)` },
-  { signal: 'traces', field: 'events', kinds: ['only ours'], reason: `an error span gets an \`exception\` event, where HyperDX shows exceptions (${TRACES}: translation, status)` },
+  { signal: 'traces', field: 'events', kinds: ['only ours'], reason: `an error span gets an \`exception\` event, where HyperDX shows exceptions (${TRACES}: span translation, status)` },
   // ---------------------------------------------------------------- metrics
   { signal: 'metrics', field: 'resource.source', kinds: ['only upstream'], reason: `resource \`source\` only when a source_type_name is sent; upstream adds it empty (${METRICS})` },
   {
     signal: 'metrics',
     field: 'startTimeUnixNano',
     kinds: ['only ours', 'only upstream', 'differs'],
-    reason: `a count or rate with an interval covers [time − interval, time], anything else starts where its stream's previous point ended; upstream starts every stream's first point at 0 (the epoch) and later ones at the previous point, gauges included, which have no window (${METRICS}; README, Type mapping and Start times)`,
+    reason: `a count or rate with an interval covers [time − interval, time], anything else starts where its stream's previous point ended; upstream starts every stream's first point at 0 (the epoch) and later ones at the previous point, gauges included, which have no window (${METRICS}; Type mapping and Start times)`,
   },
 ];

@@ -4,8 +4,8 @@
  * as the request body we receive (`input`) and the output upstream expects (`upstreamExpected`, in
  * the OTLP/JSON form test/helpers/otlp-json.ts writes: zero values explicit, ids lower-case hex).
  * Every place where we deliberately differ is declared in `differences` with a reason, and
- * DIFFERENCES.md sums them up for the README. `source` names the upstream golden file and commit;
- * where the stored golden is the superseded version-A form, `source.note` says how
+ * DIFFERENCES.md sums them up for docs/translation.md. `source` names the upstream golden file and
+ * commit; where the stored golden is the superseded version-A form, `source.note` says how
  * `upstreamExpected` was re-derived from the current translator (see DIFFERENCES.md).
  *
  * The check, per case:
@@ -19,7 +19,7 @@
  *  - KeyValue lists (resource attributes, record attributes, kvlist values) are sorted by key:
  *    attribute order carries no meaning in OTLP, and upstream's order comes from Go map handling;
  *  - `scope` is dropped from every scopeLogs: ours is always dd-otlp-bridge and upstream's is empty,
- *    which the README states once rather than every file.
+ *    which docs/translation.md states once rather than every file.
  * ResourceLogs and LogRecord order is compared as is (both sides keep first-seen order).
  *
  * Difference paths: dotted field names and `[n]` indices into `upstreamExpected`, plus

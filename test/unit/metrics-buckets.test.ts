@@ -1,6 +1,6 @@
 /**
- * Bucket arithmetic: the sketch key → scale-5 bucket mapping against translation-rules §3.4's
- * worked example (upstream TestDatadogSketches_EndToEnd), the index function, and the raw-value
+ * Bucket arithmetic: the sketch key → scale-5 bucket mapping against the worked
+ * example (upstream TestDatadogSketches_EndToEnd), the index function, and the raw-value
  * distribution histogram.
  */
 import { AggregationTemporality, type ExponentialBuckets, type ExponentialHistogramDataPoint } from '../../src/otlp/model';

@@ -1,9 +1,9 @@
 /**
- * POST /api/v0.2/traces from the trace-agent: protobuf `AgentPayload` (intake-protocol.md §9.3),
+ * POST /api/v0.2/traces from the trace-agent: protobuf `AgentPayload`,
  * with tracer payloads in the classic form (field 5) and/or the idx string-table form (field 11,
- * what recent agents send by default; the upstream receiver ignores it, translation-rules §7 #3).
+ * what recent agents send by default; the upstream receiver ignores it).
  * Agent-level host, env and tags are kept: the translator uses them as defaults for every tracer
- * payload (upstream drops them, §7 #18). Legacy `traces` (field 3, pre-2021 agents) are not read.
+ * payload (upstream drops them). Legacy `traces` (field 3, pre-2021 agents) are not read.
  */
 import {
   chunkOf,

@@ -16,7 +16,7 @@ const looksLikeMsgpack = (first: number | undefined): boolean => first !== undef
 /**
  * msgpack or JSON by Content-Type; without one, JSON (the agent's default). Any other type is
  * decided by the first byte instead of the agent's JSON-then-msgpack-on-the-leftovers attempt,
- * which cannot work (translation-rules §7 #21).
+ * which cannot work (docs/translation.md, Differences from the upstream receiver (traces)).
  */
 export function decodeTree(body: Buffer, mediaType: MediaType | undefined, what: string): MsgValue {
   if (body.length === 0) throw badRequest(`${what}: empty body`);

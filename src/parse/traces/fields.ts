@@ -1,6 +1,6 @@
 /**
  * Field coercion for the loose trees that msgpack and JSON trace bodies decode to, as lenient as
- * the agent's decoder (intake-protocol.md §7): nil is the zero value anywhere, signed and unsigned
+ * the agent's decoder: nil is the zero value anywhere, signed and unsigned
  * integers are interchangeable, integers are accepted where floats are expected, bin is accepted
  * where str is, unknown keys are skipped. A value of the wrong kind is a FieldError that collects
  * the path to the field on its way up, so the sender reads e.g. `[0][3].meta.http.url: expected a

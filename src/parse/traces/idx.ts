@@ -1,5 +1,5 @@
 /**
- * The idx TracerPayload (intake-protocol.md §9.4): every string is a uint32 index into the
+ * The idx TracerPayload: every string is a uint32 index into the
  * payload's `strings` table, spans carry typed attributes instead of meta and metrics, and a chunk
  * carries its full 128-bit trace id once instead of `trace_id` on every span. It is turned into
  * the classic model so one translator serves both forms: string and bool attributes become meta,

@@ -1,6 +1,6 @@
 /**
- * The span as a map with string keys (v0.3, v0.4, v0.7 and the JSON forms; intake-protocol.md
- * §7.1), with native span links and span events. `meta_struct` (AppSec payloads, each value its
+ * The span as a map with string keys (v0.3, v0.4, v0.7 and the JSON forms),
+ * with native span links and span events. `meta_struct` (AppSec payloads, each value its
  * own msgpack document) is skipped like any unknown key: nothing in OTLP can carry it usefully.
  */
 import { emptySpan, emptySpanEvent, emptySpanLink, type DdAttributeValue, type DdSpan, type DdSpanEvent, type DdSpanLink } from '../../datadog/traces';

@@ -1,5 +1,5 @@
 /**
- * APM stats (intake-protocol.md §7.5, §9.5): `ClientStatsPayload` from tracers on /v0.6/stats and
+ * APM stats: `ClientStatsPayload` from tracers on /v0.6/stats and
  * `StatsPayload` (a list of them) from the trace-agent on /api/v0.2/stats, msgpack with the
  * PascalCase keys tinylib/msgp writes. Fields the translator has no use for are skipped.
  */

@@ -1,5 +1,5 @@
 /**
- * Tracers talking to :8126 say who they are in headers (intake-protocol.md §2); for v0.3–v0.5,
+ * Tracers talking to :8126 say who they are in headers; for v0.3–v0.5,
  * whose bodies carry spans only, the agent builds the TracerPayload from them, and so do we.
  */
 import type { IncomingHttpHeaders } from 'node:http';

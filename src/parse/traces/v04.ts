@@ -1,6 +1,6 @@
 /**
  * /v0.3/traces and /v0.4/traces: an array of traces, each an array of span maps, as msgpack or
- * JSON (intake-protocol.md §7.1). Each trace becomes a chunk without a priority, as the agent
+ * JSON. Each trace becomes a chunk without a priority, as the agent
  * does.
  */
 import { chunkOf, type DdTraceChunk, type DdTracerPayload } from '../../datadog/traces';

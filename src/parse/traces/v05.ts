@@ -1,6 +1,6 @@
 /**
  * /v0.5/traces: `[strings, traces]`, every string in a span replaced by its index in `strings`,
- * every span an array of exactly 12 columns (intake-protocol.md §7.2). An index outside the
+ * every span an array of exactly 12 columns. An index outside the
  * table is an error, as in the agent.
  */
 import { chunkOf, emptySpan, type DdSpan, type DdTracerPayload } from '../../datadog/traces';

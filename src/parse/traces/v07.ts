@@ -1,6 +1,6 @@
 /**
- * /v0.7/traces: one msgpack map that is a whole TracerPayload with snake_case keys
- * (intake-protocol.md §7.3); chunks carry their own priority, origin and tags.
+ * /v0.7/traces: one msgpack map that is a whole TracerPayload with snake_case keys;
+ * chunks carry their own priority, origin and tags.
  */
 import { chunkOf, emptyTracerPayload, type DdTraceChunk, type DdTracerPayload } from '../../datadog/traces';
 import { decodeMsgpack } from '../msgpack';

@@ -145,7 +145,7 @@ export class PromotionMemo {
 /**
  * Promotions the process keeps between requests: an agent sends the same containers' texts in
  * every request, so at 10 lines per request working them out per request was about a third of
- * the route's work in process (README, What each change bought). Past these bounds a memo, or the
+ * the route's work in process. Past these bounds a memo, or the
  * set of memos, starts afresh; a `?ddtags=` value is rare (old agents, API clients) and gets a
  * memo of its own.
  */

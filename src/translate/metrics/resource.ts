@@ -1,11 +1,12 @@
 /**
- * Where a metric comes from → resource attributes; what it measures → data-point attributes.
- * Tags go through the shared promotion table: service, env, version, host, container, cloud, k8s
- * and ECS keys become resource attributes, every other tag (HTTP, DB, custom) stays on the data
- * point, so tag cardinality does not multiply resources (upstream puts HTTP/DB keys on the
- * resource, translation-rules §7 #12). Explicit resources (the series' host, a v2 `{type, name}`
- * resource) come after the tags and win over a tag of the same name: they are the sender's own
- * statement. `source_type_name` becomes resource `source`, as upstream names it, only when sent.
+ * Where a metric comes from → resource attributes; what it measures → data-point attributes. Tags
+ * go through the shared promotion table: service, env, version, host, container, cloud, k8s and ECS
+ * keys become resource attributes, every other tag (HTTP, DB, custom) stays on the data point, so
+ * tag cardinality does not multiply resources (upstream puts HTTP/DB keys on the resource,
+ * docs/translation.md, Differences from the upstream receiver (metrics)). Explicit resources (the
+ * series' host, a v2 `{type, name}` resource) come after the tags and win over a tag of the same
+ * name: they are the sender's own statement. `source_type_name` becomes resource `source`, as
+ * upstream names it, only when sent.
  */
 import type { MetricResource } from '../../datadog/metrics';
 import type { KeyValue } from '../../otlp/model';

@@ -1,12 +1,12 @@
 /**
- * Count, rate and gauge series → OTLP Sum and Gauge (translation-rules §3.2–3.3). Datadog counts
- * are per-interval deltas that can go down, so Sum/Delta/non-monotonic (ClickStack stores delta
- * sums as sent; it has no delta-to-cumulative step). A rate is a per-second value over `interval`
- * seconds: × interval turns it back into the count it came from (DogStatsD counters arrive as
- * rates with interval 10); without an interval it is kept as sent. An interval that cannot be one
- * (not finite, or negative) leaves the count unknown: the series' points are dropped and counted,
- * as is any value that is not finite once scaled. Gauges are instantaneous and carry no start
- * time (0 means "none" in OTLP).
+ * Count, rate and gauge series → OTLP Sum and Gauge (docs/translation.md, Type mapping). Datadog
+ * counts are per-interval deltas that can go down, so Sum/Delta/non-monotonic (ClickStack stores
+ * delta sums as sent; it has no delta-to-cumulative step). A rate is a per-second value over
+ * `interval` seconds: × interval turns it back into the count it came from (DogStatsD counters
+ * arrive as rates with interval 10); without an interval it is kept as sent. An interval that
+ * cannot be one (not finite, or negative) leaves the count unknown: the series' points are dropped
+ * and counted, as is any value that is not finite once scaled. Gauges are instantaneous and carry
+ * no start time (0 means "none" in OTLP).
  */
 import { countDrop, type Series } from '../../datadog/metrics';
 import { AggregationTemporality, type Metric, type NumberDataPoint } from '../../otlp/model';

@@ -1,11 +1,12 @@
 /**
- * Agent sketch bins → exponential-histogram buckets (translation-rules §3.4, reproducing
- * upstream's `sketches.go` numbers). A Datadog sketch key k ≠ 0 stands for the values whose
- * magnitude lies in [γ^(|k|−1338), γ^(|k|−1337)) with γ = 1 + 2/128 (relative accuracy 1/128,
- * minimum value 1e-9, hence the bias 1338); k < 0 mirrors k > 0 for negative values, k = 0 holds
- * values too small to tell from zero. Sketch buckets do not line up with base-2 buckets, so each
- * bin's count is spread over the scale-5 buckets it overlaps, in proportion to the overlap,
- * truncated to integers; whatever truncation leaves goes to the bucket with the largest overlap.
+ * Agent sketch bins → exponential-histogram buckets (docs/translation.md, Sketches → exponential
+ * histograms; reproducing upstream's `sketches.go` numbers). A Datadog sketch key k ≠ 0 stands for
+ * the values whose magnitude lies in [γ^(|k|−1338), γ^(|k|−1337)) with γ = 1 + 2/128 (relative
+ * accuracy 1/128, minimum value 1e-9, hence the bias 1338); k < 0 mirrors k > 0 for negative
+ * values, k = 0 holds values too small to tell from zero. Sketch buckets do not line up with base-2
+ * buckets, so each bin's count is spread over the scale-5 buckets it overlaps, in proportion to the
+ * overlap, truncated to integers; whatever truncation leaves goes to the bucket with the largest
+ * overlap.
  */
 import type { ExponentialBuckets } from '../../otlp/model';
 import { bucketIndex, bucketLowerBound } from './exponential';

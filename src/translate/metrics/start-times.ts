@@ -1,8 +1,8 @@
 /**
- * Start times for delta points whose window the sender did not state (counts and rates without
- * an interval, sketches, distribution points): a point's window starts where the previous point
- * of the same stream ended. Upstream keeps every stream's last timestamp forever and gives first
- * points StartTimeUnixNano 0, the epoch, which some backends reject (translation-rules §7 #11).
+ * Start times for delta points whose window the sender did not state (counts and rates without an
+ * interval, sketches, distribution points): a point's window starts where the previous point of the
+ * same stream ended. Upstream keeps every stream's last timestamp forever and gives first points
+ * StartTimeUnixNano 0, the epoch, which some backends reject (docs/translation.md, Start times).
  *
  * Here the memory is bounded twice: at most `maxEntries` streams (least recently seen evicted
  * first) and none idle longer than `idleMs`; an identity is kept as it is only when short, as a

@@ -1,7 +1,8 @@
 /**
  * Span events: the native `span_events` field when present, else the `events` JSON tag
- * (translation-rules §2.5) — dd-trace-js's `span.addEvent` and `recordException` end up in one or
- * the other. `_dd.span_events.has_exception` only tells Datadog's backend what the events hold.
+ * (docs/translation.md, Span translation) — dd-trace-js's `span.addEvent` and `recordException` end
+ * up in one or the other. `_dd.span_events.has_exception` only tells Datadog's backend what the
+ * events hold.
  */
 import type { DdAttributeValue } from '../../datadog/traces';
 import type { AnyValue, SpanEvent } from '../../otlp/model';

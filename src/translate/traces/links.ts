@@ -1,8 +1,9 @@
 /**
- * Span links: the native `span_links` field when present, else the `_dd.span_links` JSON tag
- * that dd-trace-js writes (translation-rules §2.5). A linked trace id sent without its high half
- * is widened like the span's own (look-ahead, then cache), so the link points at the trace as it
- * is stored. Datadog marks "flags were set" with bit 31; OTLP wants the W3C flags alone.
+ * Span links: the native `span_links` field when present, else the `_dd.span_links` JSON tag that
+ * dd-trace-js writes (docs/translation.md, Span translation). A linked trace id sent without its
+ * high half is widened like the span's own (look-ahead, then cache), so the link points at the
+ * trace as it is stored. Datadog marks "flags were set" with bit 31; OTLP wants the W3C flags
+ * alone.
  */
 import type { DdSpanLink } from '../../datadog/traces';
 import type { SpanLink } from '../../otlp/model';

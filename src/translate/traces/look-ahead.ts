@@ -3,7 +3,7 @@
  * first span of a chunk only, and children may be listed — or flushed — before it. One pass over
  * the whole payload collects low → high for every trace that announces its high half (span meta,
  * chunk tags, or an idx chunk's full id), and the shared cache remembers them for later payloads
- * and for logs that carry only the low half (translation-rules §2.6, §7 #13).
+ * and for logs that carry only the low half (docs/translation.md, Span translation: ids).
  */
 import type { DdTracePayload } from '../../datadog/traces';
 import { parseTid, type TraceIdCache } from '../trace-id';

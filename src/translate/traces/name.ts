@@ -2,7 +2,7 @@
  * The OTLP span name. Datadog spans have two names: the operation (`name`: `express.request`,
  * `http.request`, `pg.query`) and the `resource` (`GET /users/:id`, `GET`, the query). Datadog's
  * own UI lists spans by resource, and an all-`http.request` span list is the most common
- * complaint about the upstream receiver (translation-rules §2.4, §7 #14), so the span is named
+ * complaint about the upstream receiver (docs/translation.md, Span name), so the span is named
  * after its resource whenever the resource says more than the operation:
  *
  * - resource, when it is set, differs from the operation name, is one line and at most 200

@@ -2,7 +2,7 @@
  * The resource a span belongs to. ClickStack fills its ServiceName column from the resource's
  * `service.name` only, and HyperDX's environment/version filters read the resource too, so
  * service, env and version go there — upstream leaves env and version on the span
- * (translation-rules §6, §7 #14).
+ * (docs/translation.md, Traces: Resource).
  *
  * Span-level first: the span's service (or its `_dd.base_service`, below), `env`, `version`,
  * the tags tracers stamp on every span about their process (`_dd.hostname`, `runtime-id` →

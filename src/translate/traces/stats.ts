@@ -1,8 +1,8 @@
 /**
- * APM stats → OTLP metrics: RED metrics per service/operation/resource, which ClickStack can
- * chart directly. Upstream stores each stats payload as one opaque bytes attribute
- * (translation-rules §7 #16). Per stats group and 10 s bucket (Delta, start = bucket start,
- * time = bucket end):
+ * APM stats → OTLP metrics: RED metrics per service/operation/resource, which ClickStack can chart
+ * directly. Upstream stores each stats payload as one opaque bytes attribute (docs/translation.md,
+ * APM stats → RED metrics). Per stats group and 10 s bucket (Delta, start = bucket start, time =
+ * bucket end):
  *
  * - `dd.trace.hits`, `dd.trace.errors`, `dd.trace.top_level_hits`: monotonic Sums;
  * - `dd.trace.duration`: a Histogram in seconds whose buckets are the bins of the tracer's ok and

@@ -1,9 +1,10 @@
 /**
  * Status. `error: 1` → Error, with the error message as the status message (upstream sends no
- * message, translation-rules §7 #15), and an `exception` event carrying exception.type, .message
- * and .stacktrace, which is where HyperDX shows exceptions — unless the tracer already recorded
- * one. The stack moves into the event (it is large and useless as a filter); the type and message
- * also stay span attributes (renamed exception.*) so spans can be filtered by them.
+ * message, docs/translation.md, Differences from the upstream receiver (traces)), and an
+ * `exception` event carrying exception.type, .message and .stacktrace, which is where HyperDX shows
+ * exceptions — unless the tracer already recorded one. The stack moves into the event (it is large
+ * and useless as a filter); the type and message also stay span attributes (renamed exception.*) so
+ * spans can be filtered by them.
  *
  * A span without an error stays Unset: Datadog's `error: 0` means "no error recorded", which is
  * what Unset means in OTel; Ok is reserved for an explicit verdict (upstream always sets Ok).
