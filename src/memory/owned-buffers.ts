@@ -28,9 +28,10 @@ const owned = new WeakMap<ArrayBufferLike, number>();
  * sized from a bound). Returns `buffer`.
  */
 export function own(buffer: Buffer): Buffer {
-  // Node's shared pool (Buffer.poolSize, 8 KiB unless a process raises it) must never pass the
-  // size test: a small Buffer at the start of a pool would free everything carved from it
-  if (buffer.buffer.byteLength >= OWNED_MIN_BYTES && buffer.byteOffset === 0 && Buffer.poolSize < OWNED_MIN_BYTES) owned.set(buffer.buffer, buffer.byteLength);
+  // Node carves Buffers shorter than half of Buffer.poolSize (8 KiB on Node 20, 64 KiB on 24) out
+  // of a shared pool: one at the pool's first byte must never pass, or freeing it would free
+  // everything carved beside it. A view at least that long was not carved.
+  if (buffer.byteOffset === 0 && buffer.buffer.byteLength >= OWNED_MIN_BYTES && buffer.byteLength >= Buffer.poolSize >>> 1) owned.set(buffer.buffer, buffer.byteLength);
   return buffer;
 }
 

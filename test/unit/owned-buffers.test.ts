@@ -46,7 +46,7 @@ describe('own / freeNow', () => {
     expect(unowned.every((b) => b === 1) && small.every((b) => b === 2) && tail.every((b) => b === 3)).toBe(true);
   });
 
-  it('owns nothing while Buffer.poolSize is raised to the size it owns: a pool at byte 0 must not be freed', () => {
+  it('owns no Buffer shorter than half of a raised Buffer.poolSize: a pool at byte 0 must not be freed', () => {
     const poolSize = Buffer.poolSize;
     Buffer.poolSize = OWNED_MIN_BYTES * 4;
     try {
@@ -58,10 +58,12 @@ describe('own / freeNow', () => {
       expect(neighbour.buffer).toBe(first.buffer);
       freeNow(own(first));
       expect([first.length, neighbour.length, neighbour.every((b) => b === 5)]).toEqual([64, 64, true]);
-      // a large Buffer of its own is not owned either while the pool could pass for one
-      const large = own(filled(LARGE, 8));
-      freeNow(large);
-      expect(large.length).toBe(LARGE);
+      // a Buffer of its own shorter than half the pool is not owned; one as long as that is
+      const short = own(filled(Buffer.poolSize / 2 - 1, 8));
+      const long = own(filled(Buffer.poolSize / 2, 9));
+      freeNow(short);
+      freeNow(long);
+      expect([short.length, long.length]).toEqual([Buffer.poolSize / 2 - 1, 0]);
     } finally {
       Buffer.poolSize = poolSize;
     }
