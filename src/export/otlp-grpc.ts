@@ -42,11 +42,13 @@ export function parseOtlpEndpoint(endpoint: string, insecure: boolean | undefine
   const m = /^(https?):\/\/([^/]+)\/?$/i.exec(endpoint.trim());
   if (m) {
     const tls = (m[1] as string).toLowerCase() === 'https';
-    const host = m[2] as string;
+    // credentials in the URL (user:password@) are not gRPC's: the connection is to host:port
+    const host = (m[2] as string).replace(/^[^@]*@/, '');
     return { address: /:\d+$/.test(host) ? host : `${host}:${tls ? 443 : 4317}`, tls };
   }
   if (/^[^/\s]+:\d+$/.test(endpoint.trim())) return { address: endpoint.trim(), tls: insecure === false };
-  throw new HttpError(500, `OTEL_EXPORTER_OTLP_ENDPOINT "${endpoint}" is not http(s)://host:port or host:port`);
+  // not echoed: a malformed endpoint may still hold credentials
+  throw new HttpError(500, 'OTEL_EXPORTER_OTLP_ENDPOINT is not http(s)://host:port or host:port');
 }
 
 function tlsFor(target: GrpcTarget, config: Config): GrpcClientOptions['tls'] {

@@ -6,7 +6,7 @@ import * as grpc from '@grpc/grpc-js';
 import { fakeCollector } from '../helpers/fake-grpc';
 import { loadConfig, parseArgs, type Config } from '../../src/config';
 import type { ExportOutcome } from '../../src/export/exporter';
-import { OtlpGrpcExporter } from '../../src/export/otlp-grpc';
+import { OtlpGrpcExporter, parseOtlpEndpoint } from '../../src/export/otlp-grpc';
 import { createLogger } from '../../src/observability/log';
 import { BridgeMetrics } from '../../src/observability/metrics';
 import { encodeExportRequests } from '../../src/otlp/encode';
@@ -138,5 +138,13 @@ describe('OtlpGrpcExporter', () => {
     } finally {
       await exporter.close();
     }
+  });
+});
+
+describe('parseOtlpEndpoint', () => {
+  it('connects to host:port whatever credentials the URL carries, and echoes no malformed endpoint', () => {
+    expect(parseOtlpEndpoint('http://user:s3cret@collector:4317', undefined)).toEqual({ address: 'collector:4317', tls: false });
+    expect(parseOtlpEndpoint('https://token@collector', undefined)).toEqual({ address: 'collector:443', tls: true });
+    expect(() => parseOtlpEndpoint('ftp://user:s3cret@collector:4317/x', undefined)).toThrow(/^(?!.*s3cret).*host:port/);
   });
 });
