@@ -117,7 +117,7 @@ async function shutDown(server: Server, exporter: Exporter, collector: OtlpGrpcE
 export interface SidecarOverrides {
   /** instead of the collector (and spool) behind the coalescer */
   exporter?: Exporter;
-  /** instead of every intake route (test/bench/floor-sidecar.ts: a route that does no route work) */
+  /** instead of every intake route (bench/floor-sidecar.ts: a route that does no route work) */
   routes?: readonly IntakeRoute[];
 }
 

@@ -1,17 +1,17 @@
 /**
- * Differential conformance on a small payload set (test/bench/conformance.ts): the same agent
+ * Differential conformance on a small payload set (bench/conformance.ts): the same agent
  * logs, tracer traces, series and sketches through the upstream Datadog receiver (reference
  * collector) and through the sidecar + our collector. Both OTLP outputs are normalised and
  * compared record by record; every difference must be declared deliberate, with its reason, in
- * test/bench/conformance-deliberate.ts.
+ * bench/conformance-deliberate.ts.
  */
-import { conformance, declaredAs, type ConformanceResult, type Difference } from '../bench/conformance';
+import { conformance, declaredAs, type ConformanceResult, type Difference } from '../../bench/conformance';
 
 const describeDifference = (d: Difference): string => `${d.signal} ${d.field} (${d.kind}): ours ${d.example.ours ?? '–'}, upstream ${d.example.upstream ?? '–'}`;
 
 let result: ConformanceResult;
 
-// both collectors are built by jest's global setup; here they are only looked up
+// both collectors are built by the conformance project's global setup; here they are only looked up
 beforeAll(async () => {
   result = await conformance(10);
 });

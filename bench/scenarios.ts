@@ -5,8 +5,8 @@
  * sketch protobufs (zstd). The encoders are the test fixtures' (independent of the code measured).
  */
 import { deflateSync, gzipSync } from 'node:zlib';
-import { agentZstd, AGENT_PROTOBUF_HEADERS, encodeMetricPayload, encodeSketchPayload } from '../fixtures/metrics/agent-payloads';
-import { encodeMsgpack, type Encodable } from '../fixtures/traces/msgpack-writer';
+import { agentZstd, AGENT_PROTOBUF_HEADERS, encodeMetricPayload, encodeSketchPayload } from '../test/fixtures/metrics/agent-payloads';
+import { encodeMsgpack, type Encodable } from '../test/fixtures/traces/msgpack-writer';
 
 export type ScenarioName = 'logs' | 'traces' | 'series' | 'sketches';
 export const SCENARIOS: readonly ScenarioName[] = ['logs', 'traces', 'series', 'sketches'];

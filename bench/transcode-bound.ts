@@ -20,19 +20,19 @@
  * resources as sets, name, kind, ids, times, status), before it measures. floor-sidecar.ts can
  * also serve it live (`ab.ts --b transcode`).
  *
- *   node -r ./test/bench/register.js test/bench/transcode-bound.ts [--seconds 3] [--rounds 3]
+ *   node -r ./bench/register.js bench/transcode-bound.ts [--seconds 3] [--rounds 3]
  */
 import type { IncomingHttpHeaders } from 'node:http';
-import type { DdSpan } from '../../src/datadog/traces';
-import { SpanKind } from '../../src/otlp/model';
-import { lenFieldSize, ProtoWriter, varintSize } from '../../src/otlp/writer';
-import { tracerPayloadFromHeaders } from '../../src/parse/traces/tracer-headers';
-import { KNOWN_KEYS, attributeName } from '../../src/translate/known-keys';
-import { Remaining } from '../../src/translate/traces/draft';
-import { BY_TAG, BY_TYPE } from '../../src/translate/traces/kind';
-import { spanName } from '../../src/translate/traces/name';
-import { language, payloadResource, TRACER_TAGS } from '../../src/translate/traces/resource';
-import { lookupType } from '../helpers/otlp-proto';
+import type { DdSpan } from '../src/datadog/traces';
+import { SpanKind } from '../src/otlp/model';
+import { lenFieldSize, ProtoWriter, varintSize } from '../src/otlp/writer';
+import { tracerPayloadFromHeaders } from '../src/parse/traces/tracer-headers';
+import { KNOWN_KEYS, attributeName } from '../src/translate/known-keys';
+import { Remaining } from '../src/translate/traces/draft';
+import { BY_TAG, BY_TYPE } from '../src/translate/traces/kind';
+import { spanName } from '../src/translate/traces/name';
+import { language, payloadResource, TRACER_TAGS } from '../src/translate/traces/resource';
+import { lookupType } from '../test/helpers/otlp-proto';
 import { KeepingExporter } from './floor-sidecar';
 import { intakeRequest, routeContext, scenarioRoute } from './pipeline';
 import { buildScenario } from './scenarios';

@@ -8,11 +8,11 @@ import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ensureCollector, REPO_ROOT } from '../../src/collector/build';
-import { startCollector, type OverlayName, type RunningCollector } from '../../src/collector/run';
-import { createLogger } from '../../src/observability/log';
-import { freePort } from '../helpers/ports';
-import { collectorListenEnv, eventually, healthy } from '../helpers/stack';
+import { ensureCollector, REPO_ROOT } from '../src/collector/build';
+import { startCollector, type OverlayName, type RunningCollector } from '../src/collector/run';
+import { createLogger } from '../src/observability/log';
+import { freePort } from '../test/helpers/ports';
+import { collectorListenEnv, eventually, healthy } from '../test/helpers/stack';
 
 export type Side = 'ours' | 'upstream';
 export const SIDES: readonly Side[] = ['ours', 'upstream'];
@@ -36,7 +36,7 @@ export interface SutOptions {
   sidecarEnv?: Record<string, string>;
   /** node flags for the sidecar (e.g. --cpu-prof) */
   nodeArgs?: string[];
-  /** the sidecar's entry point, when not this checkout's dist/ (test/bench/ab.ts compares two builds) */
+  /** the sidecar's entry point, when not this checkout's dist/ (bench/ab.ts compares two builds) */
   sidecarMain?: string;
 }
 

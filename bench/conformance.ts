@@ -7,13 +7,13 @@
  * (signal, field, only-ours / only-upstream / differs) so that each kind can be declared deliberate
  * with its reason (conformance-deliberate.ts) or fixed.
  *
- *   node -r ./test/bench/register.js test/bench/conformance.ts [--batch 20]   (prints the table)
+ *   node -r ./bench/register.js bench/conformance.ts [--batch 20]   (prints the table)
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { readLines } from '../helpers/sink';
-import { eventually } from '../helpers/stack';
+import { readLines } from '../test/helpers/sink';
+import { eventually } from '../test/helpers/stack';
 import { DELIBERATE, type Deliberate } from './conformance-deliberate';
 import { buildScenario, SCENARIOS, type Scenario, type ScenarioName } from './scenarios';
 import { binaries, startSut, type Side } from './sut';

@@ -5,10 +5,10 @@
  * one process: CPU per request, all threads counted, so a decoder that works on the thread pool
  * is not flattered.
  *
- *   node -r ./test/bench/register.js test/bench/zstd-decoders.ts [--seconds 2]
+ *   node -r ./bench/register.js bench/zstd-decoders.ts [--seconds 2]
  */
 import { decompress as formerAddon } from '@mongodb-js/zstd';
-import { availableZstdImplementations, decodeZstd } from '../../src/decode/zstd';
+import { availableZstdImplementations, decodeZstd } from '../src/decode/zstd';
 import { buildScenario, type ScenarioName } from './scenarios';
 
 const ZSTD_SCENARIOS: ScenarioName[] = ['logs', 'series', 'sketches'];

@@ -1,12 +1,12 @@
 /**
- * The benchmark's floor sidecar (test/bench/floor-sidecar.ts) stands for "ours with free route
+ * The benchmark's floor sidecar (bench/floor-sidecar.ts) stands for "ours with free route
  * work" only if it exports exactly what the real route exports for the same body, and answers as
  * the real route does; a body it was not prepared for is refused, never answered as another one.
  */
-import { HttpError } from '../../src/server/errors';
-import { KeepingExporter, replayRoute } from '../bench/floor-sidecar';
-import { intakeRequest, routeContext, scenarioRoute } from '../bench/pipeline';
-import { buildScenario, type ScenarioName } from '../bench/scenarios';
+import { HttpError } from '../src/server/errors';
+import { KeepingExporter, replayRoute } from './floor-sidecar';
+import { intakeRequest, routeContext, scenarioRoute } from './pipeline';
+import { buildScenario, type ScenarioName } from './scenarios';
 
 // log records carry their observed time (the receipt), which the replay keeps from its start
 const receiptFree = (name: ScenarioName): boolean => name !== 'logs';

@@ -4,13 +4,13 @@
  * to our built collector (debug exporter), alternating in one process with 8 calls in flight.
  * The collector runs on the other core; the client's CPU and the collector's are reported apart.
  *
- *   node -r ./test/bench/register.js test/bench/grpc-clients.ts [--rounds 2] [--calls 5000]
+ *   node -r ./bench/register.js bench/grpc-clients.ts [--rounds 2] [--calls 5000]
  */
 import * as grpc from '@grpc/grpc-js';
 import { Agent, request } from 'node:http';
-import { GrpcClient } from '../../src/export/grpc-client';
-import { encodeExportRequests } from '../../src/otlp/encode';
-import type { LogRecord } from '../../src/otlp/model';
+import { GrpcClient } from '../src/export/grpc-client';
+import { encodeExportRequests } from '../src/otlp/encode';
+import type { LogRecord } from '../src/otlp/model';
 import { binaries, collectorPorts, cpuSeconds, launchCollector, pin } from './sut';
 
 const PATH = '/opentelemetry.proto.collector.logs.v1.LogsService/Export';

@@ -11,14 +11,14 @@
  * the median ratio.
  *
  * `floor` (floor-sidecar.ts) is the sidecar with its route doing no work: what this design costs before any route code;
- * `transcode`, the sidecar with /v0.4/traces through test/bench/transcode-bound.ts.
+ * `transcode`, the sidecar with /v0.4/traces through bench/transcode-bound.ts.
  *
- *   node -r ./test/bench/register.js test/bench/ab.ts --a /path/to/base/dist/cli/main.js|upstream|floor|transcode [--b dist/cli/main.js|upstream|floor|transcode]
+ *   node -r ./bench/register.js bench/ab.ts --a /path/to/base/dist/cli/main.js|upstream|floor|transcode [--b dist/cli/main.js|upstream|floor|transcode]
  *        [--scenario logs] [--coding zstd|deflate|gzip] [--batch 10] [--rounds 5] [--seconds 8] [--concurrency 8] [--mode closed|open --rate 200]
  *        [--a-node-args "..."] [--b-node-args "--max-semi-space-size=8"] [--a-env K=V,…] [--b-env MALLOC_ARENA_MAX=2]
  */
 import { join } from 'node:path';
-import { REPO_ROOT } from '../../src/collector/build';
+import { REPO_ROOT } from '../src/collector/build';
 import { load } from './run';
 import { buildScenario, type AgentCoding, type ScenarioName } from './scenarios';
 import { binaries, peakRssMiB, startOurs, startUpstream, type RunningSut, type SutOptions } from './sut';
@@ -70,8 +70,8 @@ function parseOptions(argv: string[]): AbOptions {
   };
 }
 
-const FLOOR_MAIN = join(REPO_ROOT, 'test', 'bench', 'floor-sidecar.ts');
-const REGISTER = join(REPO_ROOT, 'test', 'bench', 'register.js');
+const FLOOR_MAIN = join(REPO_ROOT, 'bench', 'floor-sidecar.ts');
+const REGISTER = join(REPO_ROOT, 'bench', 'register.js');
 
 /** A sidecar build's entry point, `floor` (floor-sidecar.ts: no route work) or `transcode` (traces through transcode-bound.ts), with side `i`'s flags and environment. */
 function sidecarOf(main: string, o: AbOptions, i: number): Pick<SutOptions, 'sidecarMain' | 'sidecarEnv' | 'nodeArgs'> {

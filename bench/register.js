@@ -1,6 +1,6 @@
 /**
- * Lets `node -r ./test/bench/register.js` run the bench's TypeScript (and the test fixtures it
- * reuses) in place, transpiled by swc exactly as jest does; `tsc -p test/bench` type-checks it.
+ * Lets `node -r ./bench/register.js` run the bench's TypeScript (and the test fixtures it
+ * reuses) in place, transpiled by swc exactly as jest does; `tsc -p bench` type-checks it.
  * Running in place keeps src/'s own paths (REPO_ROOT, the collector cache) what they are.
  */
 const { readFileSync } = require('node:fs');

@@ -11,17 +11,17 @@
  * FLOOR_ROUTE, FLOOR_SCENARIO, FLOOR_BATCH and FLOOR_CODING, so that its bodies are the load generator's.
  * `--b transcode` (FLOOR_ROUTE=transcode) serves /v0.4/traces through transcode-bound.ts instead.
  */
-import { onShutdown } from '../../src/cli/shutdown';
-import { loadConfig, parseArgs } from '../../src/config';
-import type { Exporter } from '../../src/export/exporter';
-import { exportThen, type IntakeReply, type IntakeRoute } from '../../src/intake/route';
-import { rateByServiceReply } from '../../src/intake/traces-reply';
-import { tracesV04Route } from '../../src/intake/traces-v04';
-import { own } from '../../src/memory/owned-buffers';
-import { createLogger } from '../../src/observability/log';
-import type { EncodedExport } from '../../src/otlp/encode';
-import { HttpError } from '../../src/server/errors';
-import { startSidecar } from '../../src/server/sidecar';
+import { onShutdown } from '../src/cli/shutdown';
+import { loadConfig, parseArgs } from '../src/config';
+import type { Exporter } from '../src/export/exporter';
+import { exportThen, type IntakeReply, type IntakeRoute } from '../src/intake/route';
+import { rateByServiceReply } from '../src/intake/traces-reply';
+import { tracesV04Route } from '../src/intake/traces-v04';
+import { own } from '../src/memory/owned-buffers';
+import { createLogger } from '../src/observability/log';
+import type { EncodedExport } from '../src/otlp/encode';
+import { HttpError } from '../src/server/errors';
+import { startSidecar } from '../src/server/sidecar';
 import { intakeRequest, routeContext, scenarioRoute } from './pipeline';
 import { buildScenario, type AgentCoding, type ScenarioName } from './scenarios';
 import { transcode, transcodedSpans } from './transcode-bound';

@@ -4,19 +4,19 @@
  * is what an optimisation of src/ changes, measured in CPU time (steadier than throughput on a
  * shared machine); run it under `node --cpu-prof` to see where the time goes.
  *
- *   node -r ./test/bench/register.js test/bench/pipeline.ts [scenario…] [--batch 1000] [--seconds 3]
+ *   node -r ./bench/register.js bench/pipeline.ts [scenario…] [--batch 1000] [--seconds 3]
  */
-import { loadConfig, parseArgs } from '../../src/config';
-import { decodeBody } from '../../src/decode';
-import type { Exporter } from '../../src/export/exporter';
-import { ROUTES, tracerEndpoints } from '../../src/intake';
-import type { IntakeRequest, IntakeRoute, RouteContext } from '../../src/intake/route';
-import { createLogger } from '../../src/observability/log';
-import { BridgeMetrics } from '../../src/observability/metrics';
-import type { EncodedExport } from '../../src/otlp/encode';
-import { parseMediaType } from '../../src/parse/media-type';
-import { StreamStartTimes } from '../../src/translate/metrics/start-times';
-import { TraceIdCache } from '../../src/translate/trace-id';
+import { loadConfig, parseArgs } from '../src/config';
+import { decodeBody } from '../src/decode';
+import type { Exporter } from '../src/export/exporter';
+import { ROUTES, tracerEndpoints } from '../src/intake';
+import type { IntakeRequest, IntakeRoute, RouteContext } from '../src/intake/route';
+import { createLogger } from '../src/observability/log';
+import { BridgeMetrics } from '../src/observability/metrics';
+import type { EncodedExport } from '../src/otlp/encode';
+import { parseMediaType } from '../src/parse/media-type';
+import { StreamStartTimes } from '../src/translate/metrics/start-times';
+import { TraceIdCache } from '../src/translate/trace-id';
 import { buildScenario, SCENARIOS, type Scenario, type ScenarioName } from './scenarios';
 
 /** Takes the encoded requests the routes hand over, and drops them. */
