@@ -227,7 +227,11 @@ describe('deploy/kubernetes/dd-otlp-bridge.yaml', () => {
   });
 
   it('both containers take the token from the same Secret key', () => {
-    const ref = (c: Tree) => (c.env as Tree[]).find((e) => e.name === 'OTLP_AUTH_TOKEN').valueFrom.secretKeyRef;
+    const ref = (c: Tree) => {
+      const token = (c.env as Tree[]).find((e) => e.name === 'OTLP_AUTH_TOKEN');
+      if (!token) throw new Error(`container ${c.name} has no OTLP_AUTH_TOKEN`);
+      return token.valueFrom.secretKeyRef;
+    };
     expect(ref(container('bridge'))).toEqual(ref(container('collector')));
   });
 

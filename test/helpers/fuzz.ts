@@ -89,7 +89,7 @@ export function fuzzTarget(target: string, seeds: Buffer[], run: (input: Buffer)
         mkdirSync(regressionDir(target), { recursive: true });
         const file = join(regressionDir(target), `${createHash('sha256').update(input).digest('hex').slice(0, 16)}.bin`);
         writeFileSync(file, input);
-        throw new Error(`fuzz ${target} failed; input saved to ${file}: ${String(result.errorInstance ?? result.error)}`);
+        throw new Error(`fuzz ${target} failed; input saved to ${file}: ${String(result.errorInstance)}`);
       }
     });
   });

@@ -32,7 +32,7 @@ async function stackedEncoding(stack: TestStack, path: string, body: Buffer, lay
 /** A logs batch of about 1 MiB, wrapped in `layers` real zstd codings. */
 async function nestedZstdBody(run: string, layers: number): Promise<Buffer> {
   const lines = Array.from({ length: 2000 }, (_, i) => ({ message: `stacked ${i} ${randomBytes(192).toString('base64')}`, ddtags: `run:${run}` }));
-  let body = Buffer.from(JSON.stringify(lines));
+  let body: Buffer = Buffer.from(JSON.stringify(lines));
   for (let i = 0; i < layers; i++) body = await zstdCompress(body, 1);
   return body;
 }
