@@ -301,7 +301,8 @@ interface Chunk {
 
 // what the read pass records, span by span and entry by entry, for the write pass
 const MAX_SPANS = 1 << 16;
-const F_SERVICE = 0, F_NAME = 2, F_RESOURCE = 4, F_TYPE = 6, F_ERROR = 8, F_ENTRIES = 9, F_META_END = 10, F_ENTRIES_END = 11, F_PARENT = 12, WIDTH = 13; // prettier-ignore
+// biome-ignore format: the offsets as one table
+const F_SERVICE = 0, F_NAME = 2, F_RESOURCE = 4, F_TYPE = 6, F_ERROR = 8, F_ENTRIES = 9, F_META_END = 10, F_ENTRIES_END = 11, F_PARENT = 12, WIDTH = 13;
 const spanFields = new Int32Array(MAX_SPANS * WIDTH);
 /** per span: parent id, trace id (low half), span id, start, duration, 8 big-endian bytes each */
 const spanIds = new Uint8Array(MAX_SPANS * 40);
@@ -485,11 +486,16 @@ function writeTimes(at: number): void {
 function writeSpan(s: number, chunk: Chunk, groups: Map<number, Group>): void {
   const f = s * WIDTH;
   const at = s * 40;
-  const service = spanFields[f + F_SERVICE] as number, serviceLen = spanFields[f + F_SERVICE + 1] as number; // prettier-ignore
-  const name = spanFields[f + F_NAME] as number, nameLen = spanFields[f + F_NAME + 1] as number; // prettier-ignore
-  const res = spanFields[f + F_RESOURCE] as number, resLen = spanFields[f + F_RESOURCE + 1] as number; // prettier-ignore
-  const type = spanFields[f + F_TYPE] as number, typeLen = spanFields[f + F_TYPE + 1] as number; // prettier-ignore
-  const from = spanFields[f + F_ENTRIES] as number, metaEnd = spanFields[f + F_META_END] as number, entries = spanFields[f + F_ENTRIES_END] as number; // prettier-ignore
+  // biome-ignore format: a field's start and length on one line
+  const service = spanFields[f + F_SERVICE] as number, serviceLen = spanFields[f + F_SERVICE + 1] as number;
+  // biome-ignore format: a field's start and length on one line
+  const name = spanFields[f + F_NAME] as number, nameLen = spanFields[f + F_NAME + 1] as number;
+  // biome-ignore format: a field's start and length on one line
+  const res = spanFields[f + F_RESOURCE] as number, resLen = spanFields[f + F_RESOURCE + 1] as number;
+  // biome-ignore format: a field's start and length on one line
+  const type = spanFields[f + F_TYPE] as number, typeLen = spanFields[f + F_TYPE + 1] as number;
+  // biome-ignore format: a field's start and length on one line
+  const from = spanFields[f + F_ENTRIES] as number, metaEnd = spanFields[f + F_META_END] as number, entries = spanFields[f + F_ENTRIES_END] as number;
   // the resource: the base service, else the span's; its own resource tags, then the chunk's
   let base = -1;
   for (let e = from; e < metaEnd; e++) if ((entryKeys[e] as Key).kind === Kind.BaseService && (entryLen[e] as number) > 0) base = e;
