@@ -43,7 +43,13 @@ interface AbOptions {
   loadCores: string;
 }
 
-const envList = (list: string | undefined): Record<string, string> => Object.fromEntries((list ?? '').split(',').filter(Boolean).map((kv) => [kv.slice(0, kv.indexOf('=')), kv.slice(kv.indexOf('=') + 1)]));
+const envList = (list: string | undefined): Record<string, string> =>
+  Object.fromEntries(
+    (list ?? '')
+      .split(',')
+      .filter(Boolean)
+      .map((kv) => [kv.slice(0, kv.indexOf('=')), kv.slice(kv.indexOf('=') + 1)]),
+  );
 
 function parseOptions(argv: string[]): AbOptions {
   const value = (name: string): string | undefined => {
@@ -109,12 +115,18 @@ async function main(): Promise<void> {
         durationMs: o.seconds * 1000,
       });
       const [ra, rb] = await Promise.all(sides.map((sut) => load(spec(sut), o.loadCores, sut)));
-      const [rssA, rssB] = sides.map((sut) => Object.entries(sut.pids).map(([name, pid]) => `${name} ${peakRssMiB(pid).toFixed(0)}`).join(', '));
+      const [rssA, rssB] = sides.map((sut) =>
+        Object.entries(sut.pids)
+          .map(([name, pid]) => `${name} ${peakRssMiB(pid).toFixed(0)}`)
+          .join(', '),
+      );
       const perRecord = (r: typeof ra): number => (sum(r.cpuSeconds) / r.records) * 1e6;
       const [a, b] = [perRecord(ra), perRecord(rb)];
       ratios.push(b / a);
       const fmt = (r: typeof ra, us: number, rss: string | undefined): string =>
-        `${us.toFixed(1)} µs/record (${Object.entries(r.cpuSeconds).map(([k, v]) => `${k} ${((v / r.records) * 1e6).toFixed(1)}`).join(', ')}), ${Math.round(r.records / r.seconds)} records/s, p50/p99 ${r.latency.p50.toFixed(1)}/${r.latency.p99.toFixed(1)} ms, peak RSS MiB ${rss}`;
+        `${us.toFixed(1)} µs/record (${Object.entries(r.cpuSeconds)
+          .map(([k, v]) => `${k} ${((v / r.records) * 1e6).toFixed(1)}`)
+          .join(', ')}), ${Math.round(r.records / r.seconds)} records/s, p50/p99 ${r.latency.p50.toFixed(1)}/${r.latency.p99.toFixed(1)} ms, peak RSS MiB ${rss}`;
       process.stdout.write(`round ${round}: A ${fmt(ra, a, rssA)} | B ${fmt(rb, b, rssB)} | B÷A ${(b / a).toFixed(3)}\n`);
     } finally {
       await Promise.all(sides.map((s) => s.stop()));

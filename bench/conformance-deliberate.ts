@@ -36,10 +36,20 @@ export const DELIBERATE: readonly Deliberate[] = [
     kinds: ['only ours', 'only upstream'],
     reason: `env, version, runtime-id, process_id and language describe the process: resource attributes, which ClickStack's filters read; \`_dd.base_service\` chooses the resource's service.name (${TRACES}: resource)`,
   },
-  { signal: 'traces', field: /^resource\.telemetry\.sdk\.(name|version)$/, kinds: ['differs'], reason: `semantic conventions: \`telemetry.sdk.name\` is \`datadog\` and the version the tracer's own (\`5.132.0\`); upstream writes \`Datadog\` and \`Datadog-5.132.0\` (${TRACES}: resource)` },
+  {
+    signal: 'traces',
+    field: /^resource\.telemetry\.sdk\.(name|version)$/,
+    kinds: ['differs'],
+    reason: `semantic conventions: \`telemetry.sdk.name\` is \`datadog\` and the version the tracer's own (\`5.132.0\`); upstream writes \`Datadog\` and \`Datadog-5.132.0\` (${TRACES}: resource)`,
+  },
   { signal: 'traces', field: 'attributes._dd.p.tid', kinds: ['only upstream'], reason: `the high 64 bits are in the 128-bit TraceId, consumed (${TRACES}: span translation, ids)` },
   { signal: 'traces', field: 'attributes.span.kind', kinds: ['only upstream'], reason: `consumed: SpanKind says it (${TRACES}: span translation, kind)` },
-  { signal: 'traces', field: /^attributes\.(sampling\.priority|_sampling_priority_v1)$/, kinds: ['differs', 'only upstream'], reason: `\`sampling.priority\` is an int on every span of the chunk; upstream writes the string "1.000000" and keeps the raw metric (${TRACES}: span translation, sampling)` },
+  {
+    signal: 'traces',
+    field: /^attributes\.(sampling\.priority|_sampling_priority_v1)$/,
+    kinds: ['differs', 'only upstream'],
+    reason: `\`sampling.priority\` is an int on every span of the chunk; upstream writes the string "1.000000" and keeps the raw metric (${TRACES}: span translation, sampling)`,
+  },
   { signal: 'traces', field: 'status.code', kinds: ['only upstream'], reason: `a span without error stays Unset; upstream sets Ok (${TRACES}: differences)` },
   { signal: 'traces', field: 'events', kinds: ['only ours'], reason: `an error span gets an \`exception\` event, where HyperDX shows exceptions (${TRACES}: span translation, status)` },
   // ---------------------------------------------------------------- metrics

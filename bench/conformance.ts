@@ -37,7 +37,11 @@ export function typed(value: Json): string {
   if ('boolValue' in value) return `b:${value.boolValue}`;
   if ('bytesValue' in value) return `x:${value.bytesValue}`;
   if ('arrayValue' in value) return `[${(value.arrayValue.values ?? []).map(typed).join(',')}]`;
-  if ('kvlistValue' in value) return `{${attributeFields('', value.kvlistValue.values).map(([k, v]) => `${k}=${v}`).sort().join(',')}}`;
+  if ('kvlistValue' in value)
+    return `{${attributeFields('', value.kvlistValue.values)
+      .map(([k, v]) => `${k}=${v}`)
+      .sort()
+      .join(',')}}`;
   return 'empty';
 }
 
@@ -50,9 +54,7 @@ const text = (v: Json): string | undefined => (v === undefined || v === null ? u
 /** Every record of one signal's export requests with the resource it sits under. */
 function recordsOf(dir: string, signal: Signal): { resource: Json; record: Json }[] {
   const [resources, scopes, records] = ({ logs: ['resourceLogs', 'scopeLogs', 'logRecords'], traces: ['resourceSpans', 'scopeSpans', 'spans'], metrics: ['resourceMetrics', 'scopeMetrics', 'metrics'] } as const)[signal];
-  return readLines(dir, signal).flatMap((req: Json) =>
-    (req[resources] ?? []).flatMap((r: Json) => (r[scopes] ?? []).flatMap((s: Json) => (s[records] ?? []).map((record: Json) => ({ resource: r.resource, record })))),
-  );
+  return readLines(dir, signal).flatMap((req: Json) => (req[resources] ?? []).flatMap((r: Json) => (r[scopes] ?? []).flatMap((s: Json) => (s[records] ?? []).map((record: Json) => ({ resource: r.resource, record })))));
 }
 
 const flatLogs = (dir: string): FlatRecord[] =>
@@ -119,14 +121,7 @@ const flatPoints = (dir: string): FlatRecord[] =>
     return (m[kind].dataPoints ?? []).map((p: Json) => ({
       signal: 'metrics' as const,
       match: `${m.name} ${p.timeUnixNano}`,
-      fields: fieldsOf([
-        ...attributeFields('resource.', resource?.attributes),
-        ['kind', kind],
-        ['unit', m.unit],
-        ['temporality', text(m[kind].aggregationTemporality)],
-        ['isMonotonic', m[kind].isMonotonic ? 'true' : undefined],
-        ...pointFields(p),
-      ]),
+      fields: fieldsOf([...attributeFields('resource.', resource?.attributes), ['kind', kind], ['unit', m.unit], ['temporality', text(m[kind].aggregationTemporality)], ['isMonotonic', m[kind].isMonotonic ? 'true' : undefined], ...pointFields(p)]),
     }));
   });
 

@@ -64,7 +64,11 @@ export async function replayRoute(name: ScenarioName, batch: number, coding: Age
       const replay = replays.find((r) => r.body.length === req.body.length && r.body.equals(req.body));
       if (!replay) throw new HttpError(400, 'floor sidecar: not one of the scenario’s bodies\n');
       // the coalescer re-points a merged request's body into the merged body, which it frees
-      return exportThen(ctx, replay.exports.map((e) => ({ ...e })), () => replay.reply);
+      return exportThen(
+        ctx,
+        replay.exports.map((e) => ({ ...e })),
+        () => replay.reply,
+      );
     },
   };
 }

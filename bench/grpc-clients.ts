@@ -26,15 +26,22 @@ const record = (i: number): LogRecord => ({
 });
 
 const exportBody = (records: number): Buffer =>
-  (encodeExportRequests({ signal: 'logs', resources: [{ resource: { attributes: [{ key: 'service.name', value: { string: 'web' } }] }, scopeLogs: [{ scope: { name: 'bench' }, logRecords: Array.from({ length: records }, (_, i) => record(i)) }] }] }, 64 << 20)[0] as { body: Buffer }).body;
+  (
+    encodeExportRequests(
+      { signal: 'logs', resources: [{ resource: { attributes: [{ key: 'service.name', value: { string: 'web' } }] }, scopeLogs: [{ scope: { name: 'bench' }, logRecords: Array.from({ length: records }, (_, i) => record(i)) }] }] },
+      64 << 20,
+    )[0] as { body: Buffer }
+  ).body;
 
 /** µs of CPU per call: this process (the client), and the collector. */
 async function cpuPerCall(call: () => Promise<unknown>, calls: number, collectorPid: number): Promise<[client: number, collector: number]> {
   const run = async (n: number): Promise<void> => {
     let started = 0;
-    await Promise.all(Array.from({ length: IN_FLIGHT }, async () => {
-      while (started++ < n) await call();
-    }));
+    await Promise.all(
+      Array.from({ length: IN_FLIGHT }, async () => {
+        while (started++ < n) await call();
+      }),
+    );
   };
   await run(Math.min(calls, 1000));
   const cpu = process.cpuUsage();

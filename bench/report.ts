@@ -130,7 +130,10 @@ function headline(summaries: ScenarioSummary[]): string[] {
   return [
     '| Scenario | ours records/s | upstream records/s | **ours ÷ upstream** | ours MB/s | upstream MB/s |',
     '|---|---:|---:|---:|---:|---:|',
-    ...summaries.map((s) => `| ${TITLES[s.scenario]} | ${show(s.sides.ours.records, thousands)} | ${show(s.sides.upstream.records, thousands)} | **${show(s.ratio, (n) => `${fixed(n, 2)}×`)}** | ${show(s.sides.ours.megabytes, (n) => fixed(n, 2))} | ${show(s.sides.upstream.megabytes, (n) => fixed(n, 2))} |`),
+    ...summaries.map(
+      (s) =>
+        `| ${TITLES[s.scenario]} | ${show(s.sides.ours.records, thousands)} | ${show(s.sides.upstream.records, thousands)} | **${show(s.ratio, (n) => `${fixed(n, 2)}×`)}** | ${show(s.sides.ours.megabytes, (n) => fixed(n, 2))} | ${show(s.sides.upstream.megabytes, (n) => fixed(n, 2))} |`,
+    ),
   ];
 }
 

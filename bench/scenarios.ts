@@ -63,7 +63,9 @@ function agentTags(rng: Rng, service: string): string {
 }
 
 function plainLine(rng: Rng, at: number): string {
-  const route = pick(rng, ROUTES).replace(':id', String(int(rng, 1, 999))).replace(':sku', `SKU-${int(rng, 100, 999)}`);
+  const route = pick(rng, ROUTES)
+    .replace(':id', String(int(rng, 1, 999)))
+    .replace(':sku', `SKU-${int(rng, 100, 999)}`);
   return `10.0.${int(rng, 0, 255)}.${int(rng, 1, 254)} - - [${new Date(at).toISOString()}] "GET ${route} HTTP/1.1" ${pick(rng, [200, 200, 200, 304, 404, 500])} ${int(rng, 200, 9000)} "-" "Mozilla/5.0"`;
 }
 

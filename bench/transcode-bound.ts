@@ -279,7 +279,6 @@ let nonAscii = 0;
 
 // ------------------------------------------------------------------ spans
 
-
 interface Group {
   identity: Uint32Array;
   resource: [string, string | number][];
@@ -579,7 +578,8 @@ function writeSpan(s: number, chunk: Chunk, groups: Map<number, Group>): void {
   for (let e = from; e < entries; e++) {
     const k = entryKeys[e] as Key;
     if (e < metaEnd) {
-      if (k.kind === Kind.Plain || (k.kind === Kind.SpanKind && e !== kindEntry) || (k.kind === Kind.Service && !bytesEqual(entryAt[e] as number, entryLen[e] as number, service, serviceLen))) stringAttribute(k.encoded, entryAt[e] as number, entryLen[e] as number);
+      if (k.kind === Kind.Plain || (k.kind === Kind.SpanKind && e !== kindEntry) || (k.kind === Kind.Service && !bytesEqual(entryAt[e] as number, entryLen[e] as number, service, serviceLen)))
+        stringAttribute(k.encoded, entryAt[e] as number, entryLen[e] as number);
     } else if (k.kind === Kind.Plain || (k.kind === Kind.Sampling && chunk.priority === undefined)) doubleAttribute(k.encoded, entryValue[e] as number);
   }
   if (spanFields[f + F_ERROR] !== 0) {
@@ -743,7 +743,17 @@ function spansOf(bodies: Uint8Array[]): Map<string, Flat> {
       const resource = entries((rs.resource as Flat | undefined)?.attributes as Flat[]);
       for (const ss of rs.scopeSpans as Flat[]) {
         for (const sp of ss.spans as Flat[]) {
-          out.set(sp.spanId as string, { resource, traceId: sp.traceId, parentSpanId: sp.parentSpanId, name: sp.name, kind: sp.kind, start: sp.startTimeUnixNano, end: sp.endTimeUnixNano, attributes: entries(sp.attributes as Flat[]), status: (sp.status as Flat | undefined)?.code });
+          out.set(sp.spanId as string, {
+            resource,
+            traceId: sp.traceId,
+            parentSpanId: sp.parentSpanId,
+            name: sp.name,
+            kind: sp.kind,
+            start: sp.startTimeUnixNano,
+            end: sp.endTimeUnixNano,
+            attributes: entries(sp.attributes as Flat[]),
+            status: (sp.status as Flat | undefined)?.code,
+          });
         }
       }
     }
@@ -792,8 +802,7 @@ async function main(): Promise<void> {
     const read = await perSpan((i) => transcode(bodies[i % 8] as Uint8Array, headers, false));
     const [walk, copying] = [await perSpan((i) => walkBody(bodies[i % 8] as Uint8Array, false)), await perSpan((i) => walkBody(bodies[i % 8] as Uint8Array, true))];
     process.stdout.write(
-      `round ${round}: route ${r.toFixed(2)} µs per span, transcoder ${t.toFixed(2)} µs per span (${(r / t).toFixed(1)}× less; its read pass ${read.toFixed(2)}); ` +
-        `a bare walk of the body ${walk.toFixed(3)}, copying every string ${copying.toFixed(3)}\n`,
+      `round ${round}: route ${r.toFixed(2)} µs per span, transcoder ${t.toFixed(2)} µs per span (${(r / t).toFixed(1)}× less; its read pass ${read.toFixed(2)}); ` + `a bare walk of the body ${walk.toFixed(3)}, copying every string ${copying.toFixed(3)}\n`,
     );
   }
 }

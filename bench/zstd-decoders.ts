@@ -30,10 +30,7 @@ async function cpuPerRequest(bodies: Buffer[], decode: Decoder, seconds: number)
 if (require.main === module) {
   const at = process.argv.indexOf('--seconds');
   const seconds = at >= 0 ? Number(process.argv[at + 1]) : 2;
-  const decoders: [string, Decoder][] = [
-    ...availableZstdImplementations().map((implementation): [string, Decoder] => [implementation, (body) => decodeZstd(body, LIMITS, implementation)]),
-    ['@mongodb-js/zstd (former)', formerAddon],
-  ];
+  const decoders: [string, Decoder][] = [...availableZstdImplementations().map((implementation): [string, Decoder] => [implementation, (body) => decodeZstd(body, LIMITS, implementation)]), ['@mongodb-js/zstd (former)', formerAddon]];
   void (async () => {
     for (const name of ZSTD_SCENARIOS) {
       for (const batch of BATCHES) {

@@ -439,8 +439,7 @@ export class ConfigError extends Error {
   override name = 'ConfigError';
 }
 
-const fileValue = (file: Record<string, unknown>, dotted: string): unknown =>
-  dotted.split('.').reduce<unknown>((node, part) => (node && typeof node === 'object' ? (node as Record<string, unknown>)[part] : undefined), file);
+const fileValue = (file: Record<string, unknown>, dotted: string): unknown => dotted.split('.').reduce<unknown>((node, part) => (node && typeof node === 'object' ? (node as Record<string, unknown>)[part] : undefined), file);
 
 /** Config-file values may be native YAML types; bring them to the flag/env string form once. */
 const fileValueAsString = (value: unknown): string => {
@@ -500,13 +499,7 @@ export function loadConfig(args: ParsedArgs, env: NodeJS.ProcessEnv): Config {
   return config as unknown as Config;
 }
 
-function resolveOption<K extends keyof Config>(
-  o: Option<K>,
-  flags: Map<string, string>,
-  env: NodeJS.ProcessEnv,
-  file: Record<string, unknown>,
-  fileName: string | undefined,
-): Config[K] {
+function resolveOption<K extends keyof Config>(o: Option<K>, flags: Map<string, string>, env: NodeJS.ProcessEnv, file: Record<string, unknown>, fileName: string | undefined): Config[K] {
   const flag = flags.get(o.flag);
   if (flag !== undefined) return o.parse(flag, o.flag);
   for (const name of o.env) {

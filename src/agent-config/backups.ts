@@ -9,7 +9,11 @@ import { basename, dirname, join } from 'node:path';
 const BACKUP = /^(.+)\.bak-(\d{8}T\d{6}Z)(?:-(\d+))?$/;
 
 /** `20260102T030405Z`: sorts as text in time order. */
-export const backupStamp = (at: Date): string => at.toISOString().replace(/[-:]/g, '').replace(/\.\d+Z$/, 'Z');
+export const backupStamp = (at: Date): string =>
+  at
+    .toISOString()
+    .replace(/[-:]/g, '')
+    .replace(/\.\d+Z$/, 'Z');
 
 export interface Backup {
   path: string;
@@ -33,7 +37,11 @@ export function listBackups(file: string): Backup[] {
 export function writeBackup(file: string, at: Date): string {
   const target = realpathSync(file);
   const stamp = backupStamp(at);
-  const taken = new Set(listBackups(target).filter((b) => b.stamp === stamp).map((b) => b.seq));
+  const taken = new Set(
+    listBackups(target)
+      .filter((b) => b.stamp === stamp)
+      .map((b) => b.seq),
+  );
   let seq = 0;
   while (taken.has(seq)) seq++;
   const path = `${target}.bak-${stamp}${seq ? `-${seq}` : ''}`;

@@ -87,8 +87,7 @@ export interface Io {
 
 const show = (value: unknown): string => (value === undefined ? '(unset)' : typeof value === 'string' ? value : JSON.stringify(value));
 
-const describeChange = (change: Change): string =>
-  change.op === 'set' ? `  ${describePath(change.path)}: ${show(change.value)}` : `  ${describePath(change.path)} += ${show(change.item)}`;
+const describeChange = (change: Change): string => (change.op === 'set' ? `  ${describePath(change.path)}: ${show(change.value)}` : `  ${describePath(change.path)} += ${show(change.item)}`);
 
 function revert(file: string, dryRun: boolean, io: Io): number {
   const backups = listBackups(file);

@@ -33,9 +33,6 @@ function keysIn(text: string): string[] {
 
 /** Hides every key before anything reaches the terminal (or a CI log). */
 export function masker(texts: readonly string[], extra: readonly (string | undefined)[]): (s: string) => string {
-  const secrets = [...new Set([...texts.flatMap(keysIn), ...extra])]
-    .filter((s): s is string => typeof s === 'string' && s.length >= 4)
-    .sort((a, b) => b.length - a.length);
+  const secrets = [...new Set([...texts.flatMap(keysIn), ...extra])].filter((s): s is string => typeof s === 'string' && s.length >= 4).sort((a, b) => b.length - a.length);
   return (s) => secrets.reduce((acc, secret) => acc.split(secret).join(MASK), s).replace(KEY_LINE, `$1${MASK}`);
 }
-

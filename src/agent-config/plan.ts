@@ -27,8 +27,7 @@ export class RewriteError extends Error {
 
 type Tree = Record<string, unknown>;
 
-const valueAt = (tree: unknown, path: Path): unknown =>
-  path.reduce<unknown>((node, key) => (node !== null && typeof node === 'object' && !Array.isArray(node) ? (node as Tree)[key] : undefined), tree);
+const valueAt = (tree: unknown, path: Path): unknown => path.reduce<unknown>((node, key) => (node !== null && typeof node === 'object' && !Array.isArray(node) ? (node as Tree)[key] : undefined), tree);
 
 const isSatisfied = (tree: unknown, change: Change): boolean => {
   const current = valueAt(tree, change.path);
@@ -79,9 +78,7 @@ function vendorKey(tree: unknown, o: AgentConfigOptions, vendor: VendorEndpoints
   const previous = valueAt(tree, ['additional_endpoints', vendor.metricsUrl]);
   const own = valueAt(tree, ['api_key']);
   const ownIsVendor = valueAt(tree, ['dd_url']) !== o.target.url && own !== o.apiKey;
-  const key = [o.vendorApiKey, ...(Array.isArray(previous) ? previous : []), ownIsVendor ? own : undefined].find(
-    (k): k is string => typeof k === 'string' && k.trim() !== '',
-  );
+  const key = [o.vendorApiKey, ...(Array.isArray(previous) ? previous : []), ownIsVendor ? own : undefined].find((k): k is string => typeof k === 'string' && k.trim() !== '');
   if (key === undefined) {
     throw new RewriteError('--dual-ship: no Datadog API key in the file (already switched, or the key comes from DD_API_KEY); pass --vendor-api-key');
   }
@@ -108,9 +105,7 @@ export function wantedSettings(tree: unknown, options: AgentConfigOptions): Chan
 }
 
 /** The changes `tree` still needs; empty when it is already migrated. */
-export const planChanges = (tree: unknown, options: AgentConfigOptions): Change[] =>
-  wantedSettings(tree, options).filter((change) => !isSatisfied(tree, change));
+export const planChanges = (tree: unknown, options: AgentConfigOptions): Change[] => wantedSettings(tree, options).filter((change) => !isSatisfied(tree, change));
 
 /** `apm_config.additional_endpoints["https://trace.agent.datadoghq.com"]`: dots inside a key stay readable. */
-export const describePath = (path: Path): string =>
-  path.map((key, i) => (/^[A-Za-z0-9_]+$/.test(key) ? `${i ? '.' : ''}${key}` : `[${JSON.stringify(key)}]`)).join('');
+export const describePath = (path: Path): string => path.map((key, i) => (/^[A-Za-z0-9_]+$/.test(key) ? `${i ? '.' : ''}${key}` : `[${JSON.stringify(key)}]`)).join('');

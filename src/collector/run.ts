@@ -25,8 +25,7 @@ export function overlaysFor(env: NodeJS.ProcessEnv): OverlayName[] {
   return overlays;
 }
 
-export const configArgs = (overlays: readonly OverlayName[], extra: readonly string[] = [], base = BASE_CONFIG): string[] =>
-  [base, ...overlays.map((o) => OVERLAYS[o]), ...extra].flatMap((c) => ['--config', c]);
+export const configArgs = (overlays: readonly OverlayName[], extra: readonly string[] = [], base = BASE_CONFIG): string[] => [base, ...overlays.map((o) => OVERLAYS[o]), ...extra].flatMap((c) => ['--config', c]);
 
 /** COLLECTOR_EXTRA_CONFIG: comma-separated config files merged last (like ClickStack's CUSTOM_OTELCOL_CONFIG_FILE). */
 export const extraConfigsFrom = (env: NodeJS.ProcessEnv): string[] =>

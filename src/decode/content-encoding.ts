@@ -38,10 +38,7 @@ export function parseContentEncoding(header: string | undefined): Codec[] {
     if (name === '') continue;
     const codec = CODINGS.get(name);
     if (codec === undefined) {
-      throw unsupportedMediaType(
-        `unsupported Content-Encoding ${JSON.stringify(name.slice(0, MAX_ECHOED_NAME))}; ` +
-          `supported: ${SUPPORTED_CONTENT_ENCODINGS.join(', ')}`,
-      );
+      throw unsupportedMediaType(`unsupported Content-Encoding ${JSON.stringify(name.slice(0, MAX_ECHOED_NAME))}; ` + `supported: ${SUPPORTED_CONTENT_ENCODINGS.join(', ')}`);
     }
     if (codec === 'identity') continue;
     if (codecs.length === MAX_CONTENT_CODINGS) {

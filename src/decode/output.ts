@@ -8,11 +8,9 @@ export interface DecodeLimits {
   maxDecodedBytes: number;
 }
 
-export const tooLarge = (maxBytes: number, detail?: string): HttpError =>
-  payloadTooLarge(`decompressed body exceeds ${maxBytes} bytes${detail === undefined ? '' : ` (${detail})`}`);
+export const tooLarge = (maxBytes: number, detail?: string): HttpError => payloadTooLarge(`decompressed body exceeds ${maxBytes} bytes${detail === undefined ? '' : ` (${detail})`}`);
 
-export const corrupt = (codec: Codec, detail: string): HttpError =>
-  badRequest(`${codec} body is corrupt or truncated: ${detail}`);
+export const corrupt = (codec: Codec, detail: string): HttpError => badRequest(`${codec} body is corrupt or truncated: ${detail}`);
 
 /**
  * Output chunk size for node:zlib decompressors. Each chunk of a stream is a thread-pool round
@@ -71,19 +69,14 @@ export class CappedOutput {
   }
 }
 
-const asBuffer = (chunk: Uint8Array): Buffer =>
-  Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength);
+const asBuffer = (chunk: Uint8Array): Buffer => (Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength));
 
 /**
  * The one place where every codec's failures become HTTP errors: our own HttpErrors (413 from
  * the cap, 400 from header checks) pass through, anything a decoder library throws is the
  * client's corrupt data.
  */
-export async function decodeWith(
-  codec: Codec,
-  limits: DecodeLimits,
-  run: (out: CappedOutput) => void | Promise<void>,
-): Promise<Buffer> {
+export async function decodeWith(codec: Codec, limits: DecodeLimits, run: (out: CappedOutput) => void | Promise<void>): Promise<Buffer> {
   const out = new CappedOutput(limits.maxDecodedBytes);
   try {
     await run(out);
@@ -101,11 +94,7 @@ export async function decodeWith(
  * every failure also reaches the loop, as the error the decompressor is destroyed with; the
  * promise form of pipeline would instead report our 413 as an AbortError.
  */
-export async function drainThrough(
-  inputs: Iterable<Uint8Array>,
-  decompressor: Transform,
-  out: CappedOutput,
-): Promise<void> {
+export async function drainThrough(inputs: Iterable<Uint8Array>, decompressor: Transform, out: CappedOutput): Promise<void> {
   const decoded: AsyncIterable<Buffer> = pipeline(Readable.from(inputs), decompressor, () => {});
   for await (const chunk of decoded) out.push(chunk);
 }

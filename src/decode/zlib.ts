@@ -11,8 +11,7 @@ export const decodeGzip = (raw: Buffer, limits: DecodeLimits): Promise<Buffer> =
  * `deflate` means zlib-wrapped (RFC 1950) and that is what the agent sends, but some clients
  * send raw RFC 1951 data under the same name, so the header decides.
  */
-export const decodeDeflate = (raw: Buffer, limits: DecodeLimits): Promise<Buffer> =>
-  inflateWithin('deflate', raw, limits, hasZlibHeader(raw) ? zlib.inflateSync : zlib.inflateRawSync);
+export const decodeDeflate = (raw: Buffer, limits: DecodeLimits): Promise<Buffer> => inflateWithin('deflate', raw, limits, hasZlibHeader(raw) ? zlib.inflateSync : zlib.inflateRawSync);
 
 /** RFC 1950 2.2: CM = 8, CINFO <= 7 and the 16-bit header a multiple of 31. */
 export function hasZlibHeader(raw: Uint8Array): boolean {

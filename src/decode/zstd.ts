@@ -2,14 +2,7 @@ import zlib from 'node:zlib';
 import type { Transform } from 'node:stream';
 import { Decompress } from 'fzstd';
 import { payloadTooLarge } from '../server/errors';
-import {
-  corrupt,
-  decodeWith,
-  DECOMPRESSOR_OPTIONS,
-  drainThrough,
-  type CappedOutput,
-  type DecodeLimits,
-} from './output';
+import { corrupt, decodeWith, DECOMPRESSOR_OPTIONS, drainThrough, type CappedOutput, type DecodeLimits } from './output';
 import { own } from '../memory/owned-buffers';
 import { assertFrameFits, zstdFrames, type ZstdFrame } from './zstd-frames';
 
@@ -36,10 +29,7 @@ interface DecompressionContext {
 }
 
 // Feature test, not a version test: backports and flags make version numbers unreliable.
-const nativeZstd: NativeZstd | undefined =
-  typeof (zlib as unknown as Partial<NativeZstd>).createZstdDecompress === 'function'
-    ? (zlib as unknown as NativeZstd)
-    : undefined;
+const nativeZstd: NativeZstd | undefined = typeof (zlib as unknown as Partial<NativeZstd>).createZstdDecompress === 'function' ? (zlib as unknown as NativeZstd) : undefined;
 
 /** An optional dependency: absent (it failed to build, or was left out) means the next choice. */
 function loadLibzstd(): LibzstdBinding | undefined {
@@ -63,11 +53,7 @@ export const zstdImplementation: ZstdImplementation = libzstd !== undefined ? 'a
 export const isZstdNative = (): boolean => zstdImplementation === 'native';
 
 /** Every implementation this runtime can run, preferred first (tests run them all). */
-export const availableZstdImplementations = (): ZstdImplementation[] => [
-  ...(libzstd !== undefined ? (['addon'] as const) : []),
-  ...(nativeZstd !== undefined ? (['native'] as const) : []),
-  'fzstd',
-];
+export const availableZstdImplementations = (): ZstdImplementation[] => [...(libzstd !== undefined ? (['addon'] as const) : []), ...(nativeZstd !== undefined ? (['native'] as const) : []), 'fzstd'];
 
 /**
  * Each native write costs ~40 µs (a thread-pool round trip), so without a limit a 25 MiB body of
@@ -79,11 +65,7 @@ export const MAX_ZSTD_FRAMES = 10_000;
  * Decodes every frame of a zstd body, skipping skippable frames. `implementation` exists so
  * tests can run both paths on any runtime.
  */
-export async function decodeZstd(
-  raw: Buffer,
-  limits: DecodeLimits,
-  implementation: ZstdImplementation = zstdImplementation,
-): Promise<Buffer> {
+export async function decodeZstd(raw: Buffer, limits: DecodeLimits, implementation: ZstdImplementation = zstdImplementation): Promise<Buffer> {
   const decodeFrames = frameDecoder(implementation);
   return decodeWith('zstd', limits, (out) => decodeFrames(admittedFrames(raw, out), out));
 }

@@ -58,7 +58,12 @@ export function packRequests(signal: Signal, requests: readonly EncodedExport[],
 
 /** One body holding the run's bodies back to back; each request's body becomes its view into it. */
 function mergeBodies(run: EncodedExport[], bytes: number): Buffer {
-  const merged = own(Buffer.concat(run.map((r) => r.body), bytes));
+  const merged = own(
+    Buffer.concat(
+      run.map((r) => r.body),
+      bytes,
+    ),
+  );
   let at = 0;
   for (const request of run) {
     const length = request.body.length;

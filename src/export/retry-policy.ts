@@ -8,15 +8,7 @@
 import { GrpcStatus, statusName } from './grpc-client';
 import { HttpError } from '../server/errors';
 
-const RETRYABLE = new Set<number>([
-  GrpcStatus.CANCELLED,
-  GrpcStatus.DEADLINE_EXCEEDED,
-  GrpcStatus.RESOURCE_EXHAUSTED,
-  GrpcStatus.ABORTED,
-  GrpcStatus.OUT_OF_RANGE,
-  GrpcStatus.UNAVAILABLE,
-  GrpcStatus.DATA_LOSS,
-]);
+const RETRYABLE = new Set<number>([GrpcStatus.CANCELLED, GrpcStatus.DEADLINE_EXCEEDED, GrpcStatus.RESOURCE_EXHAUSTED, GrpcStatus.ABORTED, GrpcStatus.OUT_OF_RANGE, GrpcStatus.UNAVAILABLE, GrpcStatus.DATA_LOSS]);
 
 export const isRetryable = (code: number): boolean => RETRYABLE.has(code);
 

@@ -126,7 +126,9 @@ const sizeOfFiles = (dir: string): number => listFiles(dir).reduce((sum, f) => s
 
 function listFiles(dir: string): string[] {
   try {
-    return readdirSync(dir).filter((f) => !f.endsWith('.tmp')).sort();
+    return readdirSync(dir)
+      .filter((f) => !f.endsWith('.tmp'))
+      .sort();
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code === 'ENOENT') return [];
     throw err;

@@ -3,5 +3,4 @@ import { parseCheckRuns } from '../parse/metrics-check-run';
 import { metricRoute, whole } from './metrics-route';
 import type { IntakeRoute } from './route';
 
-export const checkRunRoute: IntakeRoute =
-  metricRoute({ name: 'check_run', paths: ['/api/v1/check_run'], read: whole((req) => parseCheckRuns(req.body)), accepted: { status: 'ok' } });
+export const checkRunRoute: IntakeRoute = metricRoute({ name: 'check_run', paths: ['/api/v1/check_run'], read: whole((req) => parseCheckRuns(req.body)), accepted: { status: 'ok' } });

@@ -3,5 +3,4 @@ import { parseSeriesV1 } from '../parse/metrics-v1';
 import { metricRoute, whole } from './metrics-route';
 import type { IntakeRoute } from './route';
 
-export const seriesV1Route: IntakeRoute =
-  metricRoute({ name: 'series_v1', paths: ['/api/v1/series'], read: whole((req) => parseSeriesV1(req.body)), accepted: { status: 'ok' } });
+export const seriesV1Route: IntakeRoute = metricRoute({ name: 'series_v1', paths: ['/api/v1/series'], read: whole((req) => parseSeriesV1(req.body)), accepted: { status: 'ok' } });

@@ -21,11 +21,9 @@ const SERIES_PER_PIECE = 1024;
 
 const isJsonBody = (req: IntakeRequest): boolean => isJson(req.mediaType) || (!isProtobuf(req.mediaType) && req.body[0] === 0x7b);
 
-export const seriesV2Route: IntakeRoute =
-  metricRoute(
-    {
-      name: 'series_v2',
-      paths: ['/api/v2/series'],
-      read: (req, take) => (isJsonBody(req) ? take(parseSeriesV2Json(req.body)) : decodeMetricPayloadInPieces(req.body, SERIES_PER_PIECE, take)),
-      accepted: { errors: [] },
-    });
+export const seriesV2Route: IntakeRoute = metricRoute({
+  name: 'series_v2',
+  paths: ['/api/v2/series'],
+  read: (req, take) => (isJsonBody(req) ? take(parseSeriesV2Json(req.body)) : decodeMetricPayloadInPieces(req.body, SERIES_PER_PIECE, take)),
+  accepted: { errors: [] },
+});

@@ -8,6 +8,4 @@ import { decodeV3Payload } from '../parse/metrics-v3';
 import { metricRoute, whole } from './metrics-route';
 import type { IntakeRoute } from './route';
 
-export const metricsV3Route: IntakeRoute =
-  metricRoute(
-    { name: 'metrics_v3', paths: ['/api/intake/metrics/v3/series', '/api/intake/metrics/v3/sketches'], read: whole((req) => decodeV3Payload(req.body)), accepted: {} });
+export const metricsV3Route: IntakeRoute = metricRoute({ name: 'metrics_v3', paths: ['/api/intake/metrics/v3/series', '/api/intake/metrics/v3/sketches'], read: whole((req) => decodeV3Payload(req.body)), accepted: {} });

@@ -11,5 +11,4 @@ import type { IntakeRoute } from './route';
  */
 const SKETCHES_PER_PIECE = 32;
 
-export const sketchesRoute: IntakeRoute =
-  metricRoute({ name: 'sketches', paths: ['/api/beta/sketches', '/api/v1/sketches'], read: (req, take) => decodeSketchPayloadInPieces(req.body, SKETCHES_PER_PIECE, take), accepted: {} });
+export const sketchesRoute: IntakeRoute = metricRoute({ name: 'sketches', paths: ['/api/beta/sketches', '/api/v1/sketches'], read: (req, take) => decodeSketchPayloadInPieces(req.body, SKETCHES_PER_PIECE, take), accepted: {} });

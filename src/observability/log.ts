@@ -23,8 +23,7 @@ const stdoutSink: Sink = (line) => {
   process.stdout.write(line + '\n');
 };
 
-const errorFields = (value: unknown): unknown =>
-  value instanceof Error ? { message: value.message, name: value.name, ...(value.stack ? { stack: value.stack } : {}) } : value;
+const errorFields = (value: unknown): unknown => (value instanceof Error ? { message: value.message, name: value.name, ...(value.stack ? { stack: value.stack } : {}) } : value);
 
 const jsonSafe = (_key: string, value: unknown): unknown => (typeof value === 'bigint' ? value.toString() : errorFields(value));
 

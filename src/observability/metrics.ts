@@ -107,7 +107,30 @@ export class BridgeMetrics {
   render(): string {
     this.sampleMemory();
     return (
-      [this.requests, this.bytesIn, this.bytesDecoded, this.unknownRoutes, this.recordsOut, this.recordsRejected, this.exportFailures, this.coalescedBatches, this.exportsInFlight, this.authFailures, this.spoolBytes, this.spoolDiskBytes, this.spoolRetries, this.spoolDeadLetters, this.spoolDamagedBytes, this.spoolWriteErrors, this.overloaded, this.internalErrors, this.pointsDropped, this.residentMemory, this.heapMemory, this.externalMemory]
+      [
+        this.requests,
+        this.bytesIn,
+        this.bytesDecoded,
+        this.unknownRoutes,
+        this.recordsOut,
+        this.recordsRejected,
+        this.exportFailures,
+        this.coalescedBatches,
+        this.exportsInFlight,
+        this.authFailures,
+        this.spoolBytes,
+        this.spoolDiskBytes,
+        this.spoolRetries,
+        this.spoolDeadLetters,
+        this.spoolDamagedBytes,
+        this.spoolWriteErrors,
+        this.overloaded,
+        this.internalErrors,
+        this.pointsDropped,
+        this.residentMemory,
+        this.heapMemory,
+        this.externalMemory,
+      ]
         .map((f) => f.render())
         .join('\n') + '\n'
     );

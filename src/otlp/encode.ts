@@ -49,11 +49,7 @@ export class RecordTooLargeError extends HttpError {
     readonly size: number,
     readonly maxBytes: number,
   ) {
-    super(
-      413,
-      `${signal}: a single ${RECORD_NOUN[signal]} encodes to ${size} bytes with its resource and ` +
-        `scope, more than the ${maxBytes}-byte limit of one OTLP export`,
-    );
+    super(413, `${signal}: a single ${RECORD_NOUN[signal]} encodes to ${size} bytes with its resource and ` + `scope, more than the ${maxBytes}-byte limit of one OTLP export`);
     this.name = 'RecordTooLargeError';
   }
 }
@@ -100,7 +96,12 @@ abstract class StreamEncoder<C> {
   requests(maxBytes: number): EncodedExport[] {
     if (this.taken) throw new Error(`${this.constructor.name}.requests() was already called: its scratch buffer is gone`);
     this.taken = true;
-    return packBodies(this.signal, this.scratch, requestFrame(this.scratch, this.resources, (s) => this.pieces(s.contents)), maxBytes);
+    return packBodies(
+      this.signal,
+      this.scratch,
+      requestFrame(this.scratch, this.resources, (s) => this.pieces(s.contents)),
+      maxBytes,
+    );
   }
 
   protected abstract pieces(contents: C[]): Piece[];
@@ -376,34 +377,21 @@ interface ResourceEnvelope<S extends ScopeEnvelope> {
   schemaUrl?: string;
 }
 
-function requestFrame<S extends ScopeEnvelope>(
-  w: ProtoWriter,
-  resources: ResourceEnvelope<S>[],
-  contentsOf: (scope: S) => Piece[],
-): Frame {
+function requestFrame<S extends ScopeEnvelope>(w: ProtoWriter, resources: ResourceEnvelope<S>[], contentsOf: (scope: S) => Piece[]): Frame {
   const entries = resources.map((r) =>
     envelopeFrame(
       w,
       encodeSlice(w, writeResourceField, r.resource),
-      r.scopes.map((s) =>
-        envelopeFrame(
-          w,
-          encodeSlice(w, writeScopeField, s.scope),
-          contentsOf(s),
-          s.schemaUrl,
-        ),
-      ),
+      r.scopes.map((s) => envelopeFrame(w, encodeSlice(w, writeScopeField, s.scope), contentsOf(s), s.schemaUrl)),
       r.schemaUrl,
     ),
   );
   return makeFrame(NOTHING, REQUEST_RESOURCES, entries, NOTHING);
 }
 
-const writeResourceField = (w: ProtoWriter, resource: Resource): void =>
-  writeMessage(w, ENVELOPE.header, resource, writeResource);
+const writeResourceField = (w: ProtoWriter, resource: Resource): void => writeMessage(w, ENVELOPE.header, resource, writeResource);
 
-const writeScopeField = (w: ProtoWriter, scope: InstrumentationScope): void =>
-  writeMessage(w, ENVELOPE.header, scope, writeScope);
+const writeScopeField = (w: ProtoWriter, scope: InstrumentationScope): void => writeMessage(w, ENVELOPE.header, scope, writeScope);
 
 function writeSchemaUrl(w: ProtoWriter, schemaUrl: string | undefined): void {
   if (schemaUrl) w.stringField(ENVELOPE.schemaUrl, schemaUrl);
@@ -464,7 +452,6 @@ function writeMessage<T>(w: ProtoWriter, field: number, value: T, write: (w: Pro
   write(w, value);
   w.endLen(lengthAt);
 }
-
 
 function writeId(w: ProtoWriter, field: number, id: Uint8Array | undefined): void {
   if (id !== undefined && id.length > 0) w.bytesField(field, id);

@@ -6,14 +6,7 @@
  * nanoseconds (a double cannot hold ns since the epoch exactly); ids are raw bytes.
  */
 
-export type AnyValue =
-  | { string: string }
-  | { bool: boolean }
-  | { int: bigint }
-  | { double: number }
-  | { bytes: Uint8Array }
-  | { array: AnyValue[] }
-  | { kvlist: KeyValue[] };
+export type AnyValue = { string: string } | { bool: boolean } | { int: bigint } | { double: number } | { bytes: Uint8Array } | { array: AnyValue[] } | { kvlist: KeyValue[] };
 
 export interface KeyValue {
   key: string;
@@ -228,10 +221,7 @@ export interface ResourceMetrics {
 export type Signal = 'logs' | 'traces' | 'metrics';
 
 /** What one intake request turned into, ready to encode and export. */
-export type SignalBatch =
-  | { signal: 'logs'; resources: ResourceLogs[] }
-  | { signal: 'traces'; resources: ResourceSpans[] }
-  | { signal: 'metrics'; resources: ResourceMetrics[] };
+export type SignalBatch = { signal: 'logs'; resources: ResourceLogs[] } | { signal: 'traces'; resources: ResourceSpans[] } | { signal: 'metrics'; resources: ResourceMetrics[] };
 
 /**
  * Where a translator hands records, one at a time, instead of returning them all: a record's

@@ -26,9 +26,6 @@ export function parseMediaType(header: string | undefined): MediaType | undefine
   return { essence, params };
 }
 
-export const isJson = (m: MediaType | undefined): boolean =>
-  m !== undefined && (m.essence === 'application/json' || m.essence === 'text/json' || m.essence.endsWith('+json'));
-export const isMsgpack = (m: MediaType | undefined): boolean =>
-  m !== undefined && (m.essence === 'application/msgpack' || m.essence === 'application/x-msgpack' || m.essence === 'application/vnd.msgpack');
-export const isProtobuf = (m: MediaType | undefined): boolean =>
-  m !== undefined && (m.essence === 'application/x-protobuf' || m.essence === 'application/protobuf');
+export const isJson = (m: MediaType | undefined): boolean => m !== undefined && (m.essence === 'application/json' || m.essence === 'text/json' || m.essence.endsWith('+json'));
+export const isMsgpack = (m: MediaType | undefined): boolean => m !== undefined && (m.essence === 'application/msgpack' || m.essence === 'application/x-msgpack' || m.essence === 'application/vnd.msgpack');
+export const isProtobuf = (m: MediaType | undefined): boolean => m !== undefined && (m.essence === 'application/x-protobuf' || m.essence === 'application/protobuf');

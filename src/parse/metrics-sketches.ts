@@ -38,7 +38,11 @@ const SKETCH: FieldReaders<Sketch> = {
   // the last host sent wins, as protobuf has it
   2: text((v, s) => (s.resources = hostResources(v))),
   4: text((v, s) => s.tags.push(v)),
-  7: messageAt('dogsketches', (s) => s.points.length, (m, s) => s.points.push(dogsketchFrom(m))),
+  7: messageAt(
+    'dogsketches',
+    (s) => s.points.length,
+    (m, s) => s.points.push(dogsketchFrom(m)),
+  ),
 };
 
 const DOGSKETCH: FieldReaders<SketchPoint> = {

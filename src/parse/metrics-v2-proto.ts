@@ -35,10 +35,18 @@ const PAYLOAD: FieldReaders<PayloadDraft> = {
 };
 
 const SERIES: FieldReaders<SeriesDraft> = {
-  1: messageAt('resources', (s) => s.resources.length, (m, s) => s.resources.push(resourceFrom(m))),
+  1: messageAt(
+    'resources',
+    (s) => s.resources.length,
+    (m, s) => s.resources.push(resourceFrom(m)),
+  ),
   2: text((v, s) => (s.metric = v)),
   3: text((v, s) => s.tags.push(v)),
-  4: messageAt('points', (s) => s.points.length, (m, s) => s.points.push(pointFrom(m))),
+  4: messageAt(
+    'points',
+    (s) => s.points.length,
+    (m, s) => s.points.push(pointFrom(m)),
+  ),
   // the last type sent wins, as protobuf has it; a number we do not know drops the series
   5: varint((m, s) => (s.type = SERIES_TYPE_BY_NUMBER.get(m.int32()))),
   6: text((v, s) => (s.unit = v)),
@@ -81,11 +89,17 @@ export function decodeMetricPayloadInPieces(body: Uint8Array, pieceSize: number,
 
 /** The body from the top-level field at `from.at` on, its series records numbered from `from.met` in error paths. */
 export function decodeMetricPayloadGeneric(body: Uint8Array, from: GaveUpAt = { at: 0, met: 0 }): MetricsPayload {
-  return decodeProtobuf(WHAT, body, 'MetricPayload', (r) => {
-    const draft: PayloadDraft = { payload: emptyPayload(), met: from.met };
-    readInto(r, PAYLOAD, draft);
-    return draft.payload;
-  }, from.at);
+  return decodeProtobuf(
+    WHAT,
+    body,
+    'MetricPayload',
+    (r) => {
+      const draft: PayloadDraft = { payload: emptyPayload(), met: from.met };
+      readInto(r, PAYLOAD, draft);
+      return draft.payload;
+    },
+    from.at,
+  );
 }
 
 function seriesFrom(r: ProtoReader, payload: MetricsPayload): Series | undefined {

@@ -91,7 +91,10 @@ function readPayload(r: ProtoReader): { blocks: MetricData[]; metadata: PayloadM
       () => 'metadata',
       (m) => readFields(m, { 1: text((v) => metadata.tags.push(v)), 2: text((v) => metadata.resources.push(v)) }),
     ),
-    3: message(() => `metricData[${blocks.length}]`, (m) => blocks.push(readMetricData(m))),
+    3: message(
+      () => `metricData[${blocks.length}]`,
+      (m) => blocks.push(readMetricData(m)),
+    ),
   });
   if (metadata.resources.length % 2 !== 0) throw badRequest(`${WHAT}: metadata.resources must be [type, name] pairs, got ${metadata.resources.length} strings`);
   return { blocks, metadata };

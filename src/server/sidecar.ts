@@ -126,10 +126,7 @@ export async function startSidecar(config: Config, env: NodeJS.ProcessEnv, log: 
   let status: HealthState['status'] = config.enabled ? 'ok' : 'disabled';
   let intakeListen: string | undefined;
   const collectorEndpoint = redactUrl(config.otlpEndpoint);
-  const admin = createAdminServer(
-    () => ({ status, intake: { enabled: config.enabled, ...(intakeListen ? { listen: intakeListen } : {}) }, collector: { endpoint: collectorEndpoint } }),
-    metrics,
-  );
+  const admin = createAdminServer(() => ({ status, intake: { enabled: config.enabled, ...(intakeListen ? { listen: intakeListen } : {}) }, collector: { endpoint: collectorEndpoint } }), metrics);
   const adminAddress = await listen(admin, config.adminListen);
 
   if (!config.enabled) {

@@ -239,12 +239,7 @@ const masking =
     secrets.filter((s): s is string => s !== undefined && s.length >= 4).reduce((acc, secret) => acc.split(secret).join(MASK), text);
 
 /** Known before the deployment is: a usage error may come before resolveMode. */
-const givenSecrets = (flags: ReadonlyMap<string, string>, env: NodeJS.ProcessEnv): (string | undefined)[] => [
-  flags.get('--key-secret'),
-  flags.get('--api-key'),
-  env.CLICKSTACK_KEY_SECRET,
-  env.HYPERDX_PERSONAL_API_KEY,
-];
+const givenSecrets = (flags: ReadonlyMap<string, string>, env: NodeJS.ProcessEnv): (string | undefined)[] => [flags.get('--key-secret'), flags.get('--api-key'), env.CLICKSTACK_KEY_SECRET, env.HYPERDX_PERSONAL_API_KEY];
 
 const showJson = (value: unknown): string => `${JSON.stringify(value ?? null, null, 2)}\n`;
 

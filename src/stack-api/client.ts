@@ -11,9 +11,7 @@ import { STATUS_CODES } from 'node:http';
 import { loadDocument, operations, SchemaValidator, type Operation } from './openapi';
 import type { Alert, AlertRequest, Dashboard, Envelope, ListEnvelope, Source, Tile } from './types';
 
-export type StackMode =
-  | { kind: 'cloud'; baseUrl: string; org: string; service: string; keyId: string; keySecret: string }
-  | { kind: 'oss'; baseUrl: string; apiKey: string };
+export type StackMode = { kind: 'cloud'; baseUrl: string; org: string; service: string; keyId: string; keySecret: string } | { kind: 'oss'; baseUrl: string; apiKey: string };
 
 /** The request was refused before anything was sent (exit 2). */
 export class InvalidRequest extends Error {
@@ -73,24 +71,17 @@ const fillPath = (template: string, id: string | undefined): string =>
 export function operationUrl(mode: StackMode, op: Pick<Operation, 'path'>, id?: string, query: Record<string, number> = {}): string {
   const path = fillPath(op.path, id);
   if (!path.startsWith(`${OSS_PREFIX}/`)) throw new Error(`unexpected path ${op.path} in the OpenAPI document`);
-  const url =
-    mode.kind === 'oss'
-      ? new URL(`${mode.baseUrl}${path}`)
-      : new URL(
-          `${mode.baseUrl}/organizations/${encodeURIComponent(mode.org)}/services/${encodeURIComponent(mode.service)}/clickstack${path.slice(OSS_PREFIX.length)}`,
-        );
+  const url = mode.kind === 'oss' ? new URL(`${mode.baseUrl}${path}`) : new URL(`${mode.baseUrl}/organizations/${encodeURIComponent(mode.org)}/services/${encodeURIComponent(mode.service)}/clickstack${path.slice(OSS_PREFIX.length)}`);
   for (const [name, value] of Object.entries(query)) url.searchParams.set(name, String(value));
   return url.toString();
 }
 
 const basicToken = (keyId: string, keySecret: string): string => Buffer.from(`${keyId}:${keySecret}`).toString('base64');
 
-export const authorization = (mode: StackMode): string =>
-  mode.kind === 'oss' ? `Bearer ${mode.apiKey}` : `Basic ${basicToken(mode.keyId, mode.keySecret)}`;
+export const authorization = (mode: StackMode): string => (mode.kind === 'oss' ? `Bearer ${mode.apiKey}` : `Basic ${basicToken(mode.keyId, mode.keySecret)}`);
 
 /** What must never reach a terminal: the secret itself and the header value that encodes it. */
-export const secretsOf = (mode: StackMode): string[] =>
-  mode.kind === 'oss' ? [mode.apiKey] : [mode.keySecret, basicToken(mode.keyId, mode.keySecret)];
+export const secretsOf = (mode: StackMode): string[] => (mode.kind === 'oss' ? [mode.apiKey] : [mode.keySecret, basicToken(mode.keyId, mode.keySecret)]);
 
 const MAX_MESSAGE = 2000;
 

@@ -102,8 +102,7 @@ function byTag(discriminator: Required<Discriminator>, variants: SchemaNode[]): 
   const unmapped = variants.filter((v) => !targets.has(v.$ref as string)).map(toJsonSchema);
   const tagIn = (values: string[]): SchemaNode => ({ properties: { [tag]: { enum: values } }, required: [tag] });
   const keys = mapped.map(([value]) => value);
-  const otherwise =
-    unmapped.length === 0 ? tagIn(keys) : { if: { not: tagIn(keys) }, then: unmapped.length === 1 ? unmapped[0] : { oneOf: unmapped } };
+  const otherwise = unmapped.length === 0 ? tagIn(keys) : { if: { not: tagIn(keys) }, then: unmapped.length === 1 ? unmapped[0] : { oneOf: unmapped } };
   return [...mapped.map(([value, ref]) => ({ if: tagIn([value]), then: { $ref: toRef(ref) } })), otherwise];
 }
 

@@ -7,13 +7,9 @@ import type { Alert, Dashboard, Source } from './types';
 
 type Column<T> = [header: string, cell: (item: T) => unknown];
 
-const condition = (a: Alert): string =>
-  a.thresholdType === 'between' || a.thresholdType === 'not_between'
-    ? `${a.thresholdType} ${a.threshold}..${a.thresholdMax}`
-    : `${a.thresholdType ?? ''} ${a.threshold ?? ''}`;
+const condition = (a: Alert): string => (a.thresholdType === 'between' || a.thresholdType === 'not_between' ? `${a.thresholdType} ${a.threshold}..${a.thresholdMax}` : `${a.thresholdType ?? ''} ${a.threshold ?? ''}`);
 
-const alertTarget = (a: Alert): string =>
-  a.source === 'saved_search' ? `search ${a.savedSearchId ?? ''}` : `tile ${a.dashboardId ?? ''}/${a.tileId ?? ''}`;
+const alertTarget = (a: Alert): string => (a.source === 'saved_search' ? `search ${a.savedSearchId ?? ''}` : `tile ${a.dashboardId ?? ''}/${a.tileId ?? ''}`);
 
 const COLUMNS: { dashboards: Column<Dashboard>[]; alerts: Column<Alert>[]; sources: Column<Source>[] } = {
   dashboards: [
@@ -46,7 +42,15 @@ const cellText = (value: unknown): string => {
 
 function alignRows(rows: readonly (readonly string[])[]): string {
   const widths = rows[0]?.map((_, i) => Math.max(...rows.map((r) => r[i]?.length ?? 0))) ?? [];
-  return rows.map((r) => r.map((cell, i) => cell.padEnd(widths[i] ?? 0)).join('  ').trimEnd() + '\n').join('');
+  return rows
+    .map(
+      (r) =>
+        r
+          .map((cell, i) => cell.padEnd(widths[i] ?? 0))
+          .join('  ')
+          .trimEnd() + '\n',
+    )
+    .join('');
 }
 
 export function formatTable(resource: ResourceName, items: readonly unknown[]): string {

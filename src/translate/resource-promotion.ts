@@ -24,8 +24,7 @@ export function splitTag(tag: string): [string, string] | undefined {
 }
 
 /** Comma-separated `ddtags` (logs) or a tag array (metrics, spans) → tags. */
-export const tagList = (tags: string | readonly string[] | undefined): string[] =>
-  tags === undefined ? [] : typeof tags === 'string' ? tags.split(',') : [...tags];
+export const tagList = (tags: string | readonly string[] | undefined): string[] => (tags === undefined ? [] : typeof tags === 'string' ? tags.split(',') : [...tags]);
 
 export function promoteTag(key: string, value: string, into: Promoted): void {
   const known = KNOWN_KEYS.get(key);

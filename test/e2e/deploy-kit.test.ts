@@ -62,30 +62,23 @@ function imageFileToRepo(path: string): string | undefined {
 
 const configPaths = (args: string[]): string[] => args.flatMap((a, i) => (args[i - 1] === '--config' ? [a] : []));
 
-const validate = (configs: string[], env: Record<string, string>) =>
-  spawnSync(collector(), ['validate', ...configs.flatMap((c) => ['--config', c])], { encoding: 'utf8', env: { PATH: process.env.PATH, ...env } });
+const validate = (configs: string[], env: Record<string, string>) => spawnSync(collector(), ['validate', ...configs.flatMap((c) => ['--config', c])], { encoding: 'utf8', env: { PATH: process.env.PATH, ...env } });
 
 /** Every variable the sidecar reads (OPTIONS) plus the ingestion token. */
 const SIDECAR_ENV = new Set([...OPTIONS.flatMap((o) => o.env), 'OTLP_AUTH_TOKEN']);
 
 /** `${env:NAME…}` references of the shipped collector configuration. */
-const COLLECTOR_ENV = new Set(
-  [read('collector-config.yaml'), ...['auth', 'datadog', 'file-sink'].map((o) => read(`src/collector/overlays/${o}.yaml`))].flatMap((t) =>
-    [...t.matchAll(/\$\{env:([A-Z0-9_]+)/g)].map((m) => m[1]!),
-  ),
-);
+const COLLECTOR_ENV = new Set([read('collector-config.yaml'), ...['auth', 'datadog', 'file-sink'].map((o) => read(`src/collector/overlays/${o}.yaml`))].flatMap((t) => [...t.matchAll(/\$\{env:([A-Z0-9_]+)/g)].map((m) => m[1]!)));
 
 const healthPort = (): number => Number(/COLLECTOR_HEALTH_ENDPOINT:-[^:}]*:(\d+)/.exec(read('collector-config.yaml'))![1]);
 
 /** `${VAR:-default}` / `${VAR:?msg}` resolved the way compose would with an empty environment plus `given`. */
-const interpolate = (value: string, given: Record<string, string>): string =>
-  value.replace(/\$\{([A-Z0-9_]+)(?::-([^}]*)|:\?[^}]*)?\}/g, (_m, name: string, def: string | undefined) => given[name] ?? def ?? '');
+const interpolate = (value: string, given: Record<string, string>): string => value.replace(/\$\{([A-Z0-9_]+)(?::-([^}]*)|:\?[^}]*)?\}/g, (_m, name: string, def: string | undefined) => given[name] ?? def ?? '');
 
 describe('docker-compose.yaml', () => {
   const compose = parseDocument(read('docker-compose.yaml'), { merge: true }).toJS() as Tree;
   const services = compose.services as Tree;
-  const envOf = (service: string, given: Record<string, string> = {}) =>
-    Object.fromEntries(Object.entries(services[service].environment as Record<string, string>).map(([k, v]) => [k, interpolate(String(v), given)]));
+  const envOf = (service: string, given: Record<string, string> = {}) => Object.fromEntries(Object.entries(services[service].environment as Record<string, string>).map(([k, v]) => [k, interpolate(String(v), given)]));
 
   it('passes the compose-spec schema', () => {
     const check = pythonTool('check-jsonschema', '0.39.0', 'check_jsonschema');
@@ -167,8 +160,7 @@ describe('deploy/kubernetes/dd-otlp-bridge.yaml', () => {
   const pod = byKind('Deployment').spec.template.spec as Tree;
   const container = (name: string) => (pod.containers as Tree[]).find((c) => c.name === name) as Tree;
   const portNamed = (c: Tree, name: string | number) => (typeof name === 'number' ? name : (c.ports as Tree[]).find((p) => p.name === name)?.containerPort);
-  const plainEnv = (c: Tree, secrets: Record<string, string>) =>
-    Object.fromEntries((c.env as Tree[]).map((e) => [e.name, e.value ?? secrets[e.valueFrom.secretKeyRef.key] ?? '']));
+  const plainEnv = (c: Tree, secrets: Record<string, string>) => Object.fromEntries((c.env as Tree[]).map((e) => [e.name, e.value ?? secrets[e.valueFrom.secretKeyRef.key] ?? '']));
   const secrets = { 'otlp-auth-token': 'token', 'db-password': 'pw' };
 
   it('passes kubernetes-validate --strict', () => {
@@ -254,11 +246,12 @@ describe('Dockerfile collector stage', () => {
   it('reads the same version and modules from the manifest as src/collector/build.ts', () => {
     const sedScripts = [...read('Dockerfile').matchAll(/sed -n '([^']+)' otelcol-builder\.yaml/g)].map((m) => m[1]!);
     expect(sedScripts).toHaveLength(2);
-    const run = (script: string) => execFileSync('sed', ['-n', script, join(REPO_ROOT, 'otelcol-builder.yaml')], { encoding: 'utf8' }).trim().split('\n');
+    const run = (script: string) =>
+      execFileSync('sed', ['-n', script, join(REPO_ROOT, 'otelcol-builder.yaml')], { encoding: 'utf8' })
+        .trim()
+        .split('\n');
     const manifest = parse(read('otelcol-builder.yaml')) as Tree;
-    const modules = ['receivers', 'processors', 'exporters', 'extensions', 'connectors', 'providers'].flatMap((k) =>
-      ((manifest[k] ?? []) as Tree[]).map((c) => (c.gomod as string).trim().split(/\s+/).join('@')),
-    );
+    const modules = ['receivers', 'processors', 'exporters', 'extensions', 'connectors', 'providers'].flatMap((k) => ((manifest[k] ?? []) as Tree[]).map((c) => (c.gomod as string).trim().split(/\s+/).join('@')));
     expect(run(sedScripts[0]!)).toEqual([manifest.dist.version]);
     expect(run(sedScripts[1]!)).toEqual(modules);
   });

@@ -18,7 +18,10 @@ it('agent /intake/ events (zstd, as the forwarder sends them) become log records
   const body = { apiKey: '', internalHostname: 'agent-host', events: { docker: [{ msg_title: 'Container died', msg_text: 'exit 137', timestamp: 1700000000, alert_type: 'error', host: 'agent-host', tags: [`run:${run}`, 'kube_namespace:shop'] }] } };
   const res = await fetch(`${stack.intakeUrl}/intake/`, { method: 'POST', body: await zstdCompress(Buffer.from(JSON.stringify(body)), 1), headers: { 'Content-Type': 'application/json', 'Content-Encoding': 'zstd', 'DD-Api-Key': 'k' } });
   expect(res.status).toBe(202);
-  const [record] = await waitFor(() => byRun(run), (r) => r.length === 1);
+  const [record] = await waitFor(
+    () => byRun(run),
+    (r) => r.length === 1,
+  );
   expect(record!.body).toBe('Container died\nexit 137');
   expect(record!.record.severityText).toBe('error');
   expect(record!.record.timeUnixNano).toBe('1700000000000000000');
@@ -32,7 +35,10 @@ it('@datadog/datadog-api-client createEvent becomes a log record and gets the AP
   const reply = await api.createEvent({ body: { title: 'Deployed shop 1.4', text: 'by CI', alertType: 'success', tags: [`run:${run}`, 'service:shop'], host: 'ci-runner' } });
   expect(reply.status).toBe('ok');
   expect(reply.event?.title).toBe('Deployed shop 1.4');
-  const [record] = await waitFor(() => byRun(run), (r) => r.length === 1);
+  const [record] = await waitFor(
+    () => byRun(run),
+    (r) => r.length === 1,
+  );
   expect(record!.body).toBe('Deployed shop 1.4\nby CI');
   expect(record!.resource).toMatchObject({ 'service.name': 'shop', 'host.name': 'ci-runner' });
 });

@@ -45,19 +45,31 @@ async function post(stack: TestStack, path: string, body: Buffer | string, heade
  * with the reply statuses, in order.
  */
 async function arrivingTogether(intake: URL, bodies: string[]): Promise<number[]> {
-  const sockets = await Promise.all(bodies.map(() => new Promise<Socket>((resolve, reject) => connect(Number(intake.port), intake.hostname, function (this: Socket) { resolve(this); }).once('error', reject))));
-  const replies = sockets.map((socket) => new Promise<number>((resolve, reject) => {
-    let head = '';
-    socket.on('data', (d: Buffer) => {
-      head += d.toString('latin1');
-      const status = /^HTTP\/1\.1 (\d{3})/.exec(head);
-      if (status) {
-        resolve(Number(status[1]));
-        socket.destroy();
-      }
-    });
-    socket.once('error', reject);
-  }));
+  const sockets = await Promise.all(
+    bodies.map(
+      () =>
+        new Promise<Socket>((resolve, reject) =>
+          connect(Number(intake.port), intake.hostname, function (this: Socket) {
+            resolve(this);
+          }).once('error', reject),
+        ),
+    ),
+  );
+  const replies = sockets.map(
+    (socket) =>
+      new Promise<number>((resolve, reject) => {
+        let head = '';
+        socket.on('data', (d: Buffer) => {
+          head += d.toString('latin1');
+          const status = /^HTTP\/1\.1 (\d{3})/.exec(head);
+          if (status) {
+            resolve(Number(status[1]));
+            socket.destroy();
+          }
+        });
+        socket.once('error', reject);
+      }),
+  );
   const requests = bodies.map((body) => Buffer.from(`POST /api/v2/logs HTTP/1.1\r\nHost: ${intake.host}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`));
   sockets.forEach((socket, i) => socket.write(requests[i]!.subarray(0, -1)));
   await new Promise((resolve) => setTimeout(resolve, 300));
@@ -81,7 +93,10 @@ describe('sidecar + real collector (open intake)', () => {
     const body = await compress(Buffer.from(JSON.stringify([agentLog(id), agentLog(id, { message: `second ${id}` })])), encoding);
     const res = await post(stack, '/api/v2/logs', body, encoding === 'identity' ? {} : { 'Content-Encoding': encoding });
     expect(res.status).toBe(202);
-    const records = await waitFor(() => recordsWithTestId(stack, id), (r) => r.length >= 2);
+    const records = await waitFor(
+      () => recordsWithTestId(stack, id),
+      (r) => r.length >= 2,
+    );
     expect(records.map((r) => r.body).sort()).toEqual([`hello ${id}`, `second ${id}`]);
     for (const r of records) {
       expect(r.resource['service.name']).toBe('checkout');
@@ -97,7 +112,12 @@ describe('sidecar + real collector (open intake)', () => {
     const id = randomUUID();
     const res = await post(stack, '/v1/input', JSON.stringify([agentLog(id)]), { 'Content-Type': 'application/json; charset=utf-8' });
     expect(res.status).toBe(202);
-    expect(await waitFor(() => recordsWithTestId(stack, id), (r) => r.length === 1)).toHaveLength(1);
+    expect(
+      await waitFor(
+        () => recordsWithTestId(stack, id),
+        (r) => r.length === 1,
+      ),
+    ).toHaveLength(1);
   });
 
   it('answers the agent probes as the reference describes', async () => {
@@ -172,8 +192,15 @@ describe('sidecar + real collector (open intake)', () => {
       Array.from({ length: senders }, (_, i) => JSON.stringify([agentLog(id, { message: `m${i}-a` }), agentLog(id, { message: `m${i}-b` })])),
     );
     expect(statuses).toEqual(Array(senders).fill(202));
-    const records = await waitFor(() => recordsWithTestId(stack, id), (r) => r.length >= senders * 2);
-    expect(records.map((r) => r.body).sort()).toEqual(Array.from({ length: senders }, (_, i) => [`m${i}-a`, `m${i}-b`]).flat().sort());
+    const records = await waitFor(
+      () => recordsWithTestId(stack, id),
+      (r) => r.length >= senders * 2,
+    );
+    expect(records.map((r) => r.body).sort()).toEqual(
+      Array.from({ length: senders }, (_, i) => [`m${i}-a`, `m${i}-b`])
+        .flat()
+        .sort(),
+    );
     expect(await coalesced()).toBeGreaterThan(before);
   });
 
@@ -211,7 +238,12 @@ describe('body limits', () => {
     expect(await res.text()).toMatch(/exceeds/);
     const id = randomUUID();
     expect((await post(stack, '/api/v2/logs', JSON.stringify([agentLog(id)]))).status).toBe(202);
-    expect(await waitFor(() => recordsWithTestId(stack, id), (r) => r.length === 1)).toHaveLength(1);
+    expect(
+      await waitFor(
+        () => recordsWithTestId(stack, id),
+        (r) => r.length === 1,
+      ),
+    ).toHaveLength(1);
   });
 });
 
@@ -238,7 +270,13 @@ describe('auth with OTLP_AUTH_TOKEN (sidecar and collector both guarded)', () =>
     expect((await post(stack, '/api/v2/logs', JSON.stringify([agentLog(ids[0]!)]), { 'DD-API-KEY': token })).status).toBe(202);
     expect((await post(stack, `/api/v2/logs?dd-api-key=${token}`, JSON.stringify([agentLog(ids[1]!)]))).status).toBe(202);
     expect((await post(stack, `/v1/input/${token}`, JSON.stringify([agentLog(ids[2]!)]))).status).toBe(202);
-    for (const id of ids) expect(await waitFor(() => recordsWithTestId(stack, id), (r) => r.length === 1)).toHaveLength(1);
+    for (const id of ids)
+      expect(
+        await waitFor(
+          () => recordsWithTestId(stack, id),
+          (r) => r.length === 1,
+        ),
+      ).toHaveLength(1);
   });
 
   it('answers /api/v1/validate with 200 or 403', async () => {
@@ -287,7 +325,13 @@ describe('collector outage', () => {
       }
       expect(status).toBe(202);
     }
-    for (const id of ids) expect(await waitFor(() => recordsWithTestId(stack, id), (r) => r.length === 1)).toHaveLength(1);
+    for (const id of ids)
+      expect(
+        await waitFor(
+          () => recordsWithTestId(stack, id),
+          (r) => r.length === 1,
+        ),
+      ).toHaveLength(1);
   });
 });
 

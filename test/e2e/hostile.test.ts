@@ -94,6 +94,9 @@ it('names the failing element in a parse error', async () => {
 it('decodes gzip when the body really is gzip, after all the abuse', async () => {
   const res = await fetch(`${stack.intakeUrl}/api/v2/logs`, { method: 'POST', body: gzipSync(JSON.stringify([{ message: 'after abuse', ddtags: 'run:hostile' }])), headers: { 'Content-Type': 'application/json', 'Content-Encoding': 'gzip' } });
   expect(res.status).toBe(202);
-  const records = await waitFor(() => logRecords(stack.sinkDir).filter((r) => r.body === 'after abuse'), (r) => r.length === 1);
+  const records = await waitFor(
+    () => logRecords(stack.sinkDir).filter((r) => r.body === 'after abuse'),
+    (r) => r.length === 1,
+  );
   expect(records).toHaveLength(1);
 });

@@ -77,9 +77,7 @@ describe('logs from real clients', () => {
     ['gzip', 'gzip'],
   ] as const)('@datadog/datadog-api-client submitLog (%s)', async (_name, encoding) => {
     const id = randomUUID();
-    const body: v2.HTTPLogItem[] = [
-      { message: `api log ${id}`, ddsource: 'api-client', hostname: 'api-host', service: 'billing', ddtags: `env:qa,run:${id}`, additionalProperties: { status: 'error', usr: { id: 7 } } },
-    ];
+    const body: v2.HTTPLogItem[] = [{ message: `api log ${id}`, ddsource: 'api-client', hostname: 'api-host', service: 'billing', ddtags: `env:qa,run:${id}`, additionalProperties: { status: 'error', usr: { id: 7 } } }];
     await apiClient(stack).submitLog({ body, ...(encoding ? { contentEncoding: encoding } : {}), ddtags: 'team:payments' });
     const [record] = await waitFor(
       () => logRecords(stack.sinkDir).filter((r) => r.attributes.run === id),

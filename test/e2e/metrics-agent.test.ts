@@ -20,8 +20,7 @@ afterAll(async () => {
   await stack?.stop();
 });
 
-const post = (path: string, body: Buffer, headers: Record<string, string> = AGENT_PROTOBUF_HEADERS) =>
-  fetch(stack.intakeUrl + path, { method: 'POST', body, headers: { 'DD-Api-Key': 'agent-key', ...headers } });
+const post = (path: string, body: Buffer, headers: Record<string, string> = AGENT_PROTOBUF_HEADERS) => fetch(stack.intakeUrl + path, { method: 'POST', body, headers: { 'DD-Api-Key': 'agent-key', ...headers } });
 
 const arrived = (prefix: string, count: number) => waitForPoints(stack.sinkDir, prefix, count);
 
@@ -107,13 +106,21 @@ describe('agent metrics → real collector', () => {
     const p = `agent.v3.${randomUUID().slice(0, 8)}.`;
     const t = now();
     const seriesBody = await agentV3Body([
-      { name: `${p}rate`, type: 'rate', interval: 10, tags: ['env:prod', 'service:shop', 'code:200'], resources: [['host', 'v3-host']], points: [{ ts: t - 10, value: 0.2 }, { ts: t, value: 1.5 }] },
+      {
+        name: `${p}rate`,
+        type: 'rate',
+        interval: 10,
+        tags: ['env:prod', 'service:shop', 'code:200'],
+        resources: [['host', 'v3-host']],
+        points: [
+          { ts: t - 10, value: 0.2 },
+          { ts: t, value: 1.5 },
+        ],
+      },
       { name: `${p}gauge`, type: 'gauge', tags: ['env:prod', 'service:shop'], resources: [['host', 'v3-host']], unit: 'percent', points: [{ ts: t, value: 0.25 }] },
       { name: `${p}count`, type: 'count', interval: 15, tags: ['env:prod', 'service:shop'], resources: [['host', 'v3-host']], points: [{ ts: t, value: 3 }] },
     ]);
-    const sketchBody = await agentV3Body([
-      { name: `${p}latency`, type: 'sketch', tags: ['env:prod', 'service:shop'], resources: [['host', 'v3-host']], points: [{ ts: t, sketch: { sum: 3, min: 1, max: 2, cnt: 2, k: [1338, 1383], n: [1, 1] } }] },
-    ]);
+    const sketchBody = await agentV3Body([{ name: `${p}latency`, type: 'sketch', tags: ['env:prod', 'service:shop'], resources: [['host', 'v3-host']], points: [{ ts: t, sketch: { sum: 3, min: 1, max: 2, cnt: 2, k: [1338, 1383], n: [1, 1] } }] }]);
     expect((await post('/api/intake/metrics/v3/series', seriesBody)).status).toBe(202);
     expect((await post('/api/intake/metrics/v3/sketches', sketchBody)).status).toBe(202);
     const points = await arrived(p, 5);

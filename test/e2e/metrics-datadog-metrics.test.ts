@@ -30,7 +30,6 @@ afterAll(async () => {
   await stack?.stop();
 });
 
-
 describe('datadog-metrics → real collector', () => {
   it('gauges, counters, histograms and distributions land with their types, values, times and resources', async () => {
     const prefix = `dm.${randomUUID().slice(0, 8)}.`;
@@ -46,7 +45,10 @@ describe('datadog-metrics → real collector', () => {
     await metrics.flush();
     const after = BigInt(Math.floor(Date.now() / 1000) + 1) * S;
 
-    const points = await waitFor(() => pointsNamed(stack.sinkDir, prefix), (p) => p.some((x) => x.name === `${prefix}payload.bytes`) && p.some((x) => x.name === `${prefix}jobs.done`));
+    const points = await waitFor(
+      () => pointsNamed(stack.sinkDir, prefix),
+      (p) => p.some((x) => x.name === `${prefix}payload.bytes`) && p.some((x) => x.name === `${prefix}jobs.done`),
+    );
     for (const p of points) {
       expect(p.resource).toEqual({ 'deployment.environment.name': 'prod', 'service.name': 'worker', 'host.name': 'dm-host' });
       expect(p.timeUnixNano >= before && p.timeUnixNano <= after).toBe(true);

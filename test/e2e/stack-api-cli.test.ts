@@ -223,7 +223,12 @@ describe.each(Object.entries(DEPLOYMENTS))('stack management CLI, %s deployment'
 
     const page = await stack(['alerts', 'list', '--limit', '2', '--offset', '3', '--table']);
     expect(page.status).toBe(0);
-    expect(page.out.split('\n').slice(1, -1).map((line) => line.split(/\s+/)[1])).toEqual(['p4', 'p5']);
+    expect(
+      page.out
+        .split('\n')
+        .slice(1, -1)
+        .map((line) => line.split(/\s+/)[1]),
+    ).toEqual(['p4', 'p5']);
     expect(page.err).toBe('2 of 5 alerts, from offset 3\n');
     expect(lastRequest().url).toBe(`${deployment.paths.prefix}/alerts?limit=2&offset=3`);
   });
@@ -269,10 +274,7 @@ describe.each(Object.entries(DEPLOYMENTS))('stack management CLI, %s deployment'
   });
 
   it('takes the connection from flags as well, and --verbose shows requests without credentials', async () => {
-    const flags =
-      kind === 'cloud'
-        ? ['--base-url', server.baseUrl, '--org', CLOUD_AUTH.org, '--service', CLOUD_AUTH.service, '--key-id', CLOUD_AUTH.keyId, '--key-secret', CLOUD_AUTH.keySecret]
-        : ['--base-url', server.baseUrl, '--api-key', OSS_AUTH.apiKey];
+    const flags = kind === 'cloud' ? ['--base-url', server.baseUrl, '--org', CLOUD_AUTH.org, '--service', CLOUD_AUTH.service, '--key-id', CLOUD_AUTH.keyId, '--key-secret', CLOUD_AUTH.keySecret] : ['--base-url', server.baseUrl, '--api-key', OSS_AUTH.apiKey];
     const r = await runCli(['sources', 'list', '--verbose', ...flags], {});
     outputs.push(r.out + r.err);
     expect(r.status).toBe(0);
@@ -301,7 +303,11 @@ describe('stack command line', () => {
       [['sources', 'list'], {}, 'stack sources list: no credentials: give --org, --service, --key-id and --key-secret (Managed ClickStack) or --api-key (open source), or their environment variables (see --help)\n'],
       [['sources', 'delete', 'x'], { HYPERDX_PERSONAL_API_KEY: 'k' }, 'stack sources delete: unknown action "delete": sources takes list\n'],
       [['alerts', 'get'], { HYPERDX_PERSONAL_API_KEY: 'k' }, 'stack alerts get: needs the id of the item\n'],
-      [['alerts', 'list', '--org', 'o'], { HYPERDX_PERSONAL_API_KEY: 'k' }, 'stack alerts list: both Managed ClickStack settings (--org/--service/--key-id/--key-secret or CLICKSTACK_*) and an open-source API key (--api-key or HYPERDX_PERSONAL_API_KEY) are set: give one\n'],
+      [
+        ['alerts', 'list', '--org', 'o'],
+        { HYPERDX_PERSONAL_API_KEY: 'k' },
+        'stack alerts list: both Managed ClickStack settings (--org/--service/--key-id/--key-secret or CLICKSTACK_*) and an open-source API key (--api-key or HYPERDX_PERSONAL_API_KEY) are set: give one\n',
+      ],
     ];
     for (const [args, env, err] of cases) expect(await runCli(args, env)).toEqual({ status: 2, out: '', err });
   });

@@ -23,21 +23,14 @@ function makeCertificates(): void {
   openssl('req', ...ec, '-keyout', 'server.key', '-out', 'server.csr', '-subj', '/CN=localhost');
   writeFileSync(file('san.ext'), 'subjectAltName=DNS:localhost,IP:127.0.0.1\n');
   openssl('x509', '-req', '-in', 'server.csr', '-CA', 'ca.pem', '-CAkey', 'ca.key', '-CAcreateserial', '-out', 'server.pem', '-days', '1', '-extfile', 'san.ext');
-  writeFileSync(
-    file('tls.yaml'),
-    `receivers:\n  otlp:\n    protocols:\n      grpc:\n        tls:\n          cert_file: ${file('server.pem')}\n          key_file: ${file('server.key')}\n`,
-  );
+  writeFileSync(file('tls.yaml'), `receivers:\n  otlp:\n    protocols:\n      grpc:\n        tls:\n          cert_file: ${file('server.pem')}\n          key_file: ${file('server.key')}\n`);
   // mutual TLS: the collector also asks for a client certificate signed by the same CA
   openssl('req', ...ec, '-keyout', 'client.key', '-out', 'client.csr', '-subj', '/CN=dd-otlp-bridge');
   openssl('x509', '-req', '-in', 'client.csr', '-CA', 'ca.pem', '-CAkey', 'ca.key', '-CAcreateserial', '-out', 'client.pem', '-days', '1');
-  writeFileSync(
-    file('mtls.yaml'),
-    `receivers:\n  otlp:\n    protocols:\n      grpc:\n        tls:\n          cert_file: ${file('server.pem')}\n          key_file: ${file('server.key')}\n          client_ca_file: ${file('ca.pem')}\n`,
-  );
+  writeFileSync(file('mtls.yaml'), `receivers:\n  otlp:\n    protocols:\n      grpc:\n        tls:\n          cert_file: ${file('server.pem')}\n          key_file: ${file('server.key')}\n          client_ca_file: ${file('ca.pem')}\n`);
 }
 
-const post = (stack: TestStack, message: string): Promise<Response> =>
-  fetch(`${stack.intakeUrl}/api/v2/logs`, { method: 'POST', body: JSON.stringify([{ message, ddtags: 'run:tls' }]), headers: { 'Content-Type': 'application/json' } });
+const post = (stack: TestStack, message: string): Promise<Response> => fetch(`${stack.intakeUrl}/api/v2/logs`, { method: 'POST', body: JSON.stringify([{ message, ddtags: 'run:tls' }]), headers: { 'Content-Type': 'application/json' } });
 
 /** A sidecar exporting over TLS to a collector started with `collectorConfig`, with this TLS environment. */
 async function withTlsStack(collectorConfig: string, sidecarEnv: Record<string, string>, test: (stack: TestStack) => Promise<void>): Promise<void> {
@@ -51,7 +44,10 @@ async function withTlsStack(collectorConfig: string, sidecarEnv: Record<string, 
 
 async function expectDelivered(stack: TestStack, message: string): Promise<void> {
   expect((await post(stack, message)).status).toBe(202);
-  const records = await waitFor(() => logRecords(stack.sinkDir).filter((r) => r.body === message), (r) => r.length === 1);
+  const records = await waitFor(
+    () => logRecords(stack.sinkDir).filter((r) => r.body === message),
+    (r) => r.length === 1,
+  );
   expect(records).toHaveLength(1);
 }
 

@@ -29,8 +29,31 @@ const classicTracerPayload = {
     {
       priority: 1,
       spans: [
-        { service: 'agent-classic', name: 'flask.request', resource: 'GET /items', type: 'web', traceID: CLASSIC_LOW.toString(), spanID: '11', parentID: '0', start: NOW.toString(), duration: '5000000', meta: { '_dd.p.tid': CLASSIC_HIGH, env: 'agent-e2e', version: '3.0', 'span.kind': 'server' }, metrics: { _sampling_priority_v1: 1 } },
-        { service: 'agent-classic', name: 'requests.request', resource: 'GET', type: 'http', traceID: CLASSIC_LOW.toString(), spanID: '12', parentID: '11', start: (NOW + 1000n).toString(), duration: '1000000', meta: { env: 'agent-e2e', 'span.kind': 'client', 'http.url': 'http://inventory/items' } },
+        {
+          service: 'agent-classic',
+          name: 'flask.request',
+          resource: 'GET /items',
+          type: 'web',
+          traceID: CLASSIC_LOW.toString(),
+          spanID: '11',
+          parentID: '0',
+          start: NOW.toString(),
+          duration: '5000000',
+          meta: { '_dd.p.tid': CLASSIC_HIGH, env: 'agent-e2e', version: '3.0', 'span.kind': 'server' },
+          metrics: { _sampling_priority_v1: 1 },
+        },
+        {
+          service: 'agent-classic',
+          name: 'requests.request',
+          resource: 'GET',
+          type: 'http',
+          traceID: CLASSIC_LOW.toString(),
+          spanID: '12',
+          parentID: '11',
+          start: (NOW + 1000n).toString(),
+          duration: '1000000',
+          meta: { env: 'agent-e2e', 'span.kind': 'client', 'http.url': 'http://inventory/items' },
+        },
       ],
     },
   ],
@@ -82,7 +105,10 @@ describe('trace-agent → sidecar → real collector', () => {
     const res = await post('/api/v0.2/traces', await zstd(Buffer.from(body), 1), { 'Content-Type': 'application/x-protobuf', 'Content-Encoding': 'zstd', 'DD-API-KEY': 'x' });
     expect(res.status).toBe(200);
 
-    const spans = await waitFor(() => sinkSpans(stack.sinkDir).filter((s) => ['agent-classic', 'agent-idx'].includes(s.resource['service.name'] as string)), (s) => s.length >= 4);
+    const spans = await waitFor(
+      () => sinkSpans(stack.sinkDir).filter((s) => ['agent-classic', 'agent-idx'].includes(s.resource['service.name'] as string)),
+      (s) => s.length >= 4,
+    );
     const classic = spans.filter((s) => s.resource['service.name'] === 'agent-classic');
     expect(classic.map((s) => s.span.traceId)).toEqual([CLASSIC_HIGH + CLASSIC_LOW.toString(16), CLASSIC_HIGH + CLASSIC_LOW.toString(16)]);
     for (const s of classic) {
@@ -113,7 +139,10 @@ describe('trace-agent → sidecar → real collector', () => {
   it('delivers an idx-only AgentPayload sent gzip-compressed, as agents without cgo do', async () => {
     const res = await post('/api/v0.2/traces', gzipSync(encodeAgentPayload({ hostName: 'agent-host-2', idxTracerPayloads: [idxPayload('agent-idx-gzip')] })), { 'Content-Type': 'application/x-protobuf', 'Content-Encoding': 'gzip' });
     expect(res.status).toBe(200);
-    const spans = await waitFor(() => sinkSpans(stack.sinkDir).filter((s) => s.resource['service.name'] === 'agent-idx-gzip'), (s) => s.length >= 2);
+    const spans = await waitFor(
+      () => sinkSpans(stack.sinkDir).filter((s) => s.resource['service.name'] === 'agent-idx-gzip'),
+      (s) => s.length >= 2,
+    );
     expect(spans.map((s) => s.span.traceId)).toEqual([IDX_TRACE, IDX_TRACE]);
   });
 
@@ -137,7 +166,10 @@ describe('trace-agent → sidecar → real collector', () => {
       const body = gzipSync(encodeMsgpack({ AgentHostname: 'agent-host-1', AgentEnv: 'agent-e2e', AgentVersion: '7.70.0', ClientComputed: false, Stats: [clientStats('stats-agent')] } as never));
       const res = await post('/api/v0.2/stats', body, { 'Content-Type': 'application/msgpack', 'Content-Encoding': 'gzip' });
       expect(res.status).toBe(200);
-      const points = await waitFor(() => pointsOf('stats-agent'), (p) => p.length >= 4);
+      const points = await waitFor(
+        () => pointsOf('stats-agent'),
+        (p) => p.length >= 4,
+      );
       const byName = new Map(points.map((p) => [p.name, p]));
       expect(byName.get('dd.trace.hits')).toMatchObject({ kind: 'sum', temporality: 1, isMonotonic: true, value: 4 });
       expect(byName.get('dd.trace.errors')?.value).toBe(1);
@@ -152,7 +184,10 @@ describe('trace-agent → sidecar → real collector', () => {
       const res = await fetch(`${stack.intakeUrl}/v0.6/stats`, { method: 'PUT', body: encodeMsgpack(clientStats('stats-tracer') as never), headers: { 'Content-Type': 'application/msgpack' } });
       expect(res.status).toBe(200);
       expect(await res.text()).toBe('');
-      const points = await waitFor(() => pointsOf('stats-tracer'), (p) => p.length >= 4);
+      const points = await waitFor(
+        () => pointsOf('stats-tracer'),
+        (p) => p.length >= 4,
+      );
       expect(points.map((p) => p.name).sort()).toEqual(['dd.trace.duration', 'dd.trace.errors', 'dd.trace.hits', 'dd.trace.top_level_hits']);
     });
   });

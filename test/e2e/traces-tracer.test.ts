@@ -97,7 +97,10 @@ describe('dd-trace → sidecar → real collector', () => {
     // TraceId = _dd.p.tid (the tracer's high half) followed by the 64-bit id it sends in trace_id
     expect(traceId.slice(16)).toBe(hex16(app.root.traceIdLow));
 
-    const spans = await waitFor(() => spansOf(stack, service).filter((s) => s.span.traceId === traceId), (s) => s.length >= 3);
+    const spans = await waitFor(
+      () => spansOf(stack, service).filter((s) => s.span.traceId === traceId),
+      (s) => s.length >= 3,
+    );
     expect(spans).toHaveLength(3);
     for (const s of spans) {
       expect(s.span.traceId).toBe(traceId);
@@ -134,10 +137,13 @@ describe('dd-trace → sidecar → real collector', () => {
     expect(BigInt(root?.span.endTimeUnixNano) - BigInt(root?.span.startTimeUnixNano)).toBeGreaterThan(0n);
   });
 
-  it('puts a log carrying the decimal dd.trace_id of a span on that span\'s 128-bit TraceId', async () => {
+  it("puts a log carrying the decimal dd.trace_id of a span on that span's 128-bit TraceId", async () => {
     const service = 'e2e-log-correlation';
     const app = await runTracedApp(stack, service, { DD_TRACE_128_BIT_TRACEID_GENERATION_ENABLED: 'true' });
-    const [span] = await waitFor(() => spansOf(stack, service).filter((s) => s.span.spanId === app.payment.spanId), (s) => s.length === 1);
+    const [span] = await waitFor(
+      () => spansOf(stack, service).filter((s) => s.span.spanId === app.payment.spanId),
+      (s) => s.length === 1,
+    );
     expect(span?.span.traceId).toBe(app.payment.traceId);
 
     const id = randomUUID();
@@ -145,14 +151,16 @@ describe('dd-trace → sidecar → real collector', () => {
     const log = { message: JSON.stringify({ msg: 'charge failed', level: 'error', dd: { trace_id: app.payment.traceIdLow, span_id: BigInt('0x' + app.payment.spanId).toString() } }), service, ddtags: `test_id:${id}` };
     const res = await fetch(`${stack.intakeUrl}/api/v2/logs`, { method: 'POST', body: JSON.stringify([log]), headers: { 'Content-Type': 'application/json' } });
     expect(res.status).toBe(202);
-    const [record] = await waitFor(() => logRecords(stack.sinkDir).filter((r) => r.attributes.test_id === id), (r) => r.length === 1);
+    const [record] = await waitFor(
+      () => logRecords(stack.sinkDir).filter((r) => r.attributes.test_id === id),
+      (r) => r.length === 1,
+    );
     expect(record?.record.traceId).toBe(span?.span.traceId);
     expect(record?.record.spanId).toBe(app.payment.spanId);
   });
 
   describe('replies tracers read', () => {
-    const put = (path: string, body: Buffer | string, headers: Record<string, string> = {}): Promise<Response> =>
-      fetch(stack.intakeUrl + path, { method: 'PUT', body, headers: { 'Content-Type': 'application/msgpack', ...headers } });
+    const put = (path: string, body: Buffer | string, headers: Record<string, string> = {}): Promise<Response> => fetch(stack.intakeUrl + path, { method: 'PUT', body, headers: { 'Content-Type': 'application/msgpack', ...headers } });
 
     it('v0.4/v0.5/v0.7 answer rate_by_service, honouring Datadog-Rates-Payload-Version', async () => {
       for (const [path, body] of [

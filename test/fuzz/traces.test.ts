@@ -52,7 +52,28 @@ fuzzTarget(
 
 const v05Seed = encodeMsgpack([
   ['', 'svc', 'op', 'GET /x', 'env', 'prod', 'web', '_dd.p.tid', '655f0c0000000000', 'events', '[{"name":"e","time_unix_nano":1}]'],
-  [[[1, 2, 3, 1n << 63n, 2, 0, RECEIVED, 10, 1, new Map([[4, 5], [7, 8], [9, 10]]), new Map([[4, 1.5]]), 6]]],
+  [
+    [
+      [
+        1,
+        2,
+        3,
+        1n << 63n,
+        2,
+        0,
+        RECEIVED,
+        10,
+        1,
+        new Map([
+          [4, 5],
+          [7, 8],
+          [9, 10],
+        ]),
+        new Map([[4, 1.5]]),
+        6,
+      ],
+    ],
+  ],
 ]);
 fuzzTarget('traces-v05', [v05Seed], (input) => translateAndEncode({ tracerPayloads: [parseV05Traces(input, identity, 'v0.5')] }));
 
@@ -68,14 +89,18 @@ const idx = idxTracerPayload((ref) => ({
   chunks: [
     {
       traceID: traceIdBytes('ffffffffffffffffffffffffffffffff'),
-      spans: [
-        { serviceRef: ref('svc'), spanID: '1', start: '18446744073709551615', duration: '18446744073709551615', kind: 2, attributes: { [ref('n')]: { doubleValue: Number.MAX_VALUE } }, events: [{ time: '1', nameRef: ref('e') }] },
-      ],
+      spans: [{ serviceRef: ref('svc'), spanID: '1', start: '18446744073709551615', duration: '18446744073709551615', kind: 2, attributes: { [ref('n')]: { doubleValue: Number.MAX_VALUE } }, events: [{ time: '1', nameRef: ref('e') }] }],
     },
   ],
 }));
 const agentSeeds = [
-  Buffer.from(encodeAgentPayload({ hostName: 'h', tags: { kube_cluster_name: 'c' }, tracerPayloads: [{ chunks: [{ spans: [{ service: 's', traceID: '1', spanID: '2', start: '-5', duration: '9223372036854775807', error: 1, meta: { 'error.message': 'x' }, spanLinks: [{ traceID: '1', spanID: '2', flags: 4294967295 }] }] }] }] })),
+  Buffer.from(
+    encodeAgentPayload({
+      hostName: 'h',
+      tags: { kube_cluster_name: 'c' },
+      tracerPayloads: [{ chunks: [{ spans: [{ service: 's', traceID: '1', spanID: '2', start: '-5', duration: '9223372036854775807', error: 1, meta: { 'error.message': 'x' }, spanLinks: [{ traceID: '1', spanID: '2', flags: 4294967295 }] }] }] }],
+    }),
+  ),
   Buffer.from(encodeAgentPayload({ idxTracerPayloads: [idx] })),
 ];
 fuzzTarget('traces-agent-payload', agentSeeds, (input) => translateAndEncode(decodeAgentPayload(input)));

@@ -29,8 +29,7 @@ const countStatus = (r: LoadResult, key: string): void => {
 };
 
 /** A logs-agent batch: one line per id, tagged so the sink can be searched by run and id. */
-export const logsBatch = (run: string, ids: readonly string[]): string =>
-  JSON.stringify(ids.map((id) => ({ message: `load ${id}`, status: 'info', service: 'load', hostname: 'load-host', ddtags: `run:${run},id:${id}` })));
+export const logsBatch = (run: string, ids: readonly string[]): string => JSON.stringify(ids.map((id) => ({ message: `load ${id}`, status: 'info', service: 'load', hostname: 'load-host', ddtags: `run:${run},id:${id}` })));
 
 async function sendUntilAccepted(o: LoadOptions, ids: string[], result: LoadResult, cancelled: AbortSignal): Promise<void> {
   const body = logsBatch(o.run, ids);
@@ -69,7 +68,13 @@ export function startAgentLoad(o: LoadOptions): RunningLoad {
   const cancelled = new AbortController();
   const done = Promise.all(
     Array.from({ length: o.agents }, async () => {
-      while (Date.now() < until) await sendUntilAccepted(o, Array.from({ length: o.batchSize }, () => randomUUID()), result, cancelled.signal);
+      while (Date.now() < until)
+        await sendUntilAccepted(
+          o,
+          Array.from({ length: o.batchSize }, () => randomUUID()),
+          result,
+          cancelled.signal,
+        );
     }),
   ).then(() => result);
   const stop = (): void => {

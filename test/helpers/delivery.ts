@@ -35,10 +35,18 @@ export function deliveryOf(sinkDir: string, run: string, acknowledged: ReadonlyS
 
 /** Waits (up to `timeoutMs`) until every acknowledged id is in the sink, then reports what is there. */
 export const awaitDelivery = (sinkDir: string, run: string, acknowledged: ReadonlySet<string>, timeoutMs = 30_000): Promise<Delivery> =>
-  waitFor(() => deliveryOf(sinkDir, run, acknowledged), (d) => d.lost.length === 0, timeoutMs);
+  waitFor(
+    () => deliveryOf(sinkDir, run, acknowledged),
+    (d) => d.lost.length === 0,
+    timeoutMs,
+  );
 
 const statusSummary = (load: LoadResult): string =>
-  [...[...load.statuses].sort(([a], [b]) => a.localeCompare(b)).map(([status, n]) => `${status}:${n}`), `network-errors:${load.networkErrors}`, ...(load.unavailableWithoutRetryAfter ? [`503-without-retry-after:${load.unavailableWithoutRetryAfter}`] : [])].join(' ');
+  [
+    ...[...load.statuses].sort(([a], [b]) => a.localeCompare(b)).map(([status, n]) => `${status}:${n}`),
+    `network-errors:${load.networkErrors}`,
+    ...(load.unavailableWithoutRetryAfter ? [`503-without-retry-after:${load.unavailableWithoutRetryAfter}`] : []),
+  ].join(' ');
 
 /** One line per case, e.g. `[fault] token rotation: acknowledged=800 delivered=800 lost=0 duplicates=20 statuses=202:40 network-errors:0`. */
 export function reportFigures(name: string, d: Delivery, load?: LoadResult, extra = ''): void {

@@ -35,4 +35,3 @@ export async function fakeCollector(script: Script, port = 0): Promise<FakeColle
   const bound = await new Promise<number>((resolve, reject) => server.bindAsync(`127.0.0.1:${port}`, grpc.ServerCredentials.createInsecure(), (e, p) => (e ? reject(e) : resolve(p))));
   return { port: bound, calls, stop: () => server.forceShutdown(), drain: () => new Promise<void>((r) => server.tryShutdown(() => r())) };
 }
-

@@ -36,10 +36,7 @@ function mutate(seed: Buffer, mutations: Mutation[]): Buffer {
 }
 
 export const fuzzInput = (seeds: Buffer[]): fc.Arbitrary<Buffer> =>
-  fc.oneof(
-    { weight: 4, arbitrary: fc.tuple(fc.constantFrom(...seeds), fc.array(mutation, { minLength: 1, maxLength: 6 })).map(([s, ms]) => mutate(s, ms)) },
-    { weight: 1, arbitrary: fc.uint8Array({ maxLength: 512 }).map((a) => Buffer.from(a)) },
-  );
+  fc.oneof({ weight: 4, arbitrary: fc.tuple(fc.constantFrom(...seeds), fc.array(mutation, { minLength: 1, maxLength: 6 })).map(([s, ms]) => mutate(s, ms)) }, { weight: 1, arbitrary: fc.uint8Array({ maxLength: 512 }).map((a) => Buffer.from(a)) });
 
 /**
  * A fast path checked against its general path on mutated `seeds`: `compare` asserts that they

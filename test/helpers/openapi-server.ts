@@ -16,9 +16,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net';
 import { loadDocument, operations, SchemaValidator, type Operation } from '../../src/stack-api/openapi';
 
-export type ServerAuth =
-  | { kind: 'cloud'; org: string; service: string; keyId: string; keySecret: string }
-  | { kind: 'oss'; apiKey: string };
+export type ServerAuth = { kind: 'cloud'; org: string; service: string; keyId: string; keySecret: string } | { kind: 'oss'; apiKey: string };
 
 export interface RecordedRequest {
   method: string;
@@ -86,8 +84,7 @@ function documentPath(auth: ServerAuth, pathname: string): string | { status: nu
   return `/api/v2${m[3]}`;
 }
 
-const expectedAuthorization = (auth: ServerAuth): string =>
-  auth.kind === 'oss' ? `Bearer ${auth.apiKey}` : `Basic ${Buffer.from(`${auth.keyId}:${auth.keySecret}`).toString('base64')}`;
+const expectedAuthorization = (auth: ServerAuth): string => (auth.kind === 'oss' ? `Bearer ${auth.apiKey}` : `Basic ${Buffer.from(`${auth.keyId}:${auth.keySecret}`).toString('base64')}`);
 
 /** Query parameters as the document declares them, numbers read as numbers. */
 function queryProblems(op: Operation, params: URLSearchParams): string[] {

@@ -30,11 +30,7 @@ import type {
 
 export const PROTO_DIR = path.resolve(__dirname, '../../proto');
 
-const SERVICE_FILES = [
-  'opentelemetry/proto/collector/logs/v1/logs_service.proto',
-  'opentelemetry/proto/collector/trace/v1/trace_service.proto',
-  'opentelemetry/proto/collector/metrics/v1/metrics_service.proto',
-];
+const SERVICE_FILES = ['opentelemetry/proto/collector/logs/v1/logs_service.proto', 'opentelemetry/proto/collector/trace/v1/trace_service.proto', 'opentelemetry/proto/collector/metrics/v1/metrics_service.proto'];
 
 export const REQUEST_TYPE: Record<Signal, string> = {
   logs: 'opentelemetry.proto.collector.logs.v1.ExportLogsServiceRequest',
@@ -93,8 +89,7 @@ const orUndefined = <T>(value: T | null | undefined | '' | 0): T | undefined => 
 const optionalNumber = (value: number | null | undefined): number | undefined => value ?? undefined;
 const u64 = (value: bigint | null | undefined): bigint => value ?? 0n;
 const bytes = (value: Uint8Array | null | undefined): Uint8Array => new Uint8Array(value ?? []);
-const optionalBytes = (value: Uint8Array | null | undefined): Uint8Array | undefined =>
-  value && value.length > 0 ? new Uint8Array(value) : undefined;
+const optionalBytes = (value: Uint8Array | null | undefined): Uint8Array | undefined => (value && value.length > 0 ? new Uint8Array(value) : undefined);
 
 export function toAnyValue(o: Obj | null | undefined): AnyValue {
   switch (o?.value) {
@@ -117,8 +112,7 @@ export function toAnyValue(o: Obj | null | undefined): AnyValue {
   }
 }
 
-export const toAttributes = (list: Obj[] | undefined): KeyValue[] =>
-  (list ?? []).map((kv) => ({ key: kv.key ?? '', value: toAnyValue(kv.value) }));
+export const toAttributes = (list: Obj[] | undefined): KeyValue[] => (list ?? []).map((kv) => ({ key: kv.key ?? '', value: toAnyValue(kv.value) }));
 
 const toResource = (o: Obj | undefined): Resource => ({ attributes: toAttributes(o?.attributes) });
 

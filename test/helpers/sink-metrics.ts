@@ -70,4 +70,8 @@ export function pointNamed(points: SinkPoint[], name: string): SinkPoint {
 }
 
 /** Waits until at least `count` points of metrics named `prefix…` are in the sink. */
-export const waitForPoints = (dir: string, prefix: string, count: number): Promise<SinkPoint[]> => waitFor(() => pointsNamed(dir, prefix), (p) => p.length >= count);
+export const waitForPoints = (dir: string, prefix: string, count: number): Promise<SinkPoint[]> =>
+  waitFor(
+    () => pointsNamed(dir, prefix),
+    (p) => p.length >= count,
+  );

@@ -29,4 +29,3 @@ export function sinkSpans(dir: string): SinkSpan[] {
     ),
   );
 }
-

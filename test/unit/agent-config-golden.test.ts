@@ -31,7 +31,11 @@ function load(name: string): { before: string; after: string | undefined; option
   };
 }
 
-const commentLines = (text: string): string[] => text.split(/\r?\n/).filter((l) => l.trim().startsWith('#')).map((l) => l.trim());
+const commentLines = (text: string): string[] =>
+  text
+    .split(/\r?\n/)
+    .filter((l) => l.trim().startsWith('#'))
+    .map((l) => l.trim());
 
 describe('agent-config golden files', () => {
   it('has the realistic cases', () => {

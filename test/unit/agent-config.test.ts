@@ -29,12 +29,9 @@ describe('parseBridgeUrl', () => {
     expect(parseBridgeUrl(raw)).toEqual({ url, hostPort, plainHttp });
   });
 
-  it.each(['bridge:8126', 'http://bridge', 'http://bridge:0', 'http://bridge:70000', 'ftp://bridge:21', 'http://bridge:8126/api/v2/logs', 'http://user:pw@bridge:8126', 'http://bridge:8126?x=1', 'http:// bridge:8126', ''])(
-    'refuses %j',
-    (raw) => {
-      expect(() => parseBridgeUrl(raw)).toThrow(ConfigError);
-    },
-  );
+  it.each(['bridge:8126', 'http://bridge', 'http://bridge:0', 'http://bridge:70000', 'ftp://bridge:21', 'http://bridge:8126/api/v2/logs', 'http://user:pw@bridge:8126', 'http://bridge:8126?x=1', 'http:// bridge:8126', ''])('refuses %j', (raw) => {
+    expect(() => parseBridgeUrl(raw)).toThrow(ConfigError);
+  });
 });
 
 describe('planChanges', () => {
@@ -142,7 +139,10 @@ describe('unifiedDiff', () => {
       expect(first === CONTEXT || (first < CONTEXT && oStart === 0)).toBe(true);
       const trailing = kinds.length - 1 - last;
       expect(trailing === CONTEXT || (trailing < CONTEXT && oStart + oc === oldLines)).toBe(true);
-      const inner = kinds.slice(first, last + 1).join('').split(/[+-]+/);
+      const inner = kinds
+        .slice(first, last + 1)
+        .join('')
+        .split(/[+-]+/);
       expect(Math.max(...inner.map((run) => run.length))).toBeLessThanOrEqual(2 * CONTEXT);
       // unchanged old lines between the previous hunk's last change and this hunk's first one
       const oldBeforeFirst = oStart + kinds.slice(0, first).filter((k) => k !== '+').length;

@@ -58,7 +58,11 @@ describe('CoalescingExporter', () => {
     expect(inner.calls).toHaveLength(1);
     expect(inner.calls[0]).toHaveLength(1);
     expect(bodiesOf(inner.calls[0]!)).toEqual(['a1', 'a2', 'b1', 'c1']);
-    expect(outcomes).toEqual([{ accepted: 4, rejected: 0 }, { accepted: 4, rejected: 0 }, { accepted: 4, rejected: 0 }]);
+    expect(outcomes).toEqual([
+      { accepted: 4, rejected: 0 },
+      { accepted: 4, rejected: 0 },
+      { accepted: 4, rejected: 0 },
+    ]);
     expect(metrics.coalescedBatches.get({ signal: 'logs' })).toBe(3);
   });
 

@@ -4,14 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { Readable, type Transform } from 'node:stream';
 import zlib from 'node:zlib';
-import {
-  decodeBody,
-  MAX_CONTENT_CODINGS,
-  isZstdNative,
-  parseContentEncoding,
-  SUPPORTED_CONTENT_ENCODINGS,
-  zstdImplementation,
-} from '../../src/decode';
+import { decodeBody, MAX_CONTENT_CODINGS, isZstdNative, parseContentEncoding, SUPPORTED_CONTENT_ENCODINGS, zstdImplementation } from '../../src/decode';
 import { hasZlibHeader } from '../../src/decode/zlib';
 import { availableZstdImplementations, decodeZstd, MAX_ZSTD_FRAMES, type ZstdImplementation } from '../../src/decode/zstd';
 import { parseZstdFrameHeader, zstdFrames } from '../../src/decode/zstd-frames';
@@ -31,8 +24,7 @@ const TEXT = fixture('text.txt');
 const ZSTD_IMPLEMENTATIONS: ZstdImplementation[] = availableZstdImplementations();
 
 /** node:zlib's zstd encoder when the runtime has one (not in @types/node 20). */
-const zstdCompressSync = (zlib as unknown as { zstdCompressSync?: (data: Buffer, options?: object) => Buffer })
-  .zstdCompressSync;
+const zstdCompressSync = (zlib as unknown as { zstdCompressSync?: (data: Buffer, options?: object) => Buffer }).zstdCompressSync;
 
 /** Byte equality without jest's element-by-element diff, which takes seconds on large buffers. */
 function expectSameBytes(actual: Buffer, expected: Buffer): void {
@@ -68,13 +60,10 @@ const blockHeader = (type: number, size: number, last: boolean): number[] => {
   const value = (size << 3) | (type << 1) | (last ? 1 : 0);
   return [value & 0xff, (value >> 8) & 0xff, (value >> 16) & 0xff];
 };
-const rawBlock = (content: Buffer, last = true): Buffer =>
-  Buffer.concat([Buffer.from(blockHeader(0, content.length, last)), content]);
-const rleBlock = (size: number, byte: number, last = true): Buffer =>
-  Buffer.from([...blockHeader(1, size, last), byte]);
+const rawBlock = (content: Buffer, last = true): Buffer => Buffer.concat([Buffer.from(blockHeader(0, content.length, last)), content]);
+const rleBlock = (size: number, byte: number, last = true): Buffer => Buffer.from([...blockHeader(1, size, last), byte]);
 /** `header` is everything after the magic number up to the first block. */
-const zstdFrame = (header: number[], ...blocks: Buffer[]): Buffer =>
-  Buffer.concat([Buffer.from([...ZSTD_MAGIC, ...header]), ...blocks]);
+const zstdFrame = (header: number[], ...blocks: Buffer[]): Buffer => Buffer.concat([Buffer.from([...ZSTD_MAGIC, ...header]), ...blocks]);
 /** Single segment, 1-byte content size: the smallest frame that carries data. */
 const tinyFrame = (content: Buffer): Buffer => zstdFrame([0x20, content.length], rawBlock(content));
 
@@ -86,10 +75,7 @@ const CRAFTED = {
   /** No content size, 128 MiB window (exponent 17), one byte of data. */
   hugeWindow: zstdFrame([0x00, 17 << 3], rawBlock(Buffer.from('x'))),
   /** 1 MiB window, declares 1000 bytes (2-byte form: 1000 - 256), then 250 MiB of RLE blocks. */
-  liesAboutSize: zstdFrame(
-    [0x40, 10 << 3, 0xe8, 0x02],
-    ...Array.from({ length: 2000 }, (_, i) => rleBlock(128 * KiB, 0, i === 1999)),
-  ),
+  liesAboutSize: zstdFrame([0x40, 10 << 3, 0xe8, 0x02], ...Array.from({ length: 2000 }, (_, i) => rleBlock(128 * KiB, 0, i === 1999))),
 };
 
 // --- bombs, measured in a fresh process -------------------------------------------------------
@@ -152,15 +138,10 @@ function runBomb(body: Buffer, module: string, exportName: string, args: unknown
   fs.writeFileSync(bodyPath, body);
   const job = { module: path.join(ROOT, module), exportName, bodyPath, args };
   return new Promise((resolve, reject) => {
-    execFile(
-      process.execPath,
-      ['--expose-gc', '-e', CHILD],
-      { cwd: ROOT, env: { ...process.env, DECODE_JOB: JSON.stringify(job) } },
-      (err, stdout, stderr) => {
-        if (err) reject(new Error(`bomb child failed: ${err.message}\n${stderr}`));
-        else resolve(JSON.parse(stdout) as BombResult);
-      },
-    );
+    execFile(process.execPath, ['--expose-gc', '-e', CHILD], { cwd: ROOT, env: { ...process.env, DECODE_JOB: JSON.stringify(job) } }, (err, stdout, stderr) => {
+      if (err) reject(new Error(`bomb child failed: ${err.message}\n${stderr}`));
+      else resolve(JSON.parse(stdout) as BombResult);
+    });
   });
 }
 
@@ -168,9 +149,11 @@ function runBomb(body: Buffer, module: string, exportName: string, args: unknown
 async function compressZeros(compressor: Transform, total: number): Promise<Buffer> {
   const zeros = Buffer.alloc(MiB);
   const chunks: Buffer[] = [];
-  const source = Readable.from((function* () {
-    for (let sent = 0; sent < total; sent += MiB) yield zeros;
-  })());
+  const source = Readable.from(
+    (function* () {
+      for (let sent = 0; sent < total; sent += MiB) yield zeros;
+    })(),
+  );
   for await (const chunk of source.pipe(compressor)) chunks.push(chunk as Buffer);
   return Buffer.concat(chunks);
 }
@@ -187,12 +170,9 @@ function expectBounded(result: BombResult): void {
 // -----------------------------------------------------------------------------------------------
 
 describe('parseContentEncoding', () => {
-  it.each([undefined, '', '  ', 'identity', 'IDENTITY', ' identity , identity '])(
-    'needs no decoding for %p',
-    (header) => {
-      expect(parseContentEncoding(header)).toEqual([]);
-    },
-  );
+  it.each([undefined, '', '  ', 'identity', 'IDENTITY', ' identity , identity '])('needs no decoding for %p', (header) => {
+    expect(parseContentEncoding(header)).toEqual([]);
+  });
 
   it.each([
     ['gzip', ['gzip']],
@@ -226,7 +206,12 @@ describe('parseContentEncoding', () => {
     let body = TEXT;
     for (let i = 0; i < MAX_CONTENT_CODINGS; i++) body = zlib.gzipSync(body);
     expect(await decodeBody(body, Array(MAX_CONTENT_CODINGS).fill('gzip').join(','), LIMITS)).toEqual(TEXT);
-    for (const header of [Array(MAX_CONTENT_CODINGS + 1).fill('gzip').join(','), Array(3000).fill('zstd').join(',')]) {
+    for (const header of [
+      Array(MAX_CONTENT_CODINGS + 1)
+        .fill('gzip')
+        .join(','),
+      Array(3000).fill('zstd').join(','),
+    ]) {
       const err = httpErrorSync(() => parseContentEncoding(header));
       expect(err.status).toBe(415);
       expect(err.message).toBe(`Content-Encoding lists more than ${MAX_CONTENT_CODINGS} codings; senders apply one`);
@@ -335,11 +320,14 @@ describe('decodeBody: deflate', () => {
   it.each([
     ['garbage', Buffer.from([0xff, 0xff, 0xff, 0xff, 0xff])],
     ['truncated zlib', zlib.deflateSync(TEXT).subarray(0, 50)],
-    ['a bad zlib checksum', (() => {
-      const body = Buffer.from(zlib.deflateSync(TEXT));
-      body[body.length - 1] ^= 0xff;
-      return body;
-    })()],
+    [
+      'a bad zlib checksum',
+      (() => {
+        const body = Buffer.from(zlib.deflateSync(TEXT));
+        body[body.length - 1] ^= 0xff;
+        return body;
+      })(),
+    ],
   ])('refuses %s with 400 naming deflate', async (_, body) => {
     const err = await httpError(decodeBody(body, 'deflate', LIMITS));
     expect(err.status).toBe(400);
@@ -461,8 +449,7 @@ describe('zstd implementation', () => {
 });
 
 describe.each(ZSTD_IMPLEMENTATIONS)('zstd via %s', (implementation) => {
-  const decode = (body: Buffer, maxDecodedBytes = LIMITS.maxDecodedBytes): Promise<Buffer> =>
-    decodeZstd(body, { maxDecodedBytes }, implementation);
+  const decode = (body: Buffer, maxDecodedBytes = LIMITS.maxDecodedBytes): Promise<Buffer> => decodeZstd(body, { maxDecodedBytes }, implementation);
 
   describe('round trips', () => {
     const x40 = Buffer.concat(Array.from({ length: 40 }, () => TEXT));

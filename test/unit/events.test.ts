@@ -17,7 +17,12 @@ describe('events → log records', () => {
     expect(resourceLogsJson(translateEvents(events, RECEIVED))).toEqual({
       resourceLogs: [
         {
-          resource: { attributes: [{ key: 'deployment.environment.name', value: { stringValue: 'prod' } }, { key: 'host.name', value: { stringValue: 'web-1' } }] },
+          resource: {
+            attributes: [
+              { key: 'deployment.environment.name', value: { stringValue: 'prod' } },
+              { key: 'host.name', value: { stringValue: 'web-1' } },
+            ],
+          },
           scopeLogs: [
             {
               scope: expect.objectContaining({ name: 'dd-otlp-bridge' }),

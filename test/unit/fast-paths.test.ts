@@ -64,8 +64,9 @@ describe('ProtoReader: varints as numbers without BigInt', () => {
 describe('ProtoReader.repeatedUint32: one- and two-byte packed values read inline', () => {
   const packed = (values: number[], zigzag: boolean): Uint8Array => {
     const w = protobuf.Writer.create().fork();
-    for (const v of values) if (zigzag) w.sint32(v);
-    else w.uint32(v);
+    for (const v of values)
+      if (zigzag) w.sint32(v);
+      else w.uint32(v);
     return w.ldelim().finish();
   };
   const readPacked = (bytes: Uint8Array, zigzag: boolean): number[] => {

@@ -19,8 +19,7 @@ const frame = (message: Buffer, compressed = false): Buffer => {
   return Buffer.concat([prefix, message]);
 };
 const ok = { ':status': 200, 'grpc-status': '0' } as unknown as http2.IncomingHttpHeaders;
-const client = (port: number, extra: Partial<ConstructorParameters<typeof GrpcClient>[0]> = {}): GrpcClient =>
-  new GrpcClient({ address: `127.0.0.1:${port}`, metadata: {}, gzip: false, pingTimeoutMs: 200, userAgent: 'test', ...extra });
+const client = (port: number, extra: Partial<ConstructorParameters<typeof GrpcClient>[0]> = {}): GrpcClient => new GrpcClient({ address: `127.0.0.1:${port}`, metadata: {}, gzip: false, pingTimeoutMs: 200, userAgent: 'test', ...extra });
 
 describe('outcomeOf', () => {
   it('returns the reply message of an OK stream', () => {
@@ -122,7 +121,7 @@ describe('GrpcClient', () => {
     try {
       await c.call(PATH, Buffer.from('one'), 5_000);
       await first.drain();
-      expect((await c.call(PATH, Buffer.from('refused'), 5_000).catch((e: unknown) => e) as GrpcError).code).toBe(GrpcStatus.UNAVAILABLE);
+      expect(((await c.call(PATH, Buffer.from('refused'), 5_000).catch((e: unknown) => e)) as GrpcError).code).toBe(GrpcStatus.UNAVAILABLE);
       const second = await fakeCollector(() => ({}), first.port);
       try {
         await c.call(PATH, Buffer.from('two'), 5_000);
@@ -166,8 +165,14 @@ describe('GrpcClient', () => {
     const c = client((server.address() as { port: number }).port);
     try {
       const abort = new AbortController();
-      const aborted = c.call(PATH, Buffer.from('a'), 60_000, abort.signal).then(() => undefined, (e: unknown) => e as GrpcError);
-      const pending = c.call(PATH, Buffer.from('b'), 60_000).then(() => undefined, (e: unknown) => e as GrpcError);
+      const aborted = c.call(PATH, Buffer.from('a'), 60_000, abort.signal).then(
+        () => undefined,
+        (e: unknown) => e as GrpcError,
+      );
+      const pending = c.call(PATH, Buffer.from('b'), 60_000).then(
+        () => undefined,
+        (e: unknown) => e as GrpcError,
+      );
       while (streams.length < 2) await new Promise((r) => setTimeout(r, 10));
       abort.abort();
       expect((await aborted)?.code).toBe(GrpcStatus.CANCELLED);

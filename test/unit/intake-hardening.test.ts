@@ -42,7 +42,12 @@ beforeAll(async () => {
   const args = ['--enable', '--listen', '127.0.0.1:0', '--admin-listen', '127.0.0.1:0', '--api-keys', KEY, '--max-inflight-requests', '64'];
   args.push('--upload-rate-window-ms', String(WINDOW_MS), '--min-upload-bytes-per-second', '1024');
   args.push('--otlp-endpoint', 'http://bridge:pa55word@collector:4317/?api_key=qu3rykey&region=eu');
-  sidecar = await startSidecar(loadConfig(parseArgs(args), {}), {}, createLogger('debug', {}, (line) => lines.push(line)), { exporter });
+  sidecar = await startSidecar(
+    loadConfig(parseArgs(args), {}),
+    {},
+    createLogger('debug', {}, (line) => lines.push(line)),
+    { exporter },
+  );
   port = sidecar.intakeAddress!.port;
   admin = `http://127.0.0.1:${sidecar.adminAddress.port}`;
 });
@@ -50,8 +55,7 @@ afterAll(() => sidecar.stop());
 afterEach(() => exporter.release());
 
 const LOG_BODY = JSON.stringify([{ message: 'hello', ddtags: 'test:hardening' }]);
-const post = (path: string, headers: Record<string, string> = {}) =>
-  fetch(`http://127.0.0.1:${port}${path}`, { method: 'POST', body: LOG_BODY, headers: { 'Content-Type': 'application/json', ...headers } });
+const post = (path: string, headers: Record<string, string> = {}) => fetch(`http://127.0.0.1:${port}${path}`, { method: 'POST', body: LOG_BODY, headers: { 'Content-Type': 'application/json', ...headers } });
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 const openSocket = (): Promise<Socket> =>
@@ -81,8 +85,7 @@ const firstStatus = (s: Socket): Promise<number> =>
     s.once('error', reject);
   });
 
-const logRequest = (path = '/api/v2/logs'): string =>
-  `POST ${path} HTTP/1.1\r\nHost: x\r\nDD-API-KEY: ${KEY}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(LOG_BODY)}\r\n\r\n${LOG_BODY}`;
+const logRequest = (path = '/api/v2/logs'): string => `POST ${path} HTTP/1.1\r\nHost: x\r\nDD-API-KEY: ${KEY}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(LOG_BODY)}\r\n\r\n${LOG_BODY}`;
 
 describe('stacked Content-Encoding', () => {
   it('answers 2000 stacked codings with 415 before the 9 MB body is even sent', async () => {

@@ -40,7 +40,12 @@ const exporter = new FakeExporter();
 
 beforeAll(async () => {
   const config = loadConfig(parseArgs(['--enable', '--listen', '127.0.0.1:0', '--admin-listen', '127.0.0.1:0']), {});
-  sidecar = await startSidecar(config, {}, createLogger('error', {}, () => undefined), { exporter });
+  sidecar = await startSidecar(
+    config,
+    {},
+    createLogger('error', {}, () => undefined),
+    { exporter },
+  );
   base = `http://127.0.0.1:${sidecar.intakeAddress!.port}`;
 });
 afterAll(() => sidecar.stop());
@@ -52,8 +57,7 @@ const nestedObjects = (depth: number): string => '{"a":'.repeat(depth) + '1' + '
 /** 99 ordinary lines with `message` as the 51st. */
 const batchAround = (message: string): object[] => Array.from({ length: 100 }, (_, i) => ({ message: i === 50 ? message : `line ${i}`, service: 'web' }));
 
-const postLogs = (entries: object[] | string) =>
-  fetch(`${base}/api/v2/logs`, { method: 'POST', body: typeof entries === 'string' ? entries : JSON.stringify(entries), headers: { 'Content-Type': 'application/json' } });
+const postLogs = (entries: object[] | string) => fetch(`${base}/api/v2/logs`, { method: 'POST', body: typeof entries === 'string' ? entries : JSON.stringify(entries), headers: { 'Content-Type': 'application/json' } });
 
 describe('a deeply nested JSON message', () => {
   it.each([6_000, 100_000])('%i levels: the batch is accepted, 100 records, the deep one keeps its message as sent', async (depth) => {

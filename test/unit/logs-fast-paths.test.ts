@@ -47,7 +47,10 @@ function groupLogRecords(entries: { resource: KeyValue[]; record: LogRecord }[])
 const RUNS = { numRuns: 300 };
 
 describe('logs fields: a table with consumed-key bits', () => {
-  const key = fc.oneof(fc.constantFrom('a', 'b', 'a.b', 'message', 'status', 'dd.trace_id', ''), fc.integer({ min: 0, max: 45 }).map((i) => `k${i}`));
+  const key = fc.oneof(
+    fc.constantFrom('a', 'b', 'a.b', 'message', 'status', 'dd.trace_id', ''),
+    fc.integer({ min: 0, max: 45 }).map((i) => `k${i}`),
+  );
   const value = fc.oneof(fc.string({ maxLength: 3 }), fc.integer(), fc.constant(null), fc.boolean());
 
   it('behaves like a copied map with the keys deleted, also past 31 fields and when views are stacked', () => {
@@ -154,7 +157,19 @@ describe('promotion memo and identity grouping', () => {
   const tags = fc.array(fc.constantFrom('env:a', 'env:b', 'team:x', 'image_tag:1', 'image_tag:2', 'foo', 'service:s', 'host:h', 'pod_name:p', 'filename:f', ''), { maxLength: 5 }).map((t) => t.join(','));
   const text = fc.oneof(fc.constantFrom('a', 'b', '', 'h1'), fc.integer({ min: 0, max: 2 }), fc.constant(null));
   const entry = fc.record(
-    { ddtags: tags, ddsource: text, hostname: text, host: text, service: text, env: text, version: text, 'dd.service': text, 'dd.version': text, team: text, message: fc.constantFrom('plain', '{"hostname":"in","msg":"m","dd":{"env":"e"}}', '{"ddtags":"team:y","msg":"m"}') },
+    {
+      ddtags: tags,
+      ddsource: text,
+      hostname: text,
+      host: text,
+      service: text,
+      env: text,
+      version: text,
+      'dd.service': text,
+      'dd.version': text,
+      team: text,
+      message: fc.constantFrom('plain', '{"hostname":"in","msg":"m","dd":{"env":"e"}}', '{"ddtags":"team:y","msg":"m"}'),
+    },
     { requiredKeys: ['message'] },
   );
 
@@ -171,7 +186,15 @@ describe('promotion memo and identity grouping', () => {
 
   it('tells apart entries that differ in any one of the texts it reads', () => {
     const base: Record<string, JsonValue> = { ddtags: 'env:a,team:x', ddsource: 'src', hostname: 'h', service: 's', env: 'e', version: 'v', 'dd.service': 'ds', 'dd.env': 'de', 'dd.version': 'dv', message: 'm' };
-    const entries = [base, ...Object.keys(base).flatMap((k) => [{ ...base, [k]: 'other' }, { ...base, [k]: 7 }, { ...base, [k]: '' }, { ...base, [k]: null }])];
+    const entries = [
+      base,
+      ...Object.keys(base).flatMap((k) => [
+        { ...base, [k]: 'other' },
+        { ...base, [k]: 7 },
+        { ...base, [k]: '' },
+        { ...base, [k]: null },
+      ]),
+    ];
     const body = Buffer.from(JSON.stringify([...entries, ...entries]));
     expect(translated(body, new URLSearchParams())).toEqual(reference(body, new URLSearchParams()));
   });
@@ -182,7 +205,7 @@ describe('promotion memo and identity grouping', () => {
     expect(translated(body, new URLSearchParams())).toEqual(reference(body, new URLSearchParams()));
   });
 
-  it('keeps a container\'s promotion from one request to the next, and its resource\'s KeyValues', () => {
+  it("keeps a container's promotion from one request to the next, and its resource's KeyValues", () => {
     const model = (): ResourceLogs[] => translateLogsToModel(parseLogsBody(Buffer.from(JSON.stringify([{ message: 'm', hostname: 'kept', ddtags: 'env:kept,team:x' }])), new URLSearchParams()), 7n, { traceIds: new TraceIdCache(), decodeJsonMessage: true });
     const [first, second] = [model(), model()];
     expect(second[0]!.resource.attributes).toBe(first[0]!.resource.attributes);
@@ -200,7 +223,7 @@ describe('promotion memo and identity grouping', () => {
     expect(b).toBeDefined();
   });
 
-  it('gives the same records across the process-wide memo\'s fresh starts', () => {
+  it("gives the same records across the process-wide memo's fresh starts", () => {
     const entries = Array.from({ length: 2500 }, (_, i) => ({ message: 'm', hostname: `h${i}`, ddtags: `env:e${i % 3}` }));
     const body = Buffer.from(JSON.stringify([...entries, ...entries]));
     expect(translated(body, new URLSearchParams())).toEqual(reference(body, new URLSearchParams()));
@@ -299,10 +322,7 @@ describe('trace and span ids', () => {
 
 describe('big ids', () => {
   const BIG_ID = /("(?:dd\.)?(?:trace_id|span_id)"\s*:\s*)(\d{16,})(?=\s*[,}\]])/g;
-  const piece = fc.oneof(
-    fc.constantFrom('"trace_id"', '"dd.span_id"', '"x_id"', '_id"', ':', ' ', '\u00a0', '\n', ',', '}', '"', '1234567890123456789', '12', 'a'),
-    fc.string({ maxLength: 3 }),
-  );
+  const piece = fc.oneof(fc.constantFrom('"trace_id"', '"dd.span_id"', '"x_id"', '_id"', ':', ' ', '\u00a0', '\n', ',', '}', '"', '1234567890123456789', '12', 'a'), fc.string({ maxLength: 3 }));
 
   const space = fc.constantFrom('', ' ', '\n', '\t', '\u00a0', '\u2028', '\ufeff');
   const id = fc.oneof(fc.constantFrom('1234567890123456789', '9876543210987654', '987654321098765', '0000000000000000'), fc.bigInt({ min: 0n, max: (1n << 64n) - 1n }).map(String));

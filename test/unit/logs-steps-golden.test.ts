@@ -20,8 +20,7 @@ interface StepCase {
 }
 
 const RECEIVED = 1_795_298_400_000_000_000n;
-const plainMap = (m: ReadonlyMap<string, unknown>, convert: (v: never) => unknown = (v) => v): Record<string, unknown> =>
-  Object.fromEntries([...m].map(([k, v]) => [k, convert(v as never)]));
+const plainMap = (m: ReadonlyMap<string, unknown>, convert: (v: never) => unknown = (v) => v): Record<string, unknown> => Object.fromEntries([...m].map(([k, v]) => [k, convert(v as never)]));
 
 function project(d: LogDraft): Record<string, unknown> {
   return {
@@ -31,8 +30,8 @@ function project(d: LogDraft): Record<string, unknown> {
     severityText: d.severityText,
     resource: plainMap(d.promoted.resource, anyValueJson),
     attributes: plainMap(d.promoted.attributes, anyValueJson),
-    traceId: d.traceId ? Buffer.from(d.traceId).toString("hex") : null,
-    spanId: d.spanId ? Buffer.from(d.spanId).toString("hex") : null,
+    traceId: d.traceId ? Buffer.from(d.traceId).toString('hex') : null,
+    spanId: d.spanId ? Buffer.from(d.spanId).toString('hex') : null,
   };
 }
 

@@ -195,13 +195,13 @@ function translate(golden: UpstreamCase): Json {
 }
 
 const load = (file: string): UpstreamCase => JSON.parse(readFileSync(join(DIR, file), 'utf8')) as UpstreamCase;
-const files = readdirSync(DIR).filter((f) => f.endsWith('.json')).sort();
+const files = readdirSync(DIR)
+  .filter((f) => f.endsWith('.json'))
+  .sort();
 
 describe('upstream datadogreceiver golden log cases', () => {
   it('has every upstream case', () => {
-    expect(files.map((f) => f.replace(/\.json$/, ''))).toEqual(
-      ['log_with_empty_strings', 'log_with_negative_timestamp', 'log_with_special_characters', 'log_with_trace_correlation', 'multiple_log_entries', 'single_log_entry'],
-    );
+    expect(files.map((f) => f.replace(/\.json$/, ''))).toEqual(['log_with_empty_strings', 'log_with_negative_timestamp', 'log_with_special_characters', 'log_with_trace_correlation', 'multiple_log_entries', 'single_log_entry']);
   });
 
   it.each(files)('%s', (file) => {
@@ -252,9 +252,7 @@ describe('the upstream golden check itself', () => {
   });
 
   it('parses difference paths', () => {
-    expect(parsePath('resourceLogs[0].resource.attributes[key=service.name]')).toEqual([
-      { field: 'resourceLogs' }, { index: 0 }, { field: 'resource' }, { field: 'attributes' }, { key: 'service.name' },
-    ]);
+    expect(parsePath('resourceLogs[0].resource.attributes[key=service.name]')).toEqual([{ field: 'resourceLogs' }, { index: 0 }, { field: 'resource' }, { field: 'attributes' }, { key: 'service.name' }]);
     expect(() => parsePath('resourceLogs[x]')).toThrow(/bad difference path/);
   });
 });

@@ -57,7 +57,18 @@ describe('sketch bins → exponential buckets: the worked example', () => {
     expect(sketchBuckets([32767], [1])).toBeUndefined();
     expect(sketchBuckets([-32767], [1])).toBeUndefined();
     const c = ctx();
-    const item = sketchMetric({ metric: 'm', tags: [], resources: [], points: [{ timestamp: 1, count: 1, sum: 1, min: 1, max: 1, keys: [32767], counts: [1] }, { timestamp: 2, count: 1, sum: 1, min: 1, max: 1, keys: [1338], counts: [1] }] }, c);
+    const item = sketchMetric(
+      {
+        metric: 'm',
+        tags: [],
+        resources: [],
+        points: [
+          { timestamp: 1, count: 1, sum: 1, min: 1, max: 1, keys: [32767], counts: [1] },
+          { timestamp: 2, count: 1, sum: 1, min: 1, max: 1, keys: [1338], counts: [1] },
+        ],
+      },
+      c,
+    );
     expect('exponentialHistogram' in item.metric && item.metric.exponentialHistogram.dataPoints.map((p) => p.timeUnixNano)).toEqual([2_000_000_000n]);
     expect(c.dropped).toEqual({ sketch_key_out_of_range: 1 });
   });
@@ -80,7 +91,14 @@ describe('bucket index (OpenTelemetry data model, scale 5)', () => {
   });
 
   it('lays sparse counts out densely from the lowest index', () => {
-    expect(denseBuckets(new Map([[-2, 1], [1, 3]]))).toEqual({ offset: -2, bucketCounts: [1, 0, 0, 3] });
+    expect(
+      denseBuckets(
+        new Map([
+          [-2, 1],
+          [1, 3],
+        ]),
+      ),
+    ).toEqual({ offset: -2, bucketCounts: [1, 0, 0, 3] });
     expect(denseBuckets(new Map())).toEqual({ offset: 0, bucketCounts: [] });
   });
 });

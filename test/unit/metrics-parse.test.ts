@@ -17,7 +17,26 @@ const json = (v: unknown): Buffer => Buffer.from(JSON.stringify(v));
 
 describe('v1 series (JSON)', () => {
   it('reads every field', () => {
-    const p = parseSeriesV1(json({ series: [{ metric: 'a.b', points: [[1700000000, 1.5], [1700000010, 2]], type: 'rate', interval: 10, host: 'h', device: 'sda', tags: ['env:prod'], source_type_name: 'System', unit: 'byte' }] }));
+    const p = parseSeriesV1(
+      json({
+        series: [
+          {
+            metric: 'a.b',
+            points: [
+              [1700000000, 1.5],
+              [1700000010, 2],
+            ],
+            type: 'rate',
+            interval: 10,
+            host: 'h',
+            device: 'sda',
+            tags: ['env:prod'],
+            source_type_name: 'System',
+            unit: 'byte',
+          },
+        ],
+      }),
+    );
     expect(p.series).toEqual([
       {
         metric: 'a.b',
@@ -45,19 +64,55 @@ describe('v1 series (JSON)', () => {
   });
 
   it('skips and counts null values instead of failing', () => {
-    const p = parseSeriesV1(json({ series: [{ metric: 'g', points: [[1, null], [2, 3]] }] }));
+    const p = parseSeriesV1(
+      json({
+        series: [
+          {
+            metric: 'g',
+            points: [
+              [1, null],
+              [2, 3],
+            ],
+          },
+        ],
+      }),
+    );
     expect(p.series[0]!.points).toEqual([{ timestamp: 2, value: 3 }]);
     expect(p.dropped).toEqual({ null_value: 1 });
   });
 
   it('drops (and counts) a series of an unknown type, keeping the rest', () => {
-    const p = parseSeriesV1(json({ series: [{ metric: 'x', type: 'histogram', points: [[1, 2], [2, 3]] }, { metric: 'y', points: [[1, 2]] }] }));
+    const p = parseSeriesV1(
+      json({
+        series: [
+          {
+            metric: 'x',
+            type: 'histogram',
+            points: [
+              [1, 2],
+              [2, 3],
+            ],
+          },
+          { metric: 'y', points: [[1, 2]] },
+        ],
+      }),
+    );
     expect(p.series.map((s) => s.metric)).toEqual(['y']);
     expect(p.dropped).toEqual({ unknown_type: 2 });
   });
 
   it.each([
-    [{ series: [{ metric: 'a', points: [[1, 2]] }, { metric: 'b', points: [[1, 2]] }, { metric: 'c', points: [[1, 2]] }, { metric: 'd', points: [{ timestamp: 1 }] }] }, 'v1 series: series[3].points[0]: expected [timestamp, value], got an object'],
+    [
+      {
+        series: [
+          { metric: 'a', points: [[1, 2]] },
+          { metric: 'b', points: [[1, 2]] },
+          { metric: 'c', points: [[1, 2]] },
+          { metric: 'd', points: [{ timestamp: 1 }] },
+        ],
+      },
+      'v1 series: series[3].points[0]: expected [timestamp, value], got an object',
+    ],
     [{ series: [{ metric: 'a', points: [[1, 2, 3]] }] }, 'series[0].points[0]: expected [timestamp, value], got an array'],
     [{ series: [{ metric: 'a', points: [['1', 2]] }] }, 'series[0].points[0][0]: expected a number, got string'],
     [{ series: [{ metric: 'a', points: [[1, '2']] }] }, 'series[0].points[0][1]: expected a number, got string'],
@@ -76,9 +131,7 @@ describe('v1 series (JSON)', () => {
 
 describe('v2 series (JSON, as the API client sends)', () => {
   it('reads types by number, resources, unit and source', () => {
-    const p = parseSeriesV2Json(
-      json({ series: [{ metric: 'c', type: 1, points: [{ timestamp: 5, value: 7 }], resources: [{ name: 'h1', type: 'host' }], tags: ['a:b'], unit: 'request', interval: 0, source_type_name: 'api' }] }),
-    );
+    const p = parseSeriesV2Json(json({ series: [{ metric: 'c', type: 1, points: [{ timestamp: 5, value: 7 }], resources: [{ name: 'h1', type: 'host' }], tags: ['a:b'], unit: 'request', interval: 0, source_type_name: 'api' }] }));
     expect(p.series).toEqual([{ metric: 'c', type: 'count', points: [{ timestamp: 5, value: 7 }], tags: ['a:b'], resources: [{ type: 'host', name: 'h1' }], interval: 0, unit: 'request', sourceTypeName: 'api' }]);
   });
 
@@ -155,7 +208,13 @@ describe('v2 series (protobuf MetricPayload, as the agent sends)', () => {
     w.uint32((99 << 3) | 0).uint64(7); // unknown varint
     w.uint32((98 << 3) | 2).bytes(Buffer.from('xx')); // unknown bytes
     w.uint32((5 << 3) | 1).fixed64(3); // type with the wrong wire type: skipped
-    w.uint32((4 << 3) | 2).fork().uint32((1 << 3) | 1).double(2).uint32((2 << 3) | 0).int64(9).ldelim();
+    w.uint32((4 << 3) | 2)
+      .fork()
+      .uint32((1 << 3) | 1)
+      .double(2)
+      .uint32((2 << 3) | 0)
+      .int64(9)
+      .ldelim();
     w.ldelim();
     const p = decodeMetricPayload(w.finish());
     expect(p.series).toEqual([expect.objectContaining({ metric: 'm', type: 'gauge', points: [{ timestamp: 9, value: 2 }] })]);
@@ -175,9 +234,7 @@ describe('sketches (protobuf SketchPayload)', () => {
 
   it('reads sketches with packed keys and counts', () => {
     const p = decodeSketchPayload(encodeSketchPayload({ sketches: [{ metric: 'latency', host: 'h', tags: ['service:api'], dogsketches: [dogsketch] }], metadata: {} }));
-    expect(p.sketches).toEqual([
-      { metric: 'latency', tags: ['service:api'], resources: [{ type: 'host', name: 'h' }], points: [{ timestamp: 1700000000, count: 3, sum: 12, min: 1, max: 9, keys: [-1400, 0, 1338, 1500], counts: [1, 1, 0, 1] }] },
-    ]);
+    expect(p.sketches).toEqual([{ metric: 'latency', tags: ['service:api'], resources: [{ type: 'host', name: 'h' }], points: [{ timestamp: 1700000000, count: 3, sum: 12, min: 1, max: 9, keys: [-1400, 0, 1338, 1500], counts: [1, 1, 0, 1] }] }]);
   });
 
   it('reads unpacked keys and counts too, and the agent’s empty metadata footer', () => {
@@ -185,7 +242,10 @@ describe('sketches (protobuf SketchPayload)', () => {
     w.uint32((1 << 3) | 2).fork();
     w.uint32((1 << 3) | 2).string('s');
     w.uint32((7 << 3) | 2).fork();
-    w.uint32((1 << 3) | 0).int64(5).uint32((2 << 3) | 0).int64(2);
+    w.uint32((1 << 3) | 0)
+      .int64(5)
+      .uint32((2 << 3) | 0)
+      .int64(2);
     for (const k of [-3, 1400]) w.uint32((7 << 3) | 0).sint32(k);
     for (const n of [1, 1]) w.uint32((8 << 3) | 0).uint32(n);
     w.ldelim().ldelim();
@@ -223,7 +283,16 @@ describe('check runs', () => {
   });
 
   it('refuses what is not a check with a path', () => {
-    expect(badRequestMessage(() => parseCheckRuns(json([{ check: 'a', status: 0 }, { check: 'b', status: 'ok' }])))).toContain('check_run: [1].status: expected a number, got string');
+    expect(
+      badRequestMessage(() =>
+        parseCheckRuns(
+          json([
+            { check: 'a', status: 0 },
+            { check: 'b', status: 'ok' },
+          ]),
+        ),
+      ),
+    ).toContain('check_run: [1].status: expected a number, got string');
     expect(badRequestMessage(() => parseCheckRuns(json([{ check: 'a', status: 0.5 }])))).toContain('[0].status: expected an integer 0–3');
     expect(badRequestMessage(() => parseCheckRuns(json('x')))).toContain('<body>: expected an array of service checks or one service check, got string');
   });

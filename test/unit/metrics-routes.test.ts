@@ -47,7 +47,9 @@ class FakeExporter implements Exporter {
   /** Every point exported as `name@time value` (time in s; value: the number, or a histogram's sum). */
   points(): string[] {
     return this.metrics().flatMap((metric) =>
-      Object.values(metric).flatMap((field) => (typeof field === 'object' ? (field.dataPoints ?? []) : [])).map((p) => `${metric.name}@${Number(BigInt(p.timeUnixNano ?? '0') / 1_000_000_000n)} ${p.asDouble ?? p.asInt ?? p.sum}`),
+      Object.values(metric)
+        .flatMap((field) => (typeof field === 'object' ? (field.dataPoints ?? []) : []))
+        .map((p) => `${metric.name}@${Number(BigInt(p.timeUnixNano ?? '0') / 1_000_000_000n)} ${p.asDouble ?? p.asInt ?? p.sum}`),
     );
   }
   /** Every metric exported, decoded from the encoded requests (64-bit fields as strings). */
@@ -72,7 +74,12 @@ const exporter = new FakeExporter();
 beforeAll(async () => {
   const config = loadConfig(parseArgs(['--enable', '--listen', '127.0.0.1:0', '--admin-listen', '127.0.0.1:0']), {});
   exportMaxBytes = config.exportMaxBytes;
-  sidecar = await startSidecar(config, {}, createLogger('error', {}, () => undefined), { exporter });
+  sidecar = await startSidecar(
+    config,
+    {},
+    createLogger('error', {}, () => undefined),
+    { exporter },
+  );
   base = `http://127.0.0.1:${sidecar.intakeAddress!.port}`;
 });
 afterAll(() => sidecar.stop());
@@ -177,8 +184,7 @@ describe('metric routes', () => {
     sketches: {
       path: '/api/beta/sketches',
       records: 300,
-      body: (n: number, prefix: string) =>
-        encodeSketchPayload({ sketches: Array.from({ length: n }, (_, i) => ({ metric: `${prefix}.s${i % 7}`, host: `h${i % 3}`, tags: [`shard:${i % 5}`], dogsketches: [dogsketch(i)] })) }),
+      body: (n: number, prefix: string) => encodeSketchPayload({ sketches: Array.from({ length: n }, (_, i) => ({ metric: `${prefix}.s${i % 7}`, host: `h${i % 3}`, tags: [`shard:${i % 5}`], dogsketches: [dogsketch(i)] })) }),
       decode: decodeSketchPayload,
       malformed: encodeSketchPayload({ sketches: [{ metric: 's', dogsketches: [{ ...dogsketch(0), n: [1] }] }] }),
       error: 'SketchPayload.sketches[300].dogsketches[0]: 4 bin keys (k) but 1 counts (n)',
@@ -254,7 +260,15 @@ describe('metric points whose time or value cannot be stored (issue 21, item 10)
       body: async () =>
         withInfinity({
           series: [
-            { metric: 'g', type: 'gauge', points: [[T, 1], [0, 1], [T + 1, 'INF']] },
+            {
+              metric: 'g',
+              type: 'gauge',
+              points: [
+                [T, 1],
+                [0, 1],
+                [T + 1, 'INF'],
+              ],
+            },
             { metric: 'r.inf', type: 'rate', interval: 'INF', points: [[T, 1]] },
             { metric: 'r.neg', type: 'rate', interval: -10, points: [[T, 1]] },
             { metric: 'r.overflow', type: 'rate', interval: 1e308, points: [[T, 10]] },
@@ -272,7 +286,16 @@ describe('metric points whose time or value cannot be stored (issue 21, item 10)
       body: async () =>
         withInfinity({
           series: [
-            { metric: 'g', type: 3, points: [{ timestamp: T, value: 1 }, { timestamp: 0, value: 1 }, { timestamp: 'INF', value: 1 }, { timestamp: T + 1, value: 'INF' }] },
+            {
+              metric: 'g',
+              type: 3,
+              points: [
+                { timestamp: T, value: 1 },
+                { timestamp: 0, value: 1 },
+                { timestamp: 'INF', value: 1 },
+                { timestamp: T + 1, value: 'INF' },
+              ],
+            },
             { metric: 'c', type: 1, interval: 'INF', points: [{ timestamp: T, value: 2 }] },
             { metric: 'r.inf', type: 2, interval: 'INF', points: [{ timestamp: T, value: 1 }] },
             { metric: 'r.neg', type: 2, interval: -10, points: [{ timestamp: T, value: 1 }] },
@@ -290,7 +313,16 @@ describe('metric points whose time or value cannot be stored (issue 21, item 10)
         compress(
           encodeMetricPayload({
             series: [
-              { metric: 'g', type: 3, points: [{ value: 1, timestamp: T }, { value: 1, timestamp: 0 }, { value: Infinity, timestamp: T + 1 }, { value: NaN, timestamp: T + 2 }] },
+              {
+                metric: 'g',
+                type: 3,
+                points: [
+                  { value: 1, timestamp: T },
+                  { value: 1, timestamp: 0 },
+                  { value: Infinity, timestamp: T + 1 },
+                  { value: NaN, timestamp: T + 2 },
+                ],
+              },
               { metric: 'r.neg', type: 2, interval: -10, points: [{ value: 1, timestamp: T }] },
               { metric: 'r.ok', type: 2, interval: 10, points: [{ value: 0.5, timestamp: T }] },
             ],
@@ -306,7 +338,17 @@ describe('metric points whose time or value cannot be stored (issue 21, item 10)
       headers: AGENT_PROTOBUF_HEADERS,
       body: () =>
         agentV3Body([
-          { name: 'g', type: 'gauge', valueType: 'float64', points: [{ ts: T, value: 1 }, { ts: 0, value: 1 }, { ts: T + 1, value: Infinity }, { ts: T + 2, value: NaN }] },
+          {
+            name: 'g',
+            type: 'gauge',
+            valueType: 'float64',
+            points: [
+              { ts: T, value: 1 },
+              { ts: 0, value: 1 },
+              { ts: T + 1, value: Infinity },
+              { ts: T + 2, value: NaN },
+            ],
+          },
           { name: 'k', type: 'sketch', valueType: 'float64', points: [{ ts: T, sketch: { sum: Infinity, min: 1, max: 1, cnt: 1, k: [1338], n: [1] } }] },
         ]),
       exported: [`g@${T} 1`],
@@ -367,13 +409,23 @@ describe('metric points whose time or value cannot be stored (issue 21, item 10)
     expect(res.status).toBe(202);
     expect(exporter.points()).toEqual(c.exported);
     const after = droppedOn(c.route);
-    const added = Object.fromEntries(Object.entries(after).map(([reason, n]) => [reason, n - (before[reason] ?? 0)]).filter(([, n]) => n !== 0));
+    const added = Object.fromEntries(
+      Object.entries(after)
+        .map(([reason, n]) => [reason, n - (before[reason] ?? 0)])
+        .filter(([, n]) => n !== 0),
+    );
     expect(added).toEqual(c.dropped);
   });
 
   it('check_run: a check whose timestamp is 0 or not finite happened when it arrived, not in 1970', async () => {
     const sent = Math.floor(Date.now() / 1000);
-    const res = await post('/api/v1/check_run', withInfinity([{ check: 'at.zero', status: 0, timestamp: 0 }, { check: 'at.inf', status: 1, timestamp: 'INF' }]));
+    const res = await post(
+      '/api/v1/check_run',
+      withInfinity([
+        { check: 'at.zero', status: 0, timestamp: 0 },
+        { check: 'at.inf', status: 1, timestamp: 'INF' },
+      ]),
+    );
     expect(res.status).toBe(202);
     const times = exporter.points().map((p) => Number(/@(\d+)/.exec(p)![1]));
     expect(times).toHaveLength(2);
@@ -386,7 +438,16 @@ describe('metric points whose time or value cannot be stored (issue 21, item 10)
   it('v2 protobuf: the direct reader and the generic path drop and count the same points', () => {
     const body = encodeMetricPayload({
       series: [
-        { metric: 'g', type: 3, points: [{ value: 1, timestamp: T }, { value: 1, timestamp: 0 }, { value: Infinity, timestamp: T + 1 }, { value: -Infinity, timestamp: T + 2 }] },
+        {
+          metric: 'g',
+          type: 3,
+          points: [
+            { value: 1, timestamp: T },
+            { value: 1, timestamp: 0 },
+            { value: Infinity, timestamp: T + 1 },
+            { value: -Infinity, timestamp: T + 2 },
+          ],
+        },
         { metric: 'r', type: 2, interval: 10, points: [{ value: 1e308, timestamp: T }] },
       ],
     });

@@ -38,7 +38,16 @@ function written(write: (w: protobuf.Writer) => void): Buffer {
 
 const edgeSeeds: Buffer[] = [
   encodeMetricPayload({ series: [series(), series({ type: 1, unit: 'ms', sourceTypeName: 'src' }), series({ type: 7 }), series({ type: 2, points: [] })] }),
-  encodeMetricPayload({ series: [series({ points: [{ value: -0, timestamp: 2 ** 48 }, { value: Number.NaN, timestamp: 0 }] })] }),
+  encodeMetricPayload({
+    series: [
+      series({
+        points: [
+          { value: -0, timestamp: 2 ** 48 },
+          { value: Number.NaN, timestamp: 0 },
+        ],
+      }),
+    ],
+  }),
   encodeMetricPayload({ series: [series({ type: -1 })] }), // a sign-extended ten-byte int32
   encodeMetricPayload({ series: [series({ points: [{ value: 1, timestamp: 2 ** 52 }] })] }), // past 2^49
   encodeMetricPayload({ series: [series({ metric: '' })] }),
@@ -55,18 +64,67 @@ const edgeSeeds: Buffer[] = [
     w.uint32((5 << 3) | 0).int32(2);
     w.uint32((2 << 3) | 2).string('last');
     w.uint32((3 << 3) | 0).uint32(5);
-    w.uint32((4 << 3) | 2).fork().uint32((1 << 3) | 1).double(2).uint32((2 << 3) | 0).int64(9).uint32((2 << 3) | 0).int64(11).uint32((3 << 3) | 2).string('?').ldelim();
-    w.uint32((1 << 3) | 2).fork().uint32((2 << 3) | 2).string('n').uint32((1 << 3) | 2).string('t').uint32((3 << 3) | 0).uint32(1).ldelim();
+    w.uint32((4 << 3) | 2)
+      .fork()
+      .uint32((1 << 3) | 1)
+      .double(2)
+      .uint32((2 << 3) | 0)
+      .int64(9)
+      .uint32((2 << 3) | 0)
+      .int64(11)
+      .uint32((3 << 3) | 2)
+      .string('?')
+      .ldelim();
+    w.uint32((1 << 3) | 2)
+      .fork()
+      .uint32((2 << 3) | 2)
+      .string('n')
+      .uint32((1 << 3) | 2)
+      .string('t')
+      .uint32((3 << 3) | 0)
+      .uint32(1)
+      .ldelim();
     w.ldelim();
     w.uint32((2 << 3) | 2).string('payload-level unknown');
   }),
-  written((w) => w.uint32((1 << 3) | 2).fork().uint32((2 << 3) | 2).string('m').uint32((9 << 3) | 3).uint32((9 << 3) | 4).ldelim()),
+  written((w) =>
+    w
+      .uint32((1 << 3) | 2)
+      .fork()
+      .uint32((2 << 3) | 2)
+      .string('m')
+      .uint32((9 << 3) | 3)
+      .uint32((9 << 3) | 4)
+      .ldelim(),
+  ),
   // tags split around other fields: appended in order
-  written((w) => w.uint32((1 << 3) | 2).fork().uint32((3 << 3) | 2).string('a:1').uint32((2 << 3) | 2).string('m').uint32((3 << 3) | 2).string('b:2').uint32((3 << 3) | 2).string('c:3').ldelim()),
+  written((w) =>
+    w
+      .uint32((1 << 3) | 2)
+      .fork()
+      .uint32((3 << 3) | 2)
+      .string('a:1')
+      .uint32((2 << 3) | 2)
+      .string('m')
+      .uint32((3 << 3) | 2)
+      .string('b:2')
+      .uint32((3 << 3) | 2)
+      .string('c:3')
+      .ldelim(),
+  ),
   // a tag key written in two bytes (0x9a 0x00), then a one-byte one
   Buffer.from([0x0a, 14, 0x12, 1, 0x6d, 0x9a, 0x00, 3, 0x61, 0x3a, 0x31, 0x1a, 3, 0x62, 0x3a, 0x32]),
   written((w) => w.uint32(0).uint32(1)), // field number 0
-  written((w) => w.uint32((1 << 3) | 2).fork().uint32((2 << 3) | 2).string('m').uint32((99 << 3) | 0).uint64('18446744073709551615').ldelim()),
+  written((w) =>
+    w
+      .uint32((1 << 3) | 2)
+      .fork()
+      .uint32((2 << 3) | 2)
+      .string('m')
+      .uint32((99 << 3) | 0)
+      .uint64('18446744073709551615')
+      .ldelim(),
+  ),
 ];
 
 /** The direct reader alone: the whole payload in one piece, or undefined where it gives up. */

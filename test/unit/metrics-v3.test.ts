@@ -17,20 +17,63 @@ const oneGauge = { dictNameStr: dict('m'), types: [0x13], nameRefs: [1], tagsetR
 
 describe('v3 series', () => {
   const series: V3Series[] = [
-    { name: 'cpu', type: 'gauge', tags: ['env:prod', 'role:web'], resources: [['host', 'h1']], interval: 10, points: [{ ts: T, value: 0.5 }, { ts: T + 10, value: 0.25 }] },
+    {
+      name: 'cpu',
+      type: 'gauge',
+      tags: ['env:prod', 'role:web'],
+      resources: [['host', 'h1']],
+      interval: 10,
+      points: [
+        { ts: T, value: 0.5 },
+        { ts: T + 10, value: 0.25 },
+      ],
+    },
     { name: 'req', type: 'rate', tags: ['role:web', 'env:prod'], resources: [['host', 'h1']], interval: 10, unit: 'request', sourceTypeName: 'dogstatsd', points: [{ ts: T, value: 3 }] },
     { name: 'zero', type: 'count', interval: 15, points: [{ ts: T + 5, value: 0 }] },
-    { name: 'big', type: 'gauge', resources: [['host', 'h2'], ['device', 'sda']], unit: 'byte', points: [{ ts: T - 100, value: 1.1e300 }] },
+    {
+      name: 'big',
+      type: 'gauge',
+      resources: [
+        ['host', 'h2'],
+        ['device', 'sda'],
+      ],
+      unit: 'byte',
+      points: [{ ts: T - 100, value: 1.1e300 }],
+    },
     { name: 'cpu', type: 'gauge', tags: ['env:dev'], points: [{ ts: T, value: 1 / 3 }] },
   ];
 
   it('decodes every series the builder wrote, in order', () => {
     const p = decodeV3Payload(v3Body(series));
     expect(p.series).toEqual([
-      { metric: 'cpu', type: 'gauge', points: [{ timestamp: T, value: 0.5 }, { timestamp: T + 10, value: 0.25 }], tags: ['env:prod', 'role:web'], resources: [{ type: 'host', name: 'h1' }], interval: 10, unit: '', sourceTypeName: '' },
+      {
+        metric: 'cpu',
+        type: 'gauge',
+        points: [
+          { timestamp: T, value: 0.5 },
+          { timestamp: T + 10, value: 0.25 },
+        ],
+        tags: ['env:prod', 'role:web'],
+        resources: [{ type: 'host', name: 'h1' }],
+        interval: 10,
+        unit: '',
+        sourceTypeName: '',
+      },
       { metric: 'req', type: 'rate', points: [{ timestamp: T, value: 3 }], tags: ['env:prod', 'role:web'], resources: [{ type: 'host', name: 'h1' }], interval: 10, unit: 'request', sourceTypeName: 'dogstatsd' },
       { metric: 'zero', type: 'count', points: [{ timestamp: T + 5, value: 0 }], tags: [], resources: [], interval: 15, unit: '', sourceTypeName: '' },
-      { metric: 'big', type: 'gauge', points: [{ timestamp: T - 100, value: 1.1e300 }], tags: [], resources: [{ type: 'host', name: 'h2' }, { type: 'device', name: 'sda' }], interval: 0, unit: 'byte', sourceTypeName: '' },
+      {
+        metric: 'big',
+        type: 'gauge',
+        points: [{ timestamp: T - 100, value: 1.1e300 }],
+        tags: [],
+        resources: [
+          { type: 'host', name: 'h2' },
+          { type: 'device', name: 'sda' },
+        ],
+        interval: 0,
+        unit: 'byte',
+        sourceTypeName: '',
+      },
       { metric: 'cpu', type: 'gauge', points: [{ timestamp: T, value: 1 / 3 }], tags: ['env:dev'], resources: [], interval: 0, unit: '', sourceTypeName: '' },
     ]);
     expect(p.sketches).toEqual([]);
@@ -78,9 +121,7 @@ describe('v3 series', () => {
   });
 
   it('restarts resource type/name deltas at every resource set', () => {
-    const p = decodeV3Payload(
-      columns({ ...oneGauge, dictResourceStr: dict('host', 'h', 'device', 'sda'), dictResourceLen: [1, 2], dictResourceType: [1, 1, 2], dictResourceName: [2, 2, 2], resourcesRefs: [2] }),
-    );
+    const p = decodeV3Payload(columns({ ...oneGauge, dictResourceStr: dict('host', 'h', 'device', 'sda'), dictResourceLen: [1, 2], dictResourceType: [1, 1, 2], dictResourceName: [2, 2, 2], resourcesRefs: [2] }));
     expect(p.series[0]!.resources).toEqual([
       { type: 'host', name: 'h' },
       { type: 'device', name: 'sda' },
@@ -108,7 +149,14 @@ describe('v3 series', () => {
   it('drops and counts series of an unknown metric type, keeping the columns aligned', () => {
     const p = decodeV3Payload(
       v3Body([
-        { name: 'u', type: 'unused', points: [{ ts: T, value: 5 }, { ts: T + 1, value: 6 }] },
+        {
+          name: 'u',
+          type: 'unused',
+          points: [
+            { ts: T, value: 5 },
+            { ts: T + 1, value: 6 },
+          ],
+        },
         { name: 'k', type: 'gauge', points: [{ ts: T + 2, value: 7 }] },
       ]),
     );

@@ -45,7 +45,12 @@ describe('msgpack decoder', () => {
     expect(decodeMsgpack(hex('dc 0002 01 02'))).toEqual([1, 2]);
     expect(decodeMsgpack(hex('dd 00000001 c0'))).toEqual([null]);
     const m = decodeMsgpack(hex('82 a1 62 01 05 a1 61'));
-    expect(m).toEqual(new Map<unknown, unknown>([['b', 1], [5, 'a']]));
+    expect(m).toEqual(
+      new Map<unknown, unknown>([
+        ['b', 1],
+        [5, 'a'],
+      ]),
+    );
     expect([...(m as Map<unknown, unknown>).keys()]).toEqual(['b', 5]);
     expect(decodeMsgpack(hex('de 0001 01 02'))).toEqual(new Map([[1, 2]]));
     expect(decodeMsgpack(hex('df 00000001 01 02'))).toEqual(new Map([[1, 2]]));
@@ -57,7 +62,13 @@ describe('msgpack decoder', () => {
       ['s', 'x'.repeat(70_000)],
       ['f', 0.25],
     ]);
-    expect(decodeMsgpack(encodeMsgpack(value as never))).toEqual(new Map<unknown, unknown>([['ids', [1n << 63n, 42, -7]], ['s', 'x'.repeat(70_000)], ['f', 0.25]]));
+    expect(decodeMsgpack(encodeMsgpack(value as never))).toEqual(
+      new Map<unknown, unknown>([
+        ['ids', [1n << 63n, 42, -7]],
+        ['s', 'x'.repeat(70_000)],
+        ['f', 0.25],
+      ]),
+    );
   });
 
   it('repairs invalid UTF-8 instead of failing', () => {

@@ -1,19 +1,5 @@
 import { encodeExportRequests, logStreamEncoder, RecordTooLargeError, type EncodedExport } from '../../src/otlp/encode';
-import {
-  AggregationTemporality,
-  SpanKind,
-  StatusCode,
-  type AnyValue,
-  type KeyValue,
-  type LogRecord,
-  type Metric,
-  type NumberDataPoint,
-  type ResourceLogs,
-  type ResourceMetrics,
-  type ResourceSpans,
-  type SignalBatch,
-  type Span,
-} from '../../src/otlp/model';
+import { AggregationTemporality, SpanKind, StatusCode, type AnyValue, type KeyValue, type LogRecord, type Metric, type NumberDataPoint, type ResourceLogs, type ResourceMetrics, type ResourceSpans, type SignalBatch, type Span } from '../../src/otlp/model';
 import { HttpError } from '../../src/server/errors';
 import { decodeExportRequest, decodeRequestObject, lookupType, REQUEST_TYPE } from '../helpers/otlp-proto';
 
@@ -66,12 +52,7 @@ const EVERY_ANY_VALUE: KeyValue[] = [
   attr('array empty', { array: [] }),
   attr('kvlist empty', { kvlist: [] }),
   attr('nested', {
-    array: [
-      str(''),
-      { int: 7n },
-      { array: [{ kvlist: [attr('deep', { array: [{ bytes: id(3, 1) }, { bool: false }] })] }] },
-      { kvlist: [attr('a', str('b')), attr('c', { double: 0 })] },
-    ],
+    array: [str(''), { int: 7n }, { array: [{ kvlist: [attr('deep', { array: [{ bytes: id(3, 1) }, { bool: false }] })] }] }, { kvlist: [attr('a', str('b')), attr('c', { double: 0 })] }],
   }),
   // Nested messages beyond 127 and 16383 bytes need 2- and 3-byte length prefixes.
   attr('big kvlist', { kvlist: Array.from({ length: 40 }, (_, i) => attr(`k${i}`, str('v'.repeat(i * 10)))) }),
@@ -150,9 +131,7 @@ describe('encodeExportRequests round trip through protobufjs and our .proto file
   });
 
   it('keeps an empty-string body distinct from no body', () => {
-    const body = encodeSingle(
-      logs([{ resource: { attributes: [] }, scopeLogs: [{ scope: { name: 's' }, logRecords: [logRecord(0, { body: str('') }), logRecord(1, { body: undefined })] }] }]),
-    ).body;
+    const body = encodeSingle(logs([{ resource: { attributes: [] }, scopeLogs: [{ scope: { name: 's' }, logRecords: [logRecord(0, { body: str('') }), logRecord(1, { body: undefined })] }] }])).body;
     const records = decodeRequestObject('logs', body).resourceLogs[0].scopeLogs[0].logRecords;
     expect(records[0].body).toEqual({ stringValue: '', value: 'stringValue' });
     expect(records[1].body).toBeUndefined();
@@ -173,7 +152,12 @@ describe('encodeExportRequests round trip through protobufjs and our .proto file
     const attributes: KeyValue[] = [];
     // UTF-8 bytes of key + value from 110 to 135: the KeyValue message is those plus 6
     for (let bytes = 110; bytes <= 135; bytes++) {
-      for (const [keyChar, valueChar] of [['k', 'v'], ['k', 'é'], ['ü', '😀'], ['日', 'v']] as const) {
+      for (const [keyChar, valueChar] of [
+        ['k', 'v'],
+        ['k', 'é'],
+        ['ü', '😀'],
+        ['日', 'v'],
+      ] as const) {
         const keyChars = bytes % 5;
         const keyBytes = keyChars * Buffer.byteLength(keyChar);
         attributes.push(attr(keyChar.repeat(keyChars), str(valueChar.repeat(Math.floor((bytes - keyBytes) / Buffer.byteLength(valueChar))))));
@@ -231,13 +215,7 @@ describe('encodeExportRequests round trip through protobufjs and our .proto file
         description: 'zeros are real values',
         unit: '1',
         gauge: {
-          dataPoints: [
-            numberPoint(0, { int: 0n }),
-            numberPoint(1, { double: 0 }),
-            numberPoint(2, { int: -(2n ** 63n) }),
-            numberPoint(3, { double: -0.5 }),
-            { ...numberPoint(4, { int: 2n ** 63n - 1n }), flags: 1, startTimeUnixNano: 0n },
-          ],
+          dataPoints: [numberPoint(0, { int: 0n }), numberPoint(1, { double: 0 }), numberPoint(2, { int: -(2n ** 63n) }), numberPoint(3, { double: -0.5 }), { ...numberPoint(4, { int: 2n ** 63n - 1n }), flags: 1, startTimeUnixNano: 0n }],
         },
       },
       {
@@ -345,9 +323,7 @@ describe('encodeExportRequests round trip through protobufjs and our .proto file
   it('returns no bodies for an empty batch or one without records', () => {
     expect(encodeExportRequests(logs([]), 1000)).toEqual([]);
     expect(encodeExportRequests(traces([{ resource: { attributes: [] }, scopeSpans: [{ scope: { name: 's' }, spans: [] }] }]), 1000)).toEqual([]);
-    expect(
-      encodeExportRequests(metrics([{ resource: { attributes: [] }, scopeMetrics: [{ scope: { name: 's' }, metrics: [{ name: 'm', gauge: { dataPoints: [] } }] }] }]), 1000),
-    ).toEqual([]);
+    expect(encodeExportRequests(metrics([{ resource: { attributes: [] }, scopeMetrics: [{ scope: { name: 's' }, metrics: [{ name: 'm', gauge: { dataPoints: [] } }] }] }]), 1000)).toEqual([]);
   });
 
   it('drops containers without records but keeps their siblings', () => {
@@ -357,7 +333,13 @@ describe('encodeExportRequests round trip through protobufjs and our .proto file
         resource: { attributes: [attr('r', str('full'))] },
         scopeMetrics: [
           { scope: { name: 'empty' }, metrics: [{ name: 'none', gauge: { dataPoints: [] } }] },
-          { scope: { name: 'full' }, metrics: [{ name: 'none', gauge: { dataPoints: [] } }, { name: 'one', gauge: { dataPoints: [numberPoint(0, { int: 1n })] } }] },
+          {
+            scope: { name: 'full' },
+            metrics: [
+              { name: 'none', gauge: { dataPoints: [] } },
+              { name: 'one', gauge: { dataPoints: [numberPoint(0, { int: 1n })] } },
+            ],
+          },
         ],
       },
     ]);
@@ -466,9 +448,7 @@ describe('encodeExportRequests splitting', () => {
   });
 
   it('splits one huge scope of spans and repeats resource and scope in every body', () => {
-    const spans = Array.from({ length: 700 }, (_, i) =>
-      span(i, { events: [{ timeUnixNano: T0, name: 'e', attributes: [attr('x', str('y'.repeat(i % 50)))] }] }),
-    );
+    const spans = Array.from({ length: 700 }, (_, i) => span(i, { events: [{ timeUnixNano: T0, name: 'e', attributes: [attr('x', str('y'.repeat(i % 50)))] }] }));
     const batch = traces([
       {
         resource: { attributes: [attr('service.name', str('api')), attr('env', str('prod'))] },
@@ -610,7 +590,8 @@ describe('encodeExportRequests splitting', () => {
 });
 
 describe('the scratch buffer shared between requests', () => {
-  const batchOf = (n: number, text: string): SignalBatch => logs([{ resource: { attributes: [attr('service.name', str(text))] }, scopeLogs: [{ scope: { name: text }, logRecords: Array.from({ length: n }, (_, i) => logRecord(i, { body: str(`${text} ${i}`) })) }] }]);
+  const batchOf = (n: number, text: string): SignalBatch =>
+    logs([{ resource: { attributes: [attr('service.name', str(text))] }, scopeLogs: [{ scope: { name: text }, logRecords: Array.from({ length: n }, (_, i) => logRecord(i, { body: str(`${text} ${i}`) })) }] }]);
 
   it('bodies already handed out stay intact while later requests reuse the scratch', () => {
     const first = encodeExportRequests(batchOf(300, 'first'), 4096);

@@ -120,7 +120,12 @@ describe('OtlpGrpcExporter', () => {
     const fake = await fakeCollector(() => ({ response: partialSuccess(2, 'dropped two') }));
     const metrics = new BridgeMetrics();
     const lines: string[] = [];
-    const exporter = new OtlpGrpcExporter(configFor(fake.port), undefined, metrics, createLogger('warn', {}, (l) => lines.push(l)));
+    const exporter = new OtlpGrpcExporter(
+      configFor(fake.port),
+      undefined,
+      metrics,
+      createLogger('warn', {}, (l) => lines.push(l)),
+    );
     try {
       expect(await exportLogs(exporter, logs(5))).toEqual({ accepted: 3, rejected: 2 });
       expect(metrics.recordsRejected.get({ signal: 'logs' })).toBe(2);

@@ -35,24 +35,17 @@ describe('ProtoWriter', () => {
   it('writes fixed and double fields little-endian', () => {
     const u64 = '18446744073709551615';
     expect(ours((w) => w.fixed64Field(1, 2n ** 64n - 1n))).toBe(reference((w) => w.uint32(9).fixed64(u64)));
-    expect(ours((w) => w.fixed64Field(1, 1_700_000_000_123_456_789n))).toBe(
-      reference((w) => w.uint32(9).fixed64('1700000000123456789')),
-    );
+    expect(ours((w) => w.fixed64Field(1, 1_700_000_000_123_456_789n))).toBe(reference((w) => w.uint32(9).fixed64('1700000000123456789')));
     expect(ours((w) => w.sfixed64Field(6, -(2n ** 63n)))).toBe(reference((w) => w.uint32(49).sfixed64('-9223372036854775808')));
     expect(ours((w) => w.fixed32Field(16, 0xffffffff))).toBe(reference((w) => w.uint32(133).fixed32(0xffffffff)));
     expect(ours((w) => w.doubleField(4, -0.1))).toBe(reference((w) => w.uint32(33).double(-0.1)));
-    expect(ours((w) => w.packedFixed64Field(6, [1n, 2n ** 64n - 1n]))).toBe(
-      reference((w) => w.uint32(50).uint32(16).fixed64(1).fixed64(u64)),
-    );
+    expect(ours((w) => w.packedFixed64Field(6, [1n, 2n ** 64n - 1n]))).toBe(reference((w) => w.uint32(50).uint32(16).fixed64(1).fixed64(u64)));
     expect(ours((w) => w.packedDoubleField(7, [0.5, -2]))).toBe(reference((w) => w.uint32(58).uint32(16).double(0.5).double(-2)));
   });
 
-  it.each(['', 'a', 'ascii only', 'é', '€uro', '😀 emoji', 'x'.repeat(42), 'é'.repeat(21), 'é'.repeat(64), '😀'.repeat(100), 'a'.repeat(20_000)])(
-    'writes string %j as UTF-8 with its length',
-    (value) => {
-      expect(ours((w) => w.stringField(1, value))).toBe(reference((w) => w.uint32(10).string(value)));
-    },
-  );
+  it.each(['', 'a', 'ascii only', 'é', '€uro', '😀 emoji', 'x'.repeat(42), 'é'.repeat(21), 'é'.repeat(64), '😀'.repeat(100), 'a'.repeat(20_000)])('writes string %j as UTF-8 with its length', (value) => {
+    expect(ours((w) => w.stringField(1, value))).toBe(reference((w) => w.uint32(10).string(value)));
+  });
 
   it.each([0, 1, 127, 128, 16383, 16384, 2_100_000])('prefixes a nested message of %d bytes with a minimal length', (size) => {
     const payload = Buffer.alloc(size, 0xab);

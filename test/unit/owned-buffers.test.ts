@@ -174,7 +174,10 @@ describe('the coalescer frees export bodies once the export succeeded', () => {
   /** A logs request whose one record's body is `size` copies of `char`: large enough to be owned. */
   const bigLogs = (char: string, size = LARGE): EncodedExport[] =>
     encodeExportRequests(
-      { signal: 'logs', resources: [{ resource: { attributes: [] }, scopeLogs: [{ scope: { name: 's' }, logRecords: [{ timeUnixNano: 1n, observedTimeUnixNano: 1n, severityNumber: 9, severityText: 'info', body: { string: char.repeat(size) }, attributes: [] }] }] }] },
+      {
+        signal: 'logs',
+        resources: [{ resource: { attributes: [] }, scopeLogs: [{ scope: { name: 's' }, logRecords: [{ timeUnixNano: 1n, observedTimeUnixNano: 1n, severityNumber: 9, severityText: 'info', body: { string: char.repeat(size) }, attributes: [] }] }] }],
+      },
       4 * 1024 * 1024,
     );
   /** Log bodies' first characters, read when the exporter is called (later the bytes may be gone). */

@@ -56,12 +56,20 @@ function silentHttp2(): Promise<Peer> {
     streams++;
     stream.resume();
   });
-  return listening(server, () => streams, () => sessions);
+  return listening(
+    server,
+    () => streams,
+    () => sessions,
+  );
 }
 
 /** A port nothing listens on any more: the collector is down. */
 async function down(): Promise<Peer> {
-  const gone = await listening(createServer(), () => 1, () => []);
+  const gone = await listening(
+    createServer(),
+    () => 1,
+    () => [],
+  );
   gone.close();
   return gone;
 }
@@ -81,7 +89,11 @@ afterEach(() => rmSync(spoolDir, { recursive: true, force: true }));
 
 async function sidecarFor(peer: Peer, extra: string[]): Promise<{ sidecar: Sidecar; post: () => Promise<Response> }> {
   const args = ['--enable', '--listen', '127.0.0.1:0', '--admin-listen', '127.0.0.1:0', '--otlp-endpoint', `http://127.0.0.1:${peer.port}`, '--shutdown-grace-ms', String(GRACE_MS), ...extra];
-  const sidecar = await startSidecar(loadConfig(parseArgs(args), {}), {}, createLogger('error', {}, () => undefined));
+  const sidecar = await startSidecar(
+    loadConfig(parseArgs(args), {}),
+    {},
+    createLogger('error', {}, () => undefined),
+  );
   const url = `http://127.0.0.1:${sidecar.intakeAddress!.port}/api/v2/logs`;
   const post = () => fetch(url, { method: 'POST', body: JSON.stringify([{ message: 'waiting for the collector' }]), headers: { 'Content-Type': 'application/json' } });
   return { sidecar, post };

@@ -177,7 +177,10 @@ function openWithEvents(o: SpoolOptions): { spool: DiskSpool; events: SpoolEvent
   return { spool, events };
 }
 
-const segmentFiles = (dir: string): string[] => readdirSync(dir).filter((f) => f.endsWith('.seg')).sort();
+const segmentFiles = (dir: string): string[] =>
+  readdirSync(dir)
+    .filter((f) => f.endsWith('.seg'))
+    .sort();
 const onlySegment = (dir: string): string => join(dir, segmentFiles(dir)[0]!);
 const damagedBytes = (events: SpoolEvent[]): number => events.reduce((n, e) => n + (e.type === 'damaged' ? e.bytes : 0), 0);
 

@@ -28,7 +28,16 @@ describe('dispatch and arguments', () => {
 
   it('reads positionals, --flag value, --flag=value and booleans', () => {
     const inv = parseStackApiArgs(['alerts', 'update', 'a1', '--threshold=5', '--name', 'x=y', '--table']);
-    expect(inv).toEqual({ resource: 'alerts', action: 'update', id: 'a1', flags: new Map([['--threshold', '5'], ['--name', 'x=y'], ['--table', 'true']]) });
+    expect(inv).toEqual({
+      resource: 'alerts',
+      action: 'update',
+      id: 'a1',
+      flags: new Map([
+        ['--threshold', '5'],
+        ['--name', 'x=y'],
+        ['--table', 'true'],
+      ]),
+    });
     expect(parseStackApiArgs(['dashboards', 'create', '--file', '-']).flags.get('--file')).toBe('-');
   });
 
@@ -54,9 +63,7 @@ describe('choosing the deployment', () => {
   });
 
   it('names what is missing, refuses both kinds at once and bad URLs', () => {
-    expect(() => resolveMode(flags('--org', 'o'), {})).toThrow(
-      'Managed ClickStack also needs --service (or CLICKSTACK_SERVICE_ID), --key-id (or CLICKSTACK_KEY_ID), --key-secret (or CLICKSTACK_KEY_SECRET)',
-    );
+    expect(() => resolveMode(flags('--org', 'o'), {})).toThrow('Managed ClickStack also needs --service (or CLICKSTACK_SERVICE_ID), --key-id (or CLICKSTACK_KEY_ID), --key-secret (or CLICKSTACK_KEY_SECRET)');
     expect(() => resolveMode(new Map(), { ...CLOUD_ENV, HYPERDX_PERSONAL_API_KEY: 'pk' })).toThrow(/give one$/);
     expect(() => resolveMode(new Map(), {})).toThrow(/^no credentials/);
     expect(() => resolveMode(flags('--base-url', 'ftp://x'), { HYPERDX_PERSONAL_API_KEY: 'pk' })).toThrow('--base-url: expected an http(s) URL, got "ftp://x"');
@@ -137,12 +144,13 @@ describe('exit codes of usage errors (nothing is sent)', () => {
 
 describe('--table', () => {
   it('aligns columns, one line per item, "-" for what is absent, no line breaks from names', () => {
-    expect(formatTable('dashboards', [{ id: 'd1', name: 'Two\nlines', tiles: [], tags: [] }, { id: 'd22', name: 'x', tags: ['a', 'b'] }])).toBe(
-      'ID   NAME       TILES  TAGS\nd1   Two lines  0      -\nd22  x          -      a,b\n',
-    );
-    expect(formatTable('alerts', [{ id: 'a', thresholdType: 'between', threshold: 1, thresholdMax: 5, source: 'saved_search', savedSearchId: 's' }])).toBe(
-      'ID  NAME  STATE  INTERVAL  CONDITION     TARGET\na   -     -      -         between 1..5  search s\n',
-    );
+    expect(
+      formatTable('dashboards', [
+        { id: 'd1', name: 'Two\nlines', tiles: [], tags: [] },
+        { id: 'd22', name: 'x', tags: ['a', 'b'] },
+      ]),
+    ).toBe('ID   NAME       TILES  TAGS\nd1   Two lines  0      -\nd22  x          -      a,b\n');
+    expect(formatTable('alerts', [{ id: 'a', thresholdType: 'between', threshold: 1, thresholdMax: 5, source: 'saved_search', savedSearchId: 's' }])).toBe('ID  NAME  STATE  INTERVAL  CONDITION     TARGET\na   -     -      -         between 1..5  search s\n');
     expect(formatTable('sources', [])).toBe('ID  NAME  KIND  TABLE\n');
   });
 });

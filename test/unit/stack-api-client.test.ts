@@ -6,18 +6,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { REPO_ROOT } from '../../src/collector/build';
-import {
-  authorization,
-  InvalidRequest,
-  InvalidResponse,
-  operationUrl,
-  secretsOf,
-  serviceMessage,
-  ServiceError,
-  StackApiClient,
-  totalOf,
-  type StackMode,
-} from '../../src/stack-api/client';
+import { authorization, InvalidRequest, InvalidResponse, operationUrl, secretsOf, serviceMessage, ServiceError, StackApiClient, totalOf, type StackMode } from '../../src/stack-api/client';
 import type { AlertInterval, AlertRequest } from '../../src/stack-api/types';
 import { startOpenApiServer, type OpenApiServer } from '../helpers/openapi-server';
 
@@ -30,9 +19,7 @@ const OSS: StackMode = { kind: 'oss', baseUrl: 'http://hyperdx:8000', apiKey: 'p
 describe('request building', () => {
   it('mounts the document paths under /clickstack of the organization and service for Managed ClickStack', () => {
     expect(operationUrl(CLOUD, { path: '/api/v2/alerts/{id}' }, 'a b')).toBe('https://api.clickhouse.cloud/v1/organizations/org%201/services/svc%2F2/clickstack/alerts/a%20b');
-    expect(operationUrl(CLOUD, { path: '/api/v2/alerts' }, undefined, { limit: 1000, offset: 0 })).toBe(
-      'https://api.clickhouse.cloud/v1/organizations/org%201/services/svc%2F2/clickstack/alerts?limit=1000&offset=0',
-    );
+    expect(operationUrl(CLOUD, { path: '/api/v2/alerts' }, undefined, { limit: 1000, offset: 0 })).toBe('https://api.clickhouse.cloud/v1/organizations/org%201/services/svc%2F2/clickstack/alerts?limit=1000&offset=0');
   });
 
   it('uses the document paths as they are on an open-source instance', () => {
@@ -80,8 +67,7 @@ describe.each(['cloud', 'oss'] as const)('client against the OpenAPI test server
   const alert = fixture<AlertRequest>('alert.json');
 
   beforeEach(async () => {
-    const auth =
-      kind === 'cloud' ? ({ kind, org: 'org-1', service: 'svc-1', keyId: 'kid-1', keySecret: 'secret-1' } as const) : ({ kind, apiKey: 'personal-key-1' } as const);
+    const auth = kind === 'cloud' ? ({ kind, org: 'org-1', service: 'svc-1', keyId: 'kid-1', keySecret: 'secret-1' } as const) : ({ kind, apiKey: 'personal-key-1' } as const);
     server = await startOpenApiServer({ auth, sources: fixture('sources.json'), pageCap: 2 });
     mode = { ...auth, baseUrl: server.baseUrl };
     client = new StackApiClient({ mode });

@@ -27,10 +27,7 @@ function documentExamples(): [label: string, schema: Record<string, unknown>, ex
     return values.map((v, i) => [`${label} #${i}`, json.schema, v] as [string, Record<string, unknown>, unknown]);
   };
   return Object.values(raw.paths).flatMap((methods) =>
-    Object.values(methods).flatMap((op) => [
-      ...fromContent(`${op.operationId} request`, op.requestBody?.content),
-      ...Object.entries(op.responses).flatMap(([status, r]) => fromContent(`${op.operationId} ${status}`, r.content)),
-    ]),
+    Object.values(methods).flatMap((op) => [...fromContent(`${op.operationId} request`, op.requestBody?.content), ...Object.entries(op.responses).flatMap(([status, r]) => fromContent(`${op.operationId} ${status}`, r.content))]),
   );
 }
 
@@ -138,9 +135,7 @@ describe('validation errors name the field', () => {
     const many = Array.from({ length: 7 }, (_, i) => ({ instancePath: `/f${i}`, keyword: 'type', message: 'must be string', params: {}, schemaPath: '' }));
     expect(describeErrors('body', many, 5).split('\n')).toHaveLength(6);
     expect(describeErrors('body', many, 5)).toMatch(/\(and 2 more\)$/);
-    expect(describeErrors('x', [{ instancePath: '', keyword: 'oneOf', message: 'must match exactly one schema in oneOf', params: {}, schemaPath: '' }])).toBe(
-      'x: must match exactly one schema in oneOf',
-    );
+    expect(describeErrors('x', [{ instancePath: '', keyword: 'oneOf', message: 'must match exactly one schema in oneOf', params: {}, schemaPath: '' }])).toBe('x: must match exactly one schema in oneOf');
   });
 
   it('fieldName reads JSON pointers the way people name fields', () => {

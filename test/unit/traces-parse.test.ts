@@ -45,8 +45,19 @@ const wireSpan = (extra: Record<string, Encodable> = {}): Record<string, Encodab
 
 const expectCoreFields = (s: DdSpan | undefined): void => {
   expect(s).toMatchObject({ service: 'checkout', name: 'express.request', resource: 'GET /cart/:id', type: 'web', traceId: BIG_TRACE, spanId: BIG_SPAN, parentId: 0n, start: START, duration: 1500n, error: 1 });
-  expect(s?.meta).toEqual(new Map([['env', 'prod'], ['_dd.p.tid', '655f0c0000000000'], ['http.method', 'GET']]));
-  expect(s?.metrics).toEqual(new Map([['_sampling_priority_v1', 1], ['http.status_code', 500.5]]));
+  expect(s?.meta).toEqual(
+    new Map([
+      ['env', 'prod'],
+      ['_dd.p.tid', '655f0c0000000000'],
+      ['http.method', 'GET'],
+    ]),
+  );
+  expect(s?.metrics).toEqual(
+    new Map([
+      ['_sampling_priority_v1', 1],
+      ['http.status_code', 500.5],
+    ]),
+  );
 };
 
 describe('v0.3 / v0.4', () => {
@@ -66,7 +77,15 @@ describe('v0.3 / v0.4', () => {
                 hit: { type: 1, bool_value: false },
                 tries: { type: 2, int_value: 3 },
                 ratio: { type: 3, double_value: 0.5 },
-                tags: { type: 4, array_value: { values: [{ type: 0, string_value: 'a' }, { type: 2, int_value: 1 }] } },
+                tags: {
+                  type: 4,
+                  array_value: {
+                    values: [
+                      { type: 0, string_value: 'a' },
+                      { type: 2, int_value: 1 },
+                    ],
+                  },
+                },
               },
             },
           ],
@@ -100,7 +119,12 @@ describe('v0.3 / v0.4', () => {
     const body = encodeMsgpack([[{ service: new Uint8Array(Buffer.from('svc')), name: null, trace_id: -1, span_id: 3, start: 5, duration: null, error: null, meta: null, metrics: { a: 2, b: -1n } }]]);
     const span = parseV04Traces(body, MSGPACK, identity, 'v0.4 traces').chunks[0]?.spans[0];
     expect(span).toMatchObject({ service: 'svc', name: '', traceId: BIG_TRACE, spanId: 3n, start: 5n, duration: 0n, error: 0 });
-    expect(span?.metrics).toEqual(new Map([['a', 2], ['b', -1]]));
+    expect(span?.metrics).toEqual(
+      new Map([
+        ['a', 2],
+        ['b', -1],
+      ]),
+    );
   });
 
   it('parses JSON without losing the low bits of 64-bit ids and ns timestamps', () => {
@@ -204,7 +228,15 @@ describe('AgentPayload (/api/v0.2/traces)', () => {
           key: { type: 0, stringValue: 'cart:1' },
           tries: { type: 2, intValue: '3' },
           zero: { type: 2 },
-          tags: { type: 4, arrayValue: { values: [{ type: 0, stringValue: 'a' }, { type: 3, doubleValue: 1.5 }] } },
+          tags: {
+            type: 4,
+            arrayValue: {
+              values: [
+                { type: 0, stringValue: 'a' },
+                { type: 3, doubleValue: 1.5 },
+              ],
+            },
+          },
         },
       },
     ],
@@ -216,7 +248,18 @@ describe('AgentPayload (/api/v0.2/traces)', () => {
       env: 'prod',
       agentVersion: '7.60.0',
       tags: { team: 'payments' },
-      tracerPayloads: [{ containerID: 'c1', languageName: 'nodejs', tracerVersion: '5.0.0', env: 'prod', hostname: 'h', appVersion: '1.2.3', tags: { '_dd.tags.process': 'entrypoint.name:app' }, chunks: [{ priority: 1, origin: 'rum', spans: [protoSpan], tags: { '_dd.p.dm': '-1' } }] }],
+      tracerPayloads: [
+        {
+          containerID: 'c1',
+          languageName: 'nodejs',
+          tracerVersion: '5.0.0',
+          env: 'prod',
+          hostname: 'h',
+          appVersion: '1.2.3',
+          tags: { '_dd.tags.process': 'entrypoint.name:app' },
+          chunks: [{ priority: 1, origin: 'rum', spans: [protoSpan], tags: { '_dd.p.dm': '-1' } }],
+        },
+      ],
     });
     const payload = decodeAgentPayload(body);
     expect(payload.agent).toEqual({ hostName: 'agent-host', env: 'prod', agentVersion: '7.60.0', tags: new Map([['team', 'payments']]) });
@@ -286,7 +329,15 @@ describe('AgentPayload (/api/v0.2/traces)', () => {
     const tracer = payload.tracerPayloads[0];
     expect(tracer).toMatchObject({ languageName: 'nodejs', env: 'prod', hostname: 'h', appVersion: '1.2.3', tags: new Map([['payload.tag', 'payload-v']]) });
     const chunk = tracer?.chunks[0];
-    expect(chunk).toMatchObject({ priority: 2, origin: 'rum', traceIdHigh: 0x655f0c0000000000n, tags: new Map([['chunk.tag', 'chunk-v'], ['_dd.p.dm', '-4']]) });
+    expect(chunk).toMatchObject({
+      priority: 2,
+      origin: 'rum',
+      traceIdHigh: 0x655f0c0000000000n,
+      tags: new Map([
+        ['chunk.tag', 'chunk-v'],
+        ['_dd.p.dm', '-4'],
+      ]),
+    });
     const span = chunk?.spans[0];
     expect(span).toMatchObject({ service: 'checkout', name: 'express.request', resource: 'GET /cart/:id', type: 'web', traceId: BIG_TRACE, spanId: BIG_SPAN, parentId: 0n, start: START, duration: 1500n, error: 1 });
     expect(span?.meta).toEqual(
@@ -341,7 +392,17 @@ describe('span links and events sent as JSON tags', () => {
       '[{"trace_id":"655f0c00000000007534d5b6c1e0a177","span_id":"0000000000000012","attributes":{"a":"b","n":1},"flags":1,"tracestate":"dd=s:1"},{"trace_id":18446744073709551615,"trace_id_high":7,"span_id":12345678901234567890}]',
     );
     expect(links).toEqual([
-      { traceId: 0x7534d5b6c1e0a177n, traceIdHigh: 0x655f0c0000000000n, spanId: 0x12n, attributes: new Map([['a', 'b'], ['n', '1']]), tracestate: 'dd=s:1', flags: 1 },
+      {
+        traceId: 0x7534d5b6c1e0a177n,
+        traceIdHigh: 0x655f0c0000000000n,
+        spanId: 0x12n,
+        attributes: new Map([
+          ['a', 'b'],
+          ['n', '1'],
+        ]),
+        tracestate: 'dd=s:1',
+        flags: 1,
+      },
       { traceId: BIG_TRACE, traceIdHigh: 7n, spanId: 12345678901234567890n, attributes: new Map(), tracestate: '', flags: 0 },
     ]);
   });

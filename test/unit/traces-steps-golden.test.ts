@@ -32,8 +32,7 @@ interface StepCase {
 
 const RECEIVED = 1_700_000_100_000_000_000n;
 const hex = (b: Uint8Array | undefined): string | null => (b ? Buffer.from(b).toString('hex') : null);
-const plainMap = (m: Iterable<readonly [string, unknown]>, convert: (v: never) => unknown = (v) => v): Record<string, unknown> =>
-  Object.fromEntries([...m].map(([k, v]) => [k, convert(v as never)]));
+const plainMap = (m: Iterable<readonly [string, unknown]>, convert: (v: never) => unknown = (v) => v): Record<string, unknown> => Object.fromEntries([...m].map(([k, v]) => [k, convert(v as never)]));
 const highsOf = (m: Record<string, string> = {}): Map<bigint, bigint> => new Map(Object.entries(m).map(([low, high]) => [BigInt(low), BigInt('0x' + high)]));
 
 function project(d: SpanDraft): Record<string, unknown> {

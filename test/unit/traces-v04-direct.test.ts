@@ -33,14 +33,76 @@ const plain = (v: unknown): unknown => {
 
 const edgeSeeds: Buffer[] = [
   // duplicate keys, span and meta level: first position, last value
-  encodeMsgpack([[new Map<Encodable, Encodable>([['service', 'a'], ['meta', { x: '1' }], ['service', 'b'], ['meta', new Map([['k', '1'], ['j', '2'], ['k', '3']])]])]]),
+  encodeMsgpack([
+    [
+      new Map<Encodable, Encodable>([
+        ['service', 'a'],
+        ['meta', { x: '1' }],
+        ['service', 'b'],
+        [
+          'meta',
+          new Map([
+            ['k', '1'],
+            ['j', '2'],
+            ['k', '3'],
+          ]),
+        ],
+      ]),
+    ],
+  ]),
   // a bad first value of a duplicate key: the tree never sees it
-  encodeMsgpack([[new Map<Encodable, Encodable>([['trace_id', 1.5], ['trace_id', 7]])]]),
-  encodeMsgpack([[new Map<Encodable, Encodable>([['meta', new Map<Encodable, Encodable>([['k', 5], ['k', 'v']])]])]]),
+  encodeMsgpack([
+    [
+      new Map<Encodable, Encodable>([
+        ['trace_id', 1.5],
+        ['trace_id', 7],
+      ]),
+    ],
+  ]),
+  encodeMsgpack([
+    [
+      new Map<Encodable, Encodable>([
+        [
+          'meta',
+          new Map<Encodable, Encodable>([
+            ['k', 5],
+            ['k', 'v'],
+          ]),
+        ],
+      ]),
+    ],
+  ]),
   // bin and nil keys and values
-  encodeMsgpack([[new Map<Encodable, Encodable>([[bin('service'), 'x'], ['service', 'y']])]]),
-  encodeMsgpack([[{ meta: new Map<Encodable, Encodable>([['a', '1'], [bin('a'), '2'], ['a', '3']]) }]]),
-  encodeMsgpack([[{ meta: new Map<Encodable, Encodable>([[null, 'n'], ['b', bin('v')], ['c', null]]) }]]),
+  encodeMsgpack([
+    [
+      new Map<Encodable, Encodable>([
+        [bin('service'), 'x'],
+        ['service', 'y'],
+      ]),
+    ],
+  ]),
+  encodeMsgpack([
+    [
+      {
+        meta: new Map<Encodable, Encodable>([
+          ['a', '1'],
+          [bin('a'), '2'],
+          ['a', '3'],
+        ]),
+      },
+    ],
+  ]),
+  encodeMsgpack([
+    [
+      {
+        meta: new Map<Encodable, Encodable>([
+          [null, 'n'],
+          ['b', bin('v')],
+          ['c', null],
+        ]),
+      },
+    ],
+  ]),
   encodeMsgpack([[{ meta: null, metrics: null, service: null, trace_id: null, start: null }]]),
   encodeMsgpack([[null, { span_id: 1 }], null]),
   // integers of every width and sign where ids, times and floats go

@@ -5,21 +5,7 @@
  * Agent-level host, env and tags are kept: the translator uses them as defaults for every tracer
  * payload (upstream drops them). Legacy `traces` (field 3, pre-2021 agents) are not read.
  */
-import {
-  chunkOf,
-  emptySpan,
-  emptySpanEvent,
-  emptySpanLink,
-  emptyTracerPayload,
-  type DdAgentInfo,
-  type DdAttributeValue,
-  type DdSpan,
-  type DdSpanEvent,
-  type DdSpanLink,
-  type DdTraceChunk,
-  type DdTracePayload,
-  type DdTracerPayload,
-} from '../../datadog/traces';
+import { chunkOf, emptySpan, emptySpanEvent, emptySpanLink, emptyTracerPayload, type DdAgentInfo, type DdAttributeValue, type DdSpan, type DdSpanEvent, type DdSpanLink, type DdTraceChunk, type DdTracePayload, type DdTracerPayload } from '../../datadog/traces';
 import { bytes, decodeProtobuf, fixed64, message, readFields, text, varint, type FieldReader } from '../metrics-proto';
 import type { ProtoReader } from '../proto-reader';
 import { parseIdxTracerPayload } from './idx';
@@ -34,7 +20,10 @@ export function decodeAgentPayload(body: Uint8Array): DdTracePayload {
     readFields(r, {
       1: text((v) => (agent.hostName = v)),
       2: text((v) => (agent.env = v)),
-      5: message(() => `tracerPayloads[${tracerPayloads.length}]`, (m) => tracerPayloads.push(tracerPayloadFrom(m))),
+      5: message(
+        () => `tracerPayloads[${tracerPayloads.length}]`,
+        (m) => tracerPayloads.push(tracerPayloadFrom(m)),
+      ),
       6: mapEntry('tags', stringValue, '', agent.tags),
       7: text((v) => (agent.agentVersion = v)),
       11: bytes((v) => tracerPayloads.push(parseIdxTracerPayload(v, `AgentPayload.idxTracerPayloads[${idx++}]`))),
@@ -70,7 +59,10 @@ function tracerPayloadFrom(r: ProtoReader): DdTracerPayload {
     3: text((v) => (p.languageVersion = v)),
     4: text((v) => (p.tracerVersion = v)),
     5: text((v) => (p.runtimeId = v)),
-    6: message(() => `chunks[${p.chunks.length}]`, (m) => p.chunks.push(chunkFrom(m))),
+    6: message(
+      () => `chunks[${p.chunks.length}]`,
+      (m) => p.chunks.push(chunkFrom(m)),
+    ),
     7: mapEntry('tags', stringValue, '', p.tags),
     8: text((v) => (p.env = v)),
     9: text((v) => (p.hostname = v)),
@@ -84,7 +76,10 @@ function chunkFrom(r: ProtoReader): DdTraceChunk {
   readFields(r, {
     1: varint((m) => (c.priority = m.int32())),
     2: text((v) => (c.origin = v)),
-    3: message(() => `spans[${c.spans.length}]`, (m) => c.spans.push(spanFrom(m))),
+    3: message(
+      () => `spans[${c.spans.length}]`,
+      (m) => c.spans.push(spanFrom(m)),
+    ),
     4: mapEntry('tags', stringValue, '', c.tags),
     5: varint((m) => (c.droppedTrace = m.bool())),
   });
@@ -106,8 +101,14 @@ function spanFrom(r: ProtoReader): DdSpan {
     10: mapEntry('meta', stringValue, '', s.meta),
     11: mapEntry('metrics', doubleValue, 0, s.metrics),
     12: text((v) => (s.type = v)),
-    14: message(() => `spanLinks[${s.links.length}]`, (m) => s.links.push(linkFrom(m))),
-    15: message(() => `spanEvents[${s.events.length}]`, (m) => s.events.push(eventFrom(m))),
+    14: message(
+      () => `spanLinks[${s.links.length}]`,
+      (m) => s.links.push(linkFrom(m)),
+    ),
+    15: message(
+      () => `spanEvents[${s.events.length}]`,
+      (m) => s.events.push(eventFrom(m)),
+    ),
   });
   return s;
 }
@@ -130,7 +131,16 @@ function eventFrom(r: ProtoReader): DdSpanEvent {
   readFields(r, {
     1: fixed64((m) => (e.timeUnixNano = m.fixed64())),
     2: text((v) => (e.name = v)),
-    3: mapEntry('attributes', (set) => message(() => 'value', (m) => set(typedValueFrom(m))), '' as DdAttributeValue, e.attributes),
+    3: mapEntry(
+      'attributes',
+      (set) =>
+        message(
+          () => 'value',
+          (m) => set(typedValueFrom(m)),
+        ),
+      '' as DdAttributeValue,
+      e.attributes,
+    ),
   });
   return e;
 }
@@ -157,7 +167,13 @@ function typedValueFrom(r: ProtoReader, inArray = false): DdAttributeValue {
   if (!inArray) {
     readers[6] = message(
       () => 'array_value',
-      (m) => readFields(m, { 1: message(() => `values[${items.length}]`, (v) => items.push(typedValueFrom(v, true))) }),
+      (m) =>
+        readFields(m, {
+          1: message(
+            () => `values[${items.length}]`,
+            (v) => items.push(typedValueFrom(v, true)),
+          ),
+        }),
     );
   }
   readFields(r, readers);

@@ -24,8 +24,7 @@ export function decodeTree(body: Buffer, mediaType: MediaType | undefined, what:
 }
 
 /** Whether decodeTree reads `body` as msgpack. */
-export const isMsgpackBody = (body: Buffer, mediaType: MediaType | undefined): boolean =>
-  isMsgpack(mediaType) || (!isJson(mediaType) && mediaType !== undefined && looksLikeMsgpack(body[0]));
+export const isMsgpackBody = (body: Buffer, mediaType: MediaType | undefined): boolean => isMsgpack(mediaType) || (!isJson(mediaType) && mediaType !== undefined && looksLikeMsgpack(body[0]));
 
 /** Runs a parser; decode and field errors become 400 `<what>: <path>: <problem>`. */
 export function parsing<T>(what: string, parse: () => T): T {

@@ -56,8 +56,14 @@ function readSketch(r: ProtoReader): DdSketch {
       () => 'mapping',
       (m) => readFields(m, { 1: fixed64((x) => (gamma = x.double())), 2: fixed64((x) => (indexOffset = x.double())) }),
     ),
-    2: message(() => 'positiveValues', (m) => storeCounts(m, positive)),
-    3: message(() => 'negativeValues', (m) => storeCounts(m, negative)),
+    2: message(
+      () => 'positiveValues',
+      (m) => storeCounts(m, positive),
+    ),
+    3: message(
+      () => 'negativeValues',
+      (m) => storeCounts(m, negative),
+    ),
     4: fixed64((m) => (zeroCount = m.double())),
   });
   if (positive.size > 0 && !(gamma > 1)) r.fail(`mapping.gamma must be > 1, got ${gamma}`);

@@ -38,7 +38,13 @@ class Strings {
       (m) => {
         let key = '';
         let value: DdAttributeValue = '';
-        readFields(m, { 1: this.ref((k) => (key = k)), 2: message(() => key || 'value', (v) => (value = this.anyValue(v, depth))) });
+        readFields(m, {
+          1: this.ref((k) => (key = k)),
+          2: message(
+            () => key || 'value',
+            (v) => (value = this.anyValue(v, depth)),
+          ),
+        });
         into.set(key, value);
       },
     );
@@ -58,7 +64,12 @@ class Strings {
       6: message(
         () => 'arrayValue',
         (m) => {
-          readFields(m, { 1: message(() => `values[${items.length}]`, (v) => items.push(this.anyValue(v, depth + 1))) });
+          readFields(m, {
+            1: message(
+              () => `values[${items.length}]`,
+              (v) => items.push(this.anyValue(v, depth + 1)),
+            ),
+          });
           value = items;
         },
       ),
@@ -113,7 +124,10 @@ export function parseIdxTracerPayload(body: Uint8Array, path: string): DdTracerP
     8: strings.ref((v) => (p.hostname = v)),
     9: strings.ref((v) => (p.appVersion = v)),
     10: strings.attribute(attributes),
-    11: message(() => `chunks[${p.chunks.length}]`, (m) => p.chunks.push(chunkFrom(m, strings))),
+    11: message(
+      () => `chunks[${p.chunks.length}]`,
+      (m) => p.chunks.push(chunkFrom(m, strings)),
+    ),
   });
   return { ...p, tags: textMap(attributes) };
 }
@@ -127,7 +141,10 @@ function chunkFrom(r: ProtoReader, strings: Strings): DdTraceChunk {
     1: varint((m) => (c.priority = m.int32())),
     2: strings.ref((v) => (c.origin = v)),
     3: strings.attribute(attributes),
-    4: message(() => `spans[${c.spans.length}]`, (m) => c.spans.push(spanFrom(m, strings))),
+    4: message(
+      () => `spans[${c.spans.length}]`,
+      (m) => c.spans.push(spanFrom(m, strings)),
+    ),
     5: varint((m) => (c.droppedTrace = m.bool())),
     6: bytes((v) => (traceId = v)),
     7: varint((m) => (mechanism = m.uint32())),
@@ -159,8 +176,14 @@ function spanFrom(r: ProtoReader, strings: Strings): DdSpan {
     8: varint((m) => (s.error = m.bool() ? 1 : 0)),
     9: strings.attribute(attributes),
     10: strings.ref((v) => (s.type = v)),
-    11: message(() => `links[${s.links.length}]`, (m) => s.links.push(linkFrom(m, strings))),
-    12: message(() => `events[${s.events.length}]`, (m) => s.events.push(eventFrom(m, strings))),
+    11: message(
+      () => `links[${s.links.length}]`,
+      (m) => s.links.push(linkFrom(m, strings)),
+    ),
+    12: message(
+      () => `events[${s.events.length}]`,
+      (m) => s.events.push(eventFrom(m, strings)),
+    ),
     13: tag('env'),
     14: tag('version'),
     15: tag('component'),

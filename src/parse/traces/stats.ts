@@ -80,8 +80,7 @@ const PAYLOAD_FIELDS: FieldSetters<DdStatsPayload> = setters<DdStatsPayload>([
 const newPayload = (): DdStatsPayload => ({ agentHostname: '', agentEnv: '', agentVersion: '', clientComputed: false, stats: [] });
 
 /** /v0.6/stats: one tracer's payload, wrapped so both routes hand the translator the same shape. */
-export const parseClientStats = (body: Buffer, what: string): DdStatsPayload =>
-  parsing(what, () => ({ ...newPayload(), clientComputed: true, stats: [parseFields(decodeMsgpack(body), newClient(), CLIENT_FIELDS)] }));
+export const parseClientStats = (body: Buffer, what: string): DdStatsPayload => parsing(what, () => ({ ...newPayload(), clientComputed: true, stats: [parseFields(decodeMsgpack(body), newClient(), CLIENT_FIELDS)] }));
 
 /** /api/v0.2/stats: the trace-agent's StatsPayload. */
 export const parseAgentStats = (body: Buffer, what: string): DdStatsPayload => parsing(what, () => parseFields(decodeMsgpack(body), newPayload(), PAYLOAD_FIELDS));

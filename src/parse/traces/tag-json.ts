@@ -61,8 +61,6 @@ function tolerant<T>(text: string, parse: (tree: MsgValue) => T): T | undefined 
   }
 }
 
-export const parseSpanLinksTag = (text: string): DdSpanLink[] | undefined =>
-  tolerant(text, (tree) => each(tree, (v) => parseFields(v, emptySpanLink(), LINK_FIELDS)));
+export const parseSpanLinksTag = (text: string): DdSpanLink[] | undefined => tolerant(text, (tree) => each(tree, (v) => parseFields(v, emptySpanLink(), LINK_FIELDS)));
 
-export const parseSpanEventsTag = (text: string): DdSpanEvent[] | undefined =>
-  tolerant(text, (tree) => each(tree, (v) => parseFields(v, emptySpanEvent(), EVENT_FIELDS)));
+export const parseSpanEventsTag = (text: string): DdSpanEvent[] | undefined => tolerant(text, (tree) => each(tree, (v) => parseFields(v, emptySpanEvent(), EVENT_FIELDS)));

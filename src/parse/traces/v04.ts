@@ -22,5 +22,4 @@ export function parseV04Traces(body: Buffer, mediaType: MediaType | undefined, i
 }
 
 /** The generic path: the decoded tree, coerced field by field. */
-export const parseV04Tree = (body: Buffer, mediaType: MediaType | undefined, what: string): DdTraceChunk[] =>
-  each(decodeTree(body, mediaType, what), (trace) => chunkOf(each(trace, parseSpanMap)));
+export const parseV04Tree = (body: Buffer, mediaType: MediaType | undefined, what: string): DdTraceChunk[] => each(decodeTree(body, mediaType, what), (trace) => chunkOf(each(trace, parseSpanMap)));

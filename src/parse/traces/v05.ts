@@ -22,7 +22,10 @@ function refMap<T>(strings: readonly string[], v: MsgValue, value: (v: MsgValue)
   const out = new Map<string, T>();
   for (const [k, val] of map(v)) {
     const key = ref(strings, k);
-    out.set(key, at(key, () => value(val)));
+    out.set(
+      key,
+      at(key, () => value(val)),
+    );
   }
   return out;
 }

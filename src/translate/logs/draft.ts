@@ -86,4 +86,3 @@ export function nextDraft(draft: LogDraft, fields: ReadonlyMap<string, JsonValue
     body: draft.body,
   };
 }
-

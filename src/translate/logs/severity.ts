@@ -15,7 +15,15 @@ export interface Severity {
   text: string;
 }
 
-const TRACE = 1, DEBUG = 5, INFO = 9, INFO2 = 10, WARN = 13, ERROR = 17, ERROR2 = 18, ERROR3 = 19, FATAL = 21;
+const TRACE = 1,
+  DEBUG = 5,
+  INFO = 9,
+  INFO2 = 10,
+  WARN = 13,
+  ERROR = 17,
+  ERROR2 = 18,
+  ERROR3 = 19,
+  FATAL = 21;
 
 const BY_NAME: ReadonlyMap<string, Severity> = new Map(
   (

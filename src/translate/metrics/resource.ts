@@ -150,9 +150,7 @@ function composeOrigin(memo: OriginMemo, tags: readonly string[], resources: rea
       attributeNode = child(attributeNode, tag);
     }
   }
-  const half =
-    findBuilt<MetricOrigin>(resourceNode, resources, sourceTypeName) ??
-    addBuilt(resourceNode, resources, sourceTypeName, originOf(promoteOrigin(resourceTags, resources, sourceTypeName)));
+  const half = findBuilt<MetricOrigin>(resourceNode, resources, sourceTypeName) ?? addBuilt(resourceNode, resources, sourceTypeName, originOf(promoteOrigin(resourceTags, resources, sourceTypeName)));
   const attributes = findBuilt<KeyValue[]>(attributeNode, NO_RESOURCES, '') ?? addBuilt(attributeNode, NO_RESOURCES, '', originOf(promoteOrigin(attributeTags, NO_RESOURCES)).attributes);
   return { resource: half.resource, resourceKey: half.resourceKey, attributes };
 }

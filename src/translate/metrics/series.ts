@@ -22,9 +22,7 @@ export function seriesMetric(series: Series, ctx: MetricContext): MetricItem {
   let metric: Metric;
   const { dropped } = ctx;
   if (series.type === 'gauge') {
-    const dataPoints = timedPoints(series.points, dropped, (p, timeUnixNano): NumberDataPoint | undefined =>
-      isFiniteOrCounted(dropped, p.value) ? { attributes, startTimeUnixNano: 0n, timeUnixNano, value: { double: p.value } } : undefined,
-    );
+    const dataPoints = timedPoints(series.points, dropped, (p, timeUnixNano): NumberDataPoint | undefined => (isFiniteOrCounted(dropped, p.value) ? { attributes, startTimeUnixNano: 0n, timeUnixNano, value: { double: p.value } } : undefined));
     metric = { name, gauge: { dataPoints } };
   } else {
     const factor = valueFactor(series);

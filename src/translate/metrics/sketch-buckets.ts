@@ -105,7 +105,10 @@ class BucketScratch {
   private low = Infinity;
   private high = -Infinity;
 
-  constructor(private readonly lowest: number, highest: number) {
+  constructor(
+    private readonly lowest: number,
+    highest: number,
+  ) {
     this.counts = new Float64Array(highest - lowest + 1);
   }
 

@@ -28,10 +28,12 @@ export const events: SpanStep = (draft) => {
   draft.meta.consume(HAS_EXCEPTION);
   if (parsed === undefined) return draft;
   draft.meta.consume(EVENTS_TAG);
-  draft.events = parsed.map((e): SpanEvent => ({
-    timeUnixNano: e.timeUnixNano,
-    name: e.name,
-    attributes: Array.from(e.attributes, ([key, value]) => ({ key, value: attributeAnyValue(value) })),
-  }));
+  draft.events = parsed.map(
+    (e): SpanEvent => ({
+      timeUnixNano: e.timeUnixNano,
+      name: e.name,
+      attributes: Array.from(e.attributes, ([key, value]) => ({ key, value: attributeAnyValue(value) })),
+    }),
+  );
   return draft;
 };

@@ -103,11 +103,7 @@ export function translateStats(payload: DdStatsPayload): ResourceMetrics[] {
         const key = resourceKey(resource);
         const attributes = pointAttributes(g);
         const point = (value: bigint): NumberDataPoint => ({ attributes, startTimeUnixNano, timeUnixNano, value: { int: value } });
-        const metrics = [
-          sum('dd.trace.hits', 'Spans counted by the tracer', point(g.hits)),
-          sum('dd.trace.errors', 'Spans with an error', point(g.errors)),
-          sum('dd.trace.top_level_hits', 'Top-level spans (service entry points)', point(g.topLevelHits)),
-        ];
+        const metrics = [sum('dd.trace.hits', 'Spans counted by the tracer', point(g.hits)), sum('dd.trace.errors', 'Spans with an error', point(g.errors)), sum('dd.trace.top_level_hits', 'Top-level spans (service entry points)', point(g.topLevelHits))];
         const duration = durationPoint(g, { attributes, startTimeUnixNano, timeUnixNano });
         if (duration) metrics.push(durationMetric(duration));
         for (const metric of metrics) items.push({ resource, resourceKey: key, metric });

@@ -68,9 +68,7 @@ describe('hostile HTTP', () => {
     const replies = await Promise.all(Array.from({ length: 4 }, () => stackedEncoding(stack, '/api/v2/logs', body, 300)));
     const elapsed = Date.now() - started;
     const h = await health.stop();
-    process.stderr.write(
-      `[fault] stacked Content-Encoding: statuses=${replies.map((r) => r.status).join(',')} slowest=${Math.max(...replies.map((r) => r.ms))} ms attack=${elapsed} ms ${healthLine(h)}\n`,
-    );
+    process.stderr.write(`[fault] stacked Content-Encoding: statuses=${replies.map((r) => r.status).join(',')} slowest=${Math.max(...replies.map((r) => r.ms))} ms attack=${elapsed} ms ${healthLine(h)}\n`);
     // every layer is valid zstd: undone one by one, the batch would be accepted (202)
     for (const r of replies) expect(r.status).toBe(415);
     for (const r of replies) expect(r.text).toMatch(/codings/);

@@ -32,8 +32,15 @@ describe('hostile input', () => {
     const run = `deep-json-${depth}-${Date.now()}`;
     const deep = '{"a":'.repeat(depth) + '1' + '}'.repeat(depth);
     const lines = Array.from({ length: 100 }, (_, i) => ({ message: i === 50 ? deep : `line ${i}`, service: 'deep', ddtags: `run:${run},id:${i}` }));
-    const reply = await post(stack, '/api/v2/logs', JSON.stringify(lines)).then((r) => r, (err: Error) => ({ status: 0, text: err.message }));
-    const delivered = await waitFor(() => recordsOfRun(stack, run), (r) => r.length >= 100, reply.status === 202 ? 15_000 : 1000);
+    const reply = await post(stack, '/api/v2/logs', JSON.stringify(lines)).then(
+      (r) => r,
+      (err: Error) => ({ status: 0, text: err.message }),
+    );
+    const delivered = await waitFor(
+      () => recordsOfRun(stack, run),
+      (r) => r.length >= 100,
+      reply.status === 202 ? 15_000 : 1000,
+    );
     const deepRecord = delivered.find((r) => r.attributes.id === '50');
     process.stderr.write(`[fault] deep JSON message ${depth}: status=${reply.status} delivered=${delivered.length}/100 deep-body-intact=${deepRecord?.body === deep}\n`);
     expect(reply.status).toBe(202);
@@ -49,18 +56,15 @@ describe('hostile input', () => {
     // the bodies name the spelling by number: the key must not reach the sidecar any other way than through the path
     for (const [i, path] of spellings.entries()) replies.set(path, await post(stack, path, JSON.stringify([{ message: `via spelling ${i}`, service: 'keys', ddtags: `run:${run}` }]), false));
     const accepted = spellings.filter((p) => (replies.get(p)?.status ?? 0) < 300);
-    const delivered = await waitFor(() => recordsOfRun(stack, run), (r) => r.length >= accepted.length);
+    const delivered = await waitFor(
+      () => recordsOfRun(stack, run),
+      (r) => r.length >= accepted.length,
+    );
     const metrics = await scrapeMetrics(stack.adminUrl);
     const internalAfter = sampleSum(metrics, 'ddbridge_internal_errors_total');
     const hidden = (p: string): string => p.replace(KEY, '<key>');
-    const leaks = [
-      ...[...replies].filter(([, r]) => r.text.includes(KEY)).map(([p]) => `reply to ${hidden(p)}`),
-      ...(stack.sidecarOutput().includes(KEY) ? ['sidecar output'] : []),
-      ...(metrics.includes(KEY) ? ['/metrics'] : []),
-    ];
-    process.stderr.write(
-      `[fault] key spellings: ${spellings.map((p) => `${hidden(p)}=${replies.get(p)?.status}`).join(' ')} delivered=${delivered.length} leaks=[${leaks.join('; ')}] internal-errors=${internalBefore}->${internalAfter}\n`,
-    );
+    const leaks = [...[...replies].filter(([, r]) => r.text.includes(KEY)).map(([p]) => `reply to ${hidden(p)}`), ...(stack.sidecarOutput().includes(KEY) ? ['sidecar output'] : []), ...(metrics.includes(KEY) ? ['/metrics'] : [])];
+    process.stderr.write(`[fault] key spellings: ${spellings.map((p) => `${hidden(p)}=${replies.get(p)?.status}`).join(' ')} delivered=${delivered.length} leaks=[${leaks.join('; ')}] internal-errors=${internalBefore}->${internalAfter}\n`);
     expect(leaks).toEqual([]);
     expect(replies.get(`/V1/INPUT/${KEY}`)?.status).toBe(202);
     const badEscape = replies.get('/v1/input/%ZZ')?.status ?? 0;
@@ -85,9 +89,14 @@ describe('hostile input', () => {
         ['/api/v2/series', v2],
       ].map(async ([path, body]) => (await fetch(`${stack.intakeUrl}${path}`, { method: 'POST', body, headers })).status),
     );
-    const points = await waitFor(() => pointsNamed(stack.sinkDir, prefix), (p) => p.filter((x) => x.name.endsWith('.ok')).length >= 2);
+    const points = await waitFor(
+      () => pointsNamed(stack.sinkDir, prefix),
+      (p) => p.filter((x) => x.name.endsWith('.ok')).length >= 2,
+    );
     await new Promise((r) => setTimeout(r, 500)); // anything forwarded with the good points is flushed by now
-    const forwarded = pointsNamed(stack.sinkDir, prefix).map((p) => p.name).sort();
+    const forwarded = pointsNamed(stack.sinkDir, prefix)
+      .map((p) => p.name)
+      .sort();
     const droppedAfter = sampleSum(await scrapeMetrics(stack.adminUrl), 'ddbridge_metric_points_dropped_total') ?? 0;
     process.stderr.write(`[fault] metric times: statuses=${statuses.join(',')} forwarded=${forwarded.map((n) => n.slice(prefix.length + 1)).join(',')} dropped-counted=${droppedAfter - droppedBefore}\n`);
     expect(statuses).toEqual([202, 202]);

@@ -52,7 +52,10 @@ describe('graceful shutdown', () => {
       expect(ms).toBeLessThan(5000 + 1000);
       await collectorBack;
       expect(stack.sidecarOutput()).toMatch(/shutting down/);
-      const delivered = await waitFor(() => logRecords(stack.sinkDir).filter((r) => r.attributes.run === 'graceful'), (r) => r.length === 1);
+      const delivered = await waitFor(
+        () => logRecords(stack.sinkDir).filter((r) => r.attributes.run === 'graceful'),
+        (r) => r.length === 1,
+      );
       expect(delivered).toHaveLength(1);
     } finally {
       await stack.stop();

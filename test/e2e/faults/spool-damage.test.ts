@@ -86,7 +86,11 @@ describe('a flipped byte in a spool segment', () => {
       writeFileSync(file, data);
       flipped = `byte ${at} of ${data.length}`;
     });
-    await waitFor(() => missingBatches(stack, run, batches), (m) => m.length <= 1, 30_000);
+    await waitFor(
+      () => missingBatches(stack, run, batches),
+      (m) => m.length <= 1,
+      30_000,
+    );
     const d = deliveryOf(stack.sinkDir, run, new Set(batches.flat()));
     const missing = missingBatches(stack, run, batches);
     reportFigures('spool damaged byte', d, undefined, `flipped=${flipped} batches-missing=${missing.length}/${BATCHES}`);
@@ -117,7 +121,11 @@ describe('a bad spool cursor', () => {
       const segment = segments(fixture.spoolDir)[0] as string;
       writeFileSync(join(fixture.spoolDir, 'cursor'), JSON.stringify(cursor(segment, statSync(join(fixture.spoolDir, segment)).size)));
     });
-    const d = await waitFor(() => deliveryOf(stack.sinkDir, run, new Set(batches.flat())), (x) => x.lost.length === 0, 20_000);
+    const d = await waitFor(
+      () => deliveryOf(stack.sinkDir, run, new Set(batches.flat())),
+      (x) => x.lost.length === 0,
+      20_000,
+    );
     const warned = warningsMatching(stack.sidecarOutput().slice(outputFrom), /cursor/i).length;
     reportFigures(`spool cursor ${name}`, d, undefined, `cursor-warnings=${warned}`);
     expect(d.lost).toEqual([]);

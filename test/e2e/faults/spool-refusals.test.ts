@@ -27,21 +27,7 @@ const FAULT_MS = Math.max(2500, FAULT_SECONDS * 400);
  */
 async function configWithoutLogsPipeline(dir: string): Promise<string> {
   const file = join(dir, 'no-logs-pipeline.yaml');
-  writeFileSync(
-    file,
-    [
-      'receivers:',
-      '  otlp/elsewhere:',
-      '    protocols:',
-      '      grpc:',
-      `        endpoint: 127.0.0.1:${await freePort()}`,
-      'service:',
-      '  pipelines:',
-      '    logs:',
-      '      receivers: [otlp/elsewhere]',
-      '',
-    ].join('\n'),
-  );
+  writeFileSync(file, ['receivers:', '  otlp/elsewhere:', '    protocols:', '      grpc:', `        endpoint: 127.0.0.1:${await freePort()}`, 'service:', '  pipelines:', '    logs:', '      receivers: [otlp/elsewhere]', ''].join('\n'));
   return file;
 }
 
