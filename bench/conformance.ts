@@ -18,7 +18,7 @@ import { DELIBERATE, type Deliberate } from './conformance-deliberate';
 import { buildScenario, SCENARIOS, type Scenario, type ScenarioName } from './scenarios';
 import { binaries, startSut, type Side } from './sut';
 
-type Json = any; // eslint-disable-line @typescript-eslint/no-explicit-any
+type Json = any;
 export type Signal = 'logs' | 'traces' | 'metrics';
 
 /** One output record: `match` pairs it with its counterpart; `fields` are compared. */

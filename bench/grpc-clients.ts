@@ -66,7 +66,7 @@ async function main(): Promise<void> {
   const value = (name: string, fallback: number): number => (process.argv.includes(`--${name}`) ? Number(process.argv[process.argv.indexOf(`--${name}`) + 1]) : fallback);
   const [rounds, calls] = [value('rounds', 2), value('calls', 5000)];
   const { env, grpc: grpcPort, health } = await collectorPorts();
-  const httpPort = Number(String(env['OTLP_HTTP_ENDPOINT']).split(':').pop());
+  const httpPort = Number(String(env.OTLP_HTTP_ENDPOINT).split(':').pop());
   const collector = await launchCollector((await binaries()).ours, { cores: '1', sink: 'debug' }, env, health, false);
   pin(process.pid, '0');
   const ours = new GrpcClient({ address: `127.0.0.1:${grpcPort}`, metadata: {}, gzip: false, pingTimeoutMs: 10_000, userAgent: 'bench' });

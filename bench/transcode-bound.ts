@@ -102,7 +102,11 @@ class KeyTable {
     for (let i = 0; i < length; i++) h = Math.imul(h ^ (b[at + i] as number), 0x01000193);
     for (let slot = h & 4095; ; slot = (slot + 1) & 4095) {
       const k = this.slots[slot];
-      if (k === undefined) return (this.slots[slot] = classify(b.subarray(at, at + length), this.metric));
+      if (k === undefined) {
+        const fresh = classify(b.subarray(at, at + length), this.metric);
+        this.slots[slot] = fresh;
+        return fresh;
+      }
       if (k.raw.length !== length) continue;
       let i = 0;
       while (i < length && k.raw[i] === b[at + i]) i++;

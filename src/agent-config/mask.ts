@@ -19,7 +19,11 @@ function keysIn(text: string): string[] {
   const found: string[] = [];
   // keys are api_key values and the bare list items of additional_endpoints ({url: [key, …]})
   const walk = (node: unknown, underEndpoints: boolean): void => {
-    if (Array.isArray(node)) node.forEach((n) => (typeof n === 'string' && underEndpoints ? found.push(n) : walk(n, underEndpoints)));
+    if (Array.isArray(node))
+      node.forEach((n) => {
+        if (typeof n === 'string' && underEndpoints) found.push(n);
+        else walk(n, underEndpoints);
+      });
     else if (node && typeof node === 'object') {
       for (const [k, v] of Object.entries(node)) {
         if (k === 'api_key' && typeof v === 'string') found.push(v);

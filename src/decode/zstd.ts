@@ -34,7 +34,6 @@ const nativeZstd: NativeZstd | undefined = typeof (zlib as unknown as Partial<Na
 /** An optional dependency: absent (it failed to build, or was left out) means the next choice. */
 function loadLibzstd(): LibzstdBinding | undefined {
   try {
-    // eslint-disable-next-line @typescript-eslint/no-require-imports
     return require('zstd-napi/binding') as LibzstdBinding;
   } catch {
     return undefined;
@@ -114,7 +113,8 @@ let context: DecompressionContext | undefined;
  * ever share it at once, and a fresh context per body was most of a small body's cost.
  */
 function decodeFramesWithLibzstd(binding: LibzstdBinding, frames: Iterable<ZstdFrame>, out: CappedOutput): void {
-  const dctx = (context ??= new binding.DCtx());
+  context ??= new binding.DCtx();
+  const dctx = context;
   try {
     for (const frame of frames) {
       const size = frame.contentSize ?? frame.maxOutput;

@@ -77,7 +77,10 @@ function mergeBodies(run: EncodedExport[], bytes: number): Buffer {
  * Once the collector (or the spool, which copies them) has a request's bytes, nothing reads them
  * again: routes only wait for the outcome. Failed exports keep theirs for the fallback below.
  */
-const freeBodies = (requests: readonly EncodedExport[]): void => requests.forEach((r) => freeNow(r.body));
+const freeBodies = (requests: readonly EncodedExport[]): void =>
+  requests.forEach((r) => {
+    freeNow(r.body);
+  });
 
 /** A permanent refusal: retrying the same bytes cannot help, but another grouping might. */
 const isPermanent = (err: unknown): boolean => err instanceof HttpError && err.status < 500;
@@ -128,10 +131,13 @@ export class CoalescingExporter implements Exporter {
     this.inner.export(shared).then(
       (outcome) => {
         freeBodies(shared);
-        queue.forEach((w) => w.resolve(outcome));
+        for (const w of queue) w.resolve(outcome);
       },
       (err: unknown) => {
-        if (!isPermanent(err)) return queue.forEach((w) => w.reject(err));
+        if (!isPermanent(err)) {
+          for (const w of queue) w.reject(err);
+          return;
+        }
         for (const w of queue) this.inner.export(w.requests).then(w.resolve, w.reject);
       },
     );

@@ -104,7 +104,10 @@ export function createIntakeApp(routes: readonly IntakeRoute[], ctx: RouteContex
     if (route.sender === 'tracer' && route.name !== 'info') for (const [k, v] of stamp) res.setHeader(k, v);
     const socket = req.socket;
     let gate = gates.get(socket);
-    if (!gate) gates.set(socket, (gate = new PipelineGate(socket, shared.log)));
+    if (!gate) {
+      gate = new PipelineGate(socket, shared.log);
+      gates.set(socket, gate);
+    }
     gate.run(res, () => void serve(route, req, path, res, shared));
   };
 }
@@ -146,8 +149,8 @@ class PipelineGate {
     // a closed connection closes every response still waiting: none of them can be answered
     if (this.socket.destroyed) return;
     const next = this.waiting.shift();
-    if (next) return next();
-    this.running--;
+    if (next) next();
+    else this.running--;
   }
 }
 

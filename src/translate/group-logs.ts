@@ -1,6 +1,6 @@
 /** Log records sharing a resource share one group of a sink, in first-seen order (logs and events). */
 import type { KeyValue, LogRecord, RecordSink, ResourceLogs } from '../otlp/model';
-import { ModelSink } from './model-sink';
+import type { ModelSink } from './model-sink';
 import { resourceKey, toKeyValues, type AttributeMap } from './resource-promotion';
 import { SCOPE } from './scope';
 

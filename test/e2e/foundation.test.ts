@@ -71,9 +71,13 @@ async function arrivingTogether(intake: URL, bodies: string[]): Promise<number[]
       }),
   );
   const requests = bodies.map((body) => Buffer.from(`POST /api/v2/logs HTTP/1.1\r\nHost: ${intake.host}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`));
-  sockets.forEach((socket, i) => socket.write(requests[i]!.subarray(0, -1)));
+  sockets.forEach((socket, i) => {
+    socket.write(requests[i]!.subarray(0, -1));
+  });
   await new Promise((resolve) => setTimeout(resolve, 300));
-  sockets.forEach((socket, i) => socket.write(requests[i]!.subarray(-1)));
+  sockets.forEach((socket, i) => {
+    socket.write(requests[i]!.subarray(-1));
+  });
   return Promise.all(replies);
 }
 

@@ -107,7 +107,7 @@ describe.each(Object.entries(DEPLOYMENTS))('stack management CLI, %s deployment'
   it('sources list: JSON by default, a table with --table', async () => {
     const items = json(await stack(['sources', 'list'])) as unknown[];
     expect(items).toEqual(SOURCES);
-    items.forEach((s) => expectSchema('Source', s));
+    for (const s of items) expectSchema('Source', s);
     expect(lastRequest()).toMatchObject({ method: 'GET', url: `${deployment.paths.prefix}/sources`, operationId: 'listSources', authorization: expectedAuthorization, status: 200 });
 
     const table = await stack(['sources', 'list', '--table']);
@@ -131,7 +131,7 @@ describe.each(Object.entries(DEPLOYMENTS))('stack management CLI, %s deployment'
 
     const listed = json(await stack(['dashboards', 'list'])) as unknown[];
     expect(listed).toEqual([created]);
-    listed.forEach((d) => expectSchema('DashboardResponse', d));
+    for (const d of listed) expectSchema('DashboardResponse', d);
     expect((await stack(['dashboards', 'list', '--table'])).out).toBe(`ID                        NAME                             TILES  TAGS\n${id}  Checkout service (from Datadog)  2      checkout,migrated\n`);
 
     const got = json(await stack(['dashboards', 'get', id]));
@@ -217,7 +217,7 @@ describe.each(Object.entries(DEPLOYMENTS))('stack management CLI, %s deployment'
     }
     const before = server.requests.length;
     const all = json(await stack(['alerts', 'list'])) as { name: string }[];
-    all.forEach((a) => expectSchema('AlertResponse', a));
+    for (const a of all) expectSchema('AlertResponse', a);
     expect(all.map((a) => a.name)).toEqual(['p1', 'p2', 'p3', 'p4', 'p5']);
     expect(server.requests.slice(before).map((r) => r.url)).toEqual([0, 2, 4].map((o) => `${deployment.paths.prefix}/alerts?limit=1000&offset=${o}`));
 

@@ -5,7 +5,7 @@
  */
 import { attributesOf, readLines, waitFor } from './sink';
 
-type Json = any; // eslint-disable-line @typescript-eslint/no-explicit-any
+type Json = any;
 
 export type MetricKind = 'gauge' | 'sum' | 'histogram' | 'exponentialHistogram' | 'summary';
 const KINDS: readonly MetricKind[] = ['gauge', 'sum', 'histogram', 'exponentialHistogram', 'summary'];

@@ -4,7 +4,7 @@
  */
 import { attributesOf, readLines } from './sink';
 
-type Json = any; // eslint-disable-line @typescript-eslint/no-explicit-any
+type Json = any;
 
 export interface SinkSpan {
   resource: Record<string, unknown>;

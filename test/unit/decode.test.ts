@@ -486,7 +486,9 @@ describe.each(ZSTD_IMPLEMENTATIONS)('zstd via %s', (implementation) => {
         await decode(fixture('text-nosize.zst')),
       ];
       const expected = [Buffer.concat([TEXT, Buffer.from('abc')]), large(0x61), Buffer.from('xyz'), large(0x62), TEXT];
-      decoded.forEach((actual, i) => expectSameBytes(actual, expected[i]!));
+      decoded.forEach((actual, i) => {
+        expectSameBytes(actual, expected[i]!);
+      });
     });
 
     it('decodes a body of only skippable frames to nothing', async () => {
@@ -625,7 +627,6 @@ describe('decompression bombs (child process, 4 MiB cap)', () => {
   const results: Record<string, BombResult> = {};
   afterAll(() => {
     // The numbers the tests judged, for whoever reads the test log.
-    // eslint-disable-next-line no-console
     console.log(
       Object.entries(results)
         .map(([name, r]) => `${name}: ${r.status}, arrayBuffers +${(r.arrayBuffersGrowth / MiB).toFixed(2)} MiB, maxRSS +${(r.maxRssGrowth / MiB).toFixed(2)} MiB`)

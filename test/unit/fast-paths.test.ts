@@ -6,7 +6,7 @@
  */
 import fc from 'fast-check';
 import protobuf from 'protobufjs';
-import { MetricResource } from '../../src/datadog/metrics';
+import type { MetricResource } from '../../src/datadog/metrics';
 import { ProtoWriter } from '../../src/otlp/writer';
 import { int64Number, sint64Number, uint64Number } from '../../src/parse/metrics-proto';
 import { decodeMsgpack } from '../../src/parse/msgpack';

@@ -77,7 +77,9 @@ describe('logs fields: a table with consumed-key bits', () => {
           expect([...view.values()]).toEqual([...copy.values()]);
           expect(view.size).toBe(copy.size);
           const seen: [string, JsonValue][] = [];
-          view.forEach((v, k) => seen.push([k, v]));
+          view.forEach((v, k) => {
+            seen.push([k, v]);
+          });
           expect(seen).toEqual([...copy]);
           for (const [k] of sets) expect([view.has(k), view.get(k)]).toEqual([copy.has(k), copy.get(k)]);
         }

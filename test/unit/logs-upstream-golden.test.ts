@@ -76,7 +76,7 @@ function parsePath(path: string): Segment[] {
 }
 
 const isObject = (v: Json | undefined): v is JsonObject => typeof v === 'object' && v !== null && !Array.isArray(v);
-const isKeyValue = (v: Json): v is { key: string; value: Json } => isObject(v) && typeof v['key'] === 'string' && 'value' in v;
+const isKeyValue = (v: Json): v is { key: string; value: Json } => isObject(v) && typeof v.key === 'string' && 'value' in v;
 
 /** One step down: the field, element or attribute value (undefined when absent); throws on a type mismatch. */
 function step(container: Json | undefined, seg: Segment, path: string): Json | undefined {
@@ -121,7 +121,7 @@ function setAt(root: Json, path: string, value: Json): void {
     const at = cur.findIndex((kv) => isKeyValue(kv) && kv.key === last.key);
     if (value === null) {
       if (at >= 0) cur.splice(at, 1);
-    } else if (at >= 0) (cur[at] as JsonObject)['value'] = value;
+    } else if (at >= 0) (cur[at] as JsonObject).value = value;
     else cur.push({ key: last.key, value });
   }
 }
@@ -161,8 +161,8 @@ function diff(expected: Json | undefined, ours: Json | undefined, path = ''): st
     const keyed = [...expected, ...ours].length > 0 && [...expected, ...ours].every(isKeyValue);
     if (keyed) {
       const keys = [...new Set([...expected, ...ours].map((kv) => (kv as { key: string }).key))].sort();
-      const valueOf = (list: Json[], key: string): Json | undefined => (list.find((kv) => (kv as { key: string }).key === key) as { value: Json } | undefined)?.value;
-      return keys.flatMap((k) => diff(valueOf(expected, k), valueOf(ours, k), `${path}[key=${k}]`));
+      const valueAt = (list: Json[], key: string): Json | undefined => (list.find((kv) => (kv as { key: string }).key === key) as { value: Json } | undefined)?.value;
+      return keys.flatMap((k) => diff(valueAt(expected, k), valueAt(ours, k), `${path}[key=${k}]`));
     }
     if (expected.length === ours.length) return expected.flatMap((e, i) => diff(e, ours[i], `${path}[${i}]`));
   } else if (isObject(expected) && isObject(ours)) {
@@ -245,7 +245,7 @@ describe('the upstream golden check itself', () => {
     const reordered = clone(ours) as { resourceLogs: { resource: { attributes: Json[] }; scopeLogs: JsonObject[] }[] };
     for (const rl of reordered.resourceLogs) {
       rl.resource.attributes.reverse();
-      for (const sl of rl.scopeLogs) sl['scope'] = { name: 'something-else' };
+      for (const sl of rl.scopeLogs) sl.scope = { name: 'something-else' };
     }
     expect(diff(normaliseLogs(ours), normaliseLogs(reordered as unknown as Json))).toEqual([]);
     expect(diff({ a: [1, 2] }, { a: [2, 1] })).toHaveLength(2);

@@ -37,7 +37,10 @@ describe('RecencyMap', () => {
     const map = new RecencyMap<number, { key: number }>();
     const reference: number[] = [];
     let seed = 11;
-    const random = (n: number): number => (seed = (seed * 1103515245 + 12345) % 2 ** 31) % n;
+    const random = (n: number): number => {
+      seed = (seed * 1103515245 + 12345) % 2 ** 31;
+      return seed % n;
+    };
     for (let i = 0; i < 20_000; i++) {
       const key = random(3) === 0 ? random(200) : 1000 + i;
       if (random(10) === 0) {

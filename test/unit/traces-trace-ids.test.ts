@@ -79,7 +79,10 @@ describe('TraceIdCache eviction', () => {
     const cache = new TraceIdCache({ maxEntries: max, ttlMs: 1e12 }, () => 0);
     const reference = new ReferenceLru(max);
     let seed = 7;
-    const random = (n: number): number => (seed = (seed * 1103515245 + 12345) % 2 ** 31) % n;
+    const random = (n: number): number => {
+      seed = (seed * 1103515245 + 12345) % 2 ** 31;
+      return seed % n;
+    };
     // enough operations for V8 to compact the Map many times under a live iterator
     for (let i = 0; i < 20_000; i++) {
       // mostly new ids, some recent ones again (moved to the back), some far-back ones

@@ -25,7 +25,9 @@ function storeCounts(r: ProtoReader, into: Map<number, number>): void {
     2: repeated(WireType.Fixed64, (m) => m.double(), contiguous),
     3: varint((m) => (offset = m.sint32())),
   });
-  contiguous.forEach((count, i) => into.set(offset + i, (into.get(offset + i) ?? 0) + count));
+  contiguous.forEach((count, i) => {
+    into.set(offset + i, (into.get(offset + i) ?? 0) + count);
+  });
 }
 
 /**

@@ -86,7 +86,8 @@ export function f64(v: MsgValue): number {
 export function bool(v: MsgValue): boolean {
   if (typeof v === 'boolean') return v;
   if (v === null) return false;
-  if (typeof v === 'number' || typeof v === 'bigint') return v != 0;
+  if (typeof v === 'number') return v !== 0;
+  if (typeof v === 'bigint') return v !== 0n;
   throw mismatch('a bool', v);
 }
 

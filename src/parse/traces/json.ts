@@ -57,8 +57,10 @@ const MAX_SAFE = BigInt(Number.MAX_SAFE_INTEGER);
 
 function toTree(value: JsonValue): MsgValue {
   if (typeof value === 'string') {
-    if (value.charCodeAt(0) !== 0 || !/^\u0000-?\d+$/.test(value)) return value;
-    const n = BigInt(value.slice(BIG.length));
+    if (value.charCodeAt(0) !== 0) return value;
+    const digits = value.slice(BIG.length);
+    if (!/^-?\d+$/.test(digits)) return value;
+    const n = BigInt(digits);
     return n <= MAX_SAFE && n >= -MAX_SAFE ? Number(n) : n;
   }
   if (value === null || typeof value !== 'object') return value;

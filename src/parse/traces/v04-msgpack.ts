@@ -94,7 +94,9 @@ function stringMap(r: MsgpackReader, depth: number): Map<string, string> {
   for (let i = 0; i < length; i++) {
     const k = key(r);
     const b = r.peek();
-    out.set(k, b >= 0xa0 && b <= 0xbf ? (r.pos++, r.str(b & 0x1f)) : str(r.value(inner)));
+    const fixstr = b >= 0xa0 && b <= 0xbf;
+    if (fixstr) r.pos++;
+    out.set(k, fixstr ? r.str(b & 0x1f) : str(r.value(inner)));
   }
   return out;
 }

@@ -49,7 +49,9 @@ function parseSpan(v: MsgValue, strings: readonly string[]): DdSpan {
   const values = array(v);
   if (values.length !== COLUMNS.length) throw new FieldError(`a span has exactly ${COLUMNS.length} elements, got ${values.length}`);
   const span = emptySpan();
-  COLUMNS.forEach(([name, set], i) => at(name, () => set(span, values[i] as MsgValue, strings)));
+  COLUMNS.forEach(([name, set], i) => {
+    at(name, () => set(span, values[i] as MsgValue, strings));
+  });
   return span;
 }
 

@@ -72,7 +72,9 @@ class Fields implements FieldMap {
   /** Iterators walk a copy: the chain itself only uses get and forEach, iteration is for tests and tools. */
   private copy(): Map<string, JsonValue> {
     const out = new Map<string, JsonValue>();
-    this.forEach((value, key) => out.set(key, value));
+    this.forEach((value, key) => {
+      out.set(key, value);
+    });
     return out;
   }
 
@@ -139,7 +141,9 @@ export class FieldsBuilder {
 function asFields(fields: FieldMap): Fields {
   if (fields instanceof Fields) return fields;
   const builder = new FieldsBuilder();
-  fields.forEach((value, key) => builder.set(key, value));
+  fields.forEach((value, key) => {
+    builder.set(key, value);
+  });
   return builder.build();
 }
 

@@ -32,15 +32,21 @@ function spanAttributeName(key: string): string {
 /** toKeyValues without the [key, value] pair per entry that iterating a Map allocates. */
 function keyValues(map: AttributeMap): KeyValue[] {
   const out: KeyValue[] = [];
-  map.forEach((value, key) => out.push({ key, value }));
+  map.forEach((value, key) => {
+    out.push({ key, value });
+  });
   return out;
 }
 
 export function toSpan(draft: SpanDraft): Span {
   // the draft's own map: the chain is done with it, so it is completed rather than copied
   const { attributes } = draft;
-  draft.meta.forEach((value, key) => attributes.set(spanAttributeName(key), { string: value }));
-  draft.metrics.forEach((value, key) => attributes.set(spanAttributeName(key), { double: value }));
+  draft.meta.forEach((value, key) => {
+    attributes.set(spanAttributeName(key), { string: value });
+  });
+  draft.metrics.forEach((value, key) => {
+    attributes.set(spanAttributeName(key), { double: value });
+  });
   const span: Span = {
     traceId: draft.traceId,
     spanId: draft.spanId,

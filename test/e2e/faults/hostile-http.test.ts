@@ -83,7 +83,13 @@ describe('hostile HTTP', () => {
       await sleep(1000); // every slow request is now in progress
       const run = `slow-bodies-${Date.now()}`;
       const load = startAgentLoad({ url: stack.intakeUrl, agents: 4, batchSize: 20, durationMs: Math.max(3000, FAULT_SECONDS * 1000), run, headers: { 'DD-API-KEY': KEY } });
-      const result = await Promise.race([load.done, sleep(30_000 + FAULT_SECONDS * 1000).then(() => (load.cancel(), load.done))]);
+      const result = await Promise.race([
+        load.done,
+        sleep(30_000 + FAULT_SECONDS * 1000).then(() => {
+          load.cancel();
+          return load.done;
+        }),
+      ]);
       const open = sockets.filter((s) => !s.destroyed).length;
       const d = await expectNothingLost('slow bodies', stack.sinkDir, run, result);
       process.stderr.write(`[fault] slow bodies: slow-sockets-still-open=${open}/${SLOW_SOCKETS} acknowledged=${d.acknowledged}\n`);
