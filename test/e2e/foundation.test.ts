@@ -82,6 +82,15 @@ async function arrivingTogether(intake: URL, bodies: string[]): Promise<number[]
 }
 
 const recordsWithTestId = (stack: TestStack, id: string) => logRecords(stack.sinkDir).filter((r) => r.attributes.test_id === id);
+/** Waits for the record tagged `id`: exactly one arrives (none, or a duplicate, fails). */
+const expectOneRecord = async (stack: TestStack, id: string): Promise<void> => {
+  expect(
+    await waitFor(
+      () => recordsWithTestId(stack, id),
+      (r) => r.length === 1,
+    ),
+  ).toHaveLength(1);
+};
 
 describe('sidecar + real collector (open intake)', () => {
   let stack: TestStack;
@@ -116,12 +125,7 @@ describe('sidecar + real collector (open intake)', () => {
     const id = randomUUID();
     const res = await post(stack, '/v1/input', JSON.stringify([agentLog(id)]), { 'Content-Type': 'application/json; charset=utf-8' });
     expect(res.status).toBe(202);
-    expect(
-      await waitFor(
-        () => recordsWithTestId(stack, id),
-        (r) => r.length === 1,
-      ),
-    ).toHaveLength(1);
+    await expectOneRecord(stack, id);
   });
 
   it('answers the agent probes as the reference describes', async () => {
@@ -242,12 +246,7 @@ describe('body limits', () => {
     expect(await res.text()).toMatch(/exceeds/);
     const id = randomUUID();
     expect((await post(stack, '/api/v2/logs', JSON.stringify([agentLog(id)]))).status).toBe(202);
-    expect(
-      await waitFor(
-        () => recordsWithTestId(stack, id),
-        (r) => r.length === 1,
-      ),
-    ).toHaveLength(1);
+    await expectOneRecord(stack, id);
   });
 });
 
@@ -274,13 +273,7 @@ describe('auth with OTLP_AUTH_TOKEN (sidecar and collector both guarded)', () =>
     expect((await post(stack, '/api/v2/logs', JSON.stringify([agentLog(ids[0]!)]), { 'DD-API-KEY': token })).status).toBe(202);
     expect((await post(stack, `/api/v2/logs?dd-api-key=${token}`, JSON.stringify([agentLog(ids[1]!)]))).status).toBe(202);
     expect((await post(stack, `/v1/input/${token}`, JSON.stringify([agentLog(ids[2]!)]))).status).toBe(202);
-    for (const id of ids)
-      expect(
-        await waitFor(
-          () => recordsWithTestId(stack, id),
-          (r) => r.length === 1,
-        ),
-      ).toHaveLength(1);
+    for (const id of ids) await expectOneRecord(stack, id);
   });
 
   it('answers /api/v1/validate with 200 or 403', async () => {
@@ -329,13 +322,7 @@ describe('collector outage', () => {
       }
       expect(status).toBe(202);
     }
-    for (const id of ids)
-      expect(
-        await waitFor(
-          () => recordsWithTestId(stack, id),
-          (r) => r.length === 1,
-        ),
-      ).toHaveLength(1);
+    for (const id of ids) await expectOneRecord(stack, id);
   });
 });
 
