@@ -20,7 +20,7 @@ import { tracesV04Route } from '../src/intake/traces-v04';
 import { own } from '../src/memory/owned-buffers';
 import { createLogger } from '../src/observability/log';
 import type { EncodedExport } from '../src/otlp/encode';
-import { HttpError } from '../src/server/errors';
+import { MalformedInputError } from '../src/core/errors';
 import { startSidecar } from '../src/server/sidecar';
 import { intakeRequest, routeContext, scenarioRoute } from './pipeline';
 import { buildScenario, type AgentCoding, type ScenarioName } from './scenarios';
@@ -62,7 +62,7 @@ export async function replayRoute(name: ScenarioName, batch: number, coding: Age
     ...real,
     handle(req, ctx) {
       const replay = replays.find((r) => r.body.length === req.body.length && r.body.equals(req.body));
-      if (!replay) throw new HttpError(400, 'floor sidecar: not one of the scenario’s bodies\n');
+      if (!replay) throw new MalformedInputError('floor sidecar: not one of the scenario’s bodies');
       // the coalescer re-points a merged request's body into the merged body, which it frees
       return exportThen(
         ctx,

@@ -3,7 +3,7 @@
  * work" only if it exports exactly what the real route exports for the same body, and answers as
  * the real route does; a body it was not prepared for is refused, never answered as another one.
  */
-import { HttpError } from '../src/server/errors';
+import { MalformedInputError } from '../src/core/errors';
 import { KeepingExporter, replayRoute } from './floor-sidecar';
 import { intakeRequest, routeContext, scenarioRoute } from './pipeline';
 import { buildScenario, type ScenarioName } from './scenarios';
@@ -35,6 +35,6 @@ describe.each<ScenarioName>(['traces', 'logs', 'series'])('floor sidecar, %s', (
     const ctx = routeContext(new KeepingExporter());
     const req = await intakeRequest(scenario, 0, ctx);
     req.body = Buffer.concat([req.body, Buffer.from([0])]);
-    expect(() => replay.handle(req, ctx)).toThrow(HttpError);
+    expect(() => replay.handle(req, ctx)).toThrow(MalformedInputError);
   });
 });

@@ -1,4 +1,4 @@
-import { unsupportedMediaType } from '../server/errors';
+import { UnsupportedEncodingError } from '../core/errors';
 
 /** A coding we know how to undo; `identity` never appears because it needs no work. */
 export type Codec = 'gzip' | 'deflate' | 'zstd';
@@ -28,7 +28,7 @@ export const MAX_CONTENT_CODINGS = 4;
 
 /**
  * Codecs in the order they were applied (header order); the caller undoes them right to left.
- * Throws a 415 HttpError naming the first coding it does not know, or saying there are more
+ * Throws an UnsupportedEncodingError naming the first coding it does not know, or saying there are more
  * than MAX_CONTENT_CODINGS, before any decoding starts.
  */
 export function parseContentEncoding(header: string | undefined): Codec[] {
@@ -38,11 +38,11 @@ export function parseContentEncoding(header: string | undefined): Codec[] {
     if (name === '') continue;
     const codec = CODINGS.get(name);
     if (codec === undefined) {
-      throw unsupportedMediaType(`unsupported Content-Encoding ${JSON.stringify(name.slice(0, MAX_ECHOED_NAME))}; ` + `supported: ${SUPPORTED_CONTENT_ENCODINGS.join(', ')}`);
+      throw new UnsupportedEncodingError(`unsupported Content-Encoding ${JSON.stringify(name.slice(0, MAX_ECHOED_NAME))}; ` + `supported: ${SUPPORTED_CONTENT_ENCODINGS.join(', ')}`);
     }
     if (codec === 'identity') continue;
     if (codecs.length === MAX_CONTENT_CODINGS) {
-      throw unsupportedMediaType(`Content-Encoding lists more than ${MAX_CONTENT_CODINGS} codings; senders apply one`);
+      throw new UnsupportedEncodingError(`Content-Encoding lists more than ${MAX_CONTENT_CODINGS} codings; senders apply one`);
     }
     codecs.push(codec);
   }

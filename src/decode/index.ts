@@ -1,7 +1,7 @@
 /**
  * Request-body decompression: undo each Content-Encoding, right to left,
- * never producing more than the cap, and fail with the HttpError the client deserves
- * (415 unknown coding, 413 over the cap, 400 corrupt data).
+ * never producing more than the cap, and fail with the domain error the body deserves
+ * (unsupported encoding, too large over the cap, malformed for corrupt data).
  */
 import { parseContentEncoding, type Codec } from './content-encoding';
 import { tooLarge, type DecodeLimits } from './output';

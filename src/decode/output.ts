@@ -1,5 +1,5 @@
 import { pipeline, Readable, type Transform } from 'node:stream';
-import { badRequest, HttpError, payloadTooLarge } from '../server/errors';
+import { isDomainError, MalformedInputError, TooLargeError } from '../core/errors';
 import { own } from '../memory/owned-buffers';
 import type { Codec } from './content-encoding';
 
@@ -8,9 +8,9 @@ export interface DecodeLimits {
   maxDecodedBytes: number;
 }
 
-export const tooLarge = (maxBytes: number, detail?: string): HttpError => payloadTooLarge(`decompressed body exceeds ${maxBytes} bytes${detail === undefined ? '' : ` (${detail})`}`);
+export const tooLarge = (maxBytes: number, detail?: string): TooLargeError => new TooLargeError(`decompressed body exceeds ${maxBytes} bytes${detail === undefined ? '' : ` (${detail})`}`);
 
-export const corrupt = (codec: Codec, detail: string): HttpError => badRequest(`${codec} body is corrupt or truncated: ${detail}`);
+export const corrupt = (codec: Codec, detail: string): MalformedInputError => new MalformedInputError(`${codec} body is corrupt or truncated: ${detail}`);
 
 /**
  * Output chunk size for node:zlib decompressors. Each chunk of a stream is a thread-pool round
@@ -72,8 +72,8 @@ export class CappedOutput {
 const asBuffer = (chunk: Uint8Array): Buffer => (Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength));
 
 /**
- * The one place where every codec's failures become HTTP errors: our own HttpErrors (413 from
- * the cap, 400 from header checks) pass through, anything a decoder library throws is the
+ * The one place where every codec's failures become domain errors: our own (too large from the
+ * cap, malformed from header checks) pass through, anything a decoder library throws is the
  * client's corrupt data.
  */
 export async function decodeWith(codec: Codec, limits: DecodeLimits, run: (out: CappedOutput) => void | Promise<void>): Promise<Buffer> {
@@ -81,7 +81,7 @@ export async function decodeWith(codec: Codec, limits: DecodeLimits, run: (out: 
   try {
     await run(out);
   } catch (err) {
-    if (err instanceof HttpError) throw err;
+    if (isDomainError(err)) throw err;
     throw corrupt(codec, err instanceof Error ? err.message : String(err));
   }
   return out.toBuffer();

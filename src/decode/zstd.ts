@@ -1,7 +1,7 @@
 import zlib from 'node:zlib';
 import type { Transform } from 'node:stream';
 import { Decompress } from 'fzstd';
-import { payloadTooLarge } from '../server/errors';
+import { TooLargeError } from '../core/errors';
 import { corrupt, decodeWith, DECOMPRESSOR_OPTIONS, drainThrough, type CappedOutput, type DecodeLimits } from './output';
 import { own } from '../memory/owned-buffers';
 import { assertFrameFits, zstdFrames, type ZstdFrame } from './zstd-frames';
@@ -180,7 +180,7 @@ function* admittedFrames(raw: Buffer, out: CappedOutput): Generator<ZstdFrame, v
   let count = 0;
   for (const frame of zstdFrames(raw)) {
     if (++count > MAX_ZSTD_FRAMES) {
-      throw payloadTooLarge(`zstd body has more than ${MAX_ZSTD_FRAMES} frames`);
+      throw new TooLargeError(`zstd body has more than ${MAX_ZSTD_FRAMES} frames`);
     }
     assertFrameFits(frame, out.remaining, out.maxBytes);
     yield frame;

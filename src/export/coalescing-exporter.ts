@@ -10,15 +10,15 @@
  * fields by appending).
  *
  * Every caller still resolves only once the shared export has been accepted, so a 2xx still means
- * the data is safe. When the shared export is refused for good (4xx: data the collector calls
+ * the data is safe. When the shared export is refused for good (data the collector calls
  * invalid), one caller's data must not cost the others theirs: each caller's requests are then
  * delivered on their own, so only the culprit gets the refusal.
  */
+import { ExportRefusedError } from '../core/errors';
 import { freeNow, own } from '../memory/owned-buffers';
 import type { EncodedExport } from '../otlp/encode';
 import type { Signal } from '../otlp/model';
 import type { BridgeMetrics } from '../observability/metrics';
-import { HttpError } from '../server/errors';
 import type { ExportOutcome, Exporter } from './exporter';
 
 interface Waiting {
@@ -83,7 +83,7 @@ const freeBodies = (requests: readonly EncodedExport[]): void =>
   });
 
 /** A permanent refusal: retrying the same bytes cannot help, but another grouping might. */
-const isPermanent = (err: unknown): boolean => err instanceof HttpError && err.status < 500;
+const isPermanent = (err: unknown): boolean => err instanceof ExportRefusedError && err.permanent;
 
 export class CoalescingExporter implements Exporter {
   private readonly waiting = new Map<Signal, Waiting[]>();

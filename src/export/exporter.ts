@@ -3,8 +3,9 @@ import type { EncodedExport } from '../otlp/encode';
 /**
  * Where encoded export requests go: the collector (OtlpGrpcExporter), the durable spool in front
  * of it (SpoolingExporter), through CoalescingExporter. `export` resolves only once the data is
- * safe (that is what lets a route answer 2xx); it rejects with an HttpError whose status is the
- * reply the sender should get: 503 for anything worth retrying, 4xx for data that can never be taken.
+ * safe (that is what lets a route answer 2xx); it rejects with a domain error (src/core/errors.ts):
+ * unavailable or a retryable refusal for anything worth retrying, a permanent refusal for data that
+ * can never be taken.
  */
 export interface Exporter {
   export(requests: EncodedExport[]): Promise<ExportOutcome>;

@@ -4,15 +4,15 @@
  */
 import { readFileSync } from 'node:fs';
 import type { Config } from '../config';
+import { ExportRefusedError } from '../core/errors';
 import type { Logger } from '../observability/log';
 import type { BridgeMetrics } from '../observability/metrics';
 import type { EncodedExport } from '../otlp/encode';
 import type { Signal } from '../otlp/model';
 import { decodeExportResponse } from '../otlp/response';
-import { HttpError } from '../server/errors';
 import type { ExportOutcome, Exporter } from './exporter';
 import { GrpcClient, GrpcError, GrpcStatus, statusName, type GrpcClientOptions } from './grpc-client';
-import { backoffDelays, isRetryable, replyForFailure } from './retry-policy';
+import { backoffDelays, isPermanent, isRetryable } from './retry-policy';
 
 const METHODS: Record<Signal, string> = {
   logs: '/opentelemetry.proto.collector.logs.v1.LogsService/Export',
@@ -48,7 +48,7 @@ export function parseOtlpEndpoint(endpoint: string, insecure: boolean | undefine
   }
   if (/^[^/\s]+:\d+$/.test(endpoint.trim())) return { address: endpoint.trim(), tls: insecure === false };
   // not echoed: a malformed endpoint may still hold credentials
-  throw new HttpError(500, 'OTEL_EXPORTER_OTLP_ENDPOINT is not http(s)://host:port or host:port');
+  throw new Error('OTEL_EXPORTER_OTLP_ENDPOINT is not http(s)://host:port or host:port');
 }
 
 function tlsFor(target: GrpcTarget, config: Config): GrpcClientOptions['tls'] {
@@ -119,7 +119,7 @@ export class OtlpGrpcExporter implements Exporter {
           const delay = delays.next().value as number;
           if (!isRetryable(failure.code) || Date.now() + delay >= giveUpAt || abort?.aborted || this.closing.signal.aborted) {
             this.log.warn('export to collector failed', { signal: request.signal, code: name, error: failure.details, records: request.records });
-            throw replyForFailure(failure.code, failure.details);
+            throw new ExportRefusedError(failure.code, name, failure.details, isPermanent(failure.code));
           }
           await sleep(delay, [abort, this.closing.signal]);
         }

@@ -1,35 +1,19 @@
 /**
- * Which collector failures are worth retrying, and what the sender hears when we give up.
+ * Which collector failures are worth retrying, and how long to wait between tries. What the
+ * sender hears when we give up is src/server/error-reply.ts's choice.
  *
  * Retryable codes follow the OTLP exporter spec; RESOURCE_EXHAUSTED is added because the
- * collector's memory_limiter uses it for "try later". Auth failures are retried by the *sender*
- * (503): the data is fine, our token is wrong, and an operator fixing it must not cost data.
+ * collector's memory_limiter uses it for "try later". Only INVALID_ARGUMENT is permanent: on an
+ * auth failure the data is fine, our token is wrong, and an operator fixing it must not cost data.
  */
-import { GrpcStatus, statusName } from './grpc-client';
-import { HttpError } from '../server/errors';
+import { GrpcStatus } from './grpc-client';
 
 const RETRYABLE = new Set<number>([GrpcStatus.CANCELLED, GrpcStatus.DEADLINE_EXCEEDED, GrpcStatus.RESOURCE_EXHAUSTED, GrpcStatus.ABORTED, GrpcStatus.OUT_OF_RANGE, GrpcStatus.UNAVAILABLE, GrpcStatus.DATA_LOSS]);
 
 export const isRetryable = (code: number): boolean => RETRYABLE.has(code);
 
-/** The reply a failed export earns, keeping the collector's gRPC code for callers that decide by it (the spool drainer). */
-export class ExportFailure extends HttpError {
-  constructor(
-    readonly code: number,
-    status: number,
-    message: string,
-    headers: Readonly<Record<string, string>> = {},
-  ) {
-    super(status, message, headers);
-  }
-}
-
-/** Datadog senders retry 5xx (never 429, which the trace-agent drops); 400 makes them drop. */
-export function replyForFailure(code: number, detail: string): ExportFailure {
-  const name = statusName(code);
-  if (code === GrpcStatus.INVALID_ARGUMENT) return new ExportFailure(code, 400, `collector rejected the data as invalid (${name}): ${detail}`);
-  return new ExportFailure(code, 503, `collector did not accept the data (${name}); retry later`, { 'Retry-After': '5' });
-}
+/** The collector calls the data itself invalid: neither we nor the sender should send these bytes again. */
+export const isPermanent = (code: number): boolean => code === GrpcStatus.INVALID_ARGUMENT;
 
 /** Exponential backoff with full jitter: 100 ms doubling to a 2 s ceiling. */
 export function* backoffDelays(initialMs = 100, maxMs = 2_000): Generator<number, never> {

@@ -21,9 +21,9 @@
 import { closeSync, fsync, fsyncSync, ftruncateSync, mkdirSync, openSync, readdirSync, readFileSync, readSync, renameSync, statSync, unlinkSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { crc32 } from 'node:zlib';
+import { SpoolFullError, SpoolWriteError } from '../core/errors';
 import type { EncodedExport } from '../otlp/encode';
 import type { Signal } from '../otlp/model';
-import { HttpError } from '../server/errors';
 
 export type FsyncPolicy = 'always' | 'never';
 
@@ -120,8 +120,6 @@ function decodeRecord(record: Buffer): EncodedExport {
   return { signal: SIGNALS[record.readUInt8(8)] as Signal, records: record.readUInt32LE(9), body: record.subarray(HEADER) };
 }
 
-const errorCode = (err: unknown): string => (err as NodeJS.ErrnoException)?.code ?? (err as Error)?.message ?? String(err);
-
 const sizeOfFiles = (dir: string): number => listFiles(dir).reduce((sum, f) => sum + statSync(join(dir, f)).size, 0);
 
 function listFiles(dir: string): string[] {
@@ -132,19 +130,6 @@ function listFiles(dir: string): string[] {
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code === 'ENOENT') return [];
     throw err;
-  }
-}
-
-export class SpoolFullError extends HttpError {
-  constructor(maxBytes: number) {
-    super(503, `local spool is full (${maxBytes} bytes); retry later`, { 'Retry-After': '10' });
-  }
-}
-
-/** The disk refused a write (full, over quota, I/O error): the sender retries, the data was not kept. */
-export class SpoolWriteError extends HttpError {
-  constructor(err: unknown) {
-    super(503, `cannot write to the local spool (${errorCode(err)}); retry later`, { 'Retry-After': '10' });
   }
 }
 

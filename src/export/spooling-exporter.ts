@@ -8,14 +8,13 @@
  * (OtlpGrpcExporter.export).
  */
 import { setTimeout as sleep } from 'node:timers/promises';
+import { ExportRefusedError, ShuttingDownError } from '../core/errors';
 import { rateLimited, type Logger } from '../observability/log';
 import type { BridgeMetrics } from '../observability/metrics';
 import type { EncodedExport } from '../otlp/encode';
-import { HttpError } from '../server/errors';
 import type { ExportOutcome, Exporter } from './exporter';
-import { GrpcStatus, statusName } from './grpc-client';
 import type { OtlpGrpcExporter } from './otlp-grpc';
-import { backoffDelays, ExportFailure } from './retry-policy';
+import { backoffDelays } from './retry-policy';
 import type { DiskSpool, SpoolEvent, SpooledRecord } from './spool';
 
 export type SpoolSender = Pick<OtlpGrpcExporter, 'send' | 'close'>;
@@ -84,7 +83,7 @@ export class SpoolingExporter implements Exporter {
   }
 
   async export(requests: EncodedExport[]): Promise<ExportOutcome> {
-    if (this.abort.signal.aborted) throw new HttpError(503, 'shutting down; retry later', { 'Retry-After': '5' });
+    if (this.abort.signal.aborted) throw new ShuttingDownError();
     try {
       await this.spool.append(requests);
     } finally {
@@ -157,9 +156,9 @@ export class SpoolingExporter implements Exporter {
       await untilAborted(this.sender.send(record.request, Date.now() + this.timing.attemptMs, abort), abort);
     } catch (err) {
       if (abort.aborted) return undefined;
-      const code = err instanceof ExportFailure ? err.code : undefined;
-      if (code === GrpcStatus.INVALID_ARGUMENT) return this.deadLetter(record, (err as Error).message);
-      return { signal, reason: code === undefined ? 'error' : statusName(code), error: (err as Error).message, records };
+      const refusal = err instanceof ExportRefusedError ? err : undefined;
+      if (refusal?.permanent) return this.deadLetter(record, refusal.message);
+      return { signal, reason: refusal?.codeName ?? 'error', error: (err as Error).message, records };
     }
     // aborted: the collector may have it or not; it stays spooled and is sent again on the next start
     if (abort.aborted) return undefined;

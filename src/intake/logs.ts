@@ -3,10 +3,10 @@
  * (and /v1/input/<key>). 202 only once the collector has the records; the agent's `{}` probe
  * exports nothing.
  */
+import { UnsupportedMediaTypeError } from '../core/errors';
 import { logStreamEncoder } from '../otlp/encode';
 import { isJson } from '../parse/media-type';
 import { parseLogsBody } from '../parse/logs';
-import { unsupportedMediaType } from '../server/errors';
 import { translateLogs } from '../translate/logs/chain';
 import { exportThen, json, type IntakeRoute } from './route';
 
@@ -17,7 +17,7 @@ export const logsRoute: IntakeRoute = {
   sender: 'agent',
   readsBody: true,
   handle(req, ctx) {
-    if (req.mediaType && !isJson(req.mediaType)) throw unsupportedMediaType(`logs: Content-Type ${req.mediaType.essence} is not supported; send application/json`);
+    if (req.mediaType && !isJson(req.mediaType)) throw new UnsupportedMediaTypeError(`logs: Content-Type ${req.mediaType.essence} is not supported; send application/json`);
     const payload = parseLogsBody(req.body, req.query);
     const records = logStreamEncoder();
     translateLogs(payload, req.receivedAtNs, { traceIds: ctx.traceIds, decodeJsonMessage: ctx.config.decodeJsonMessage }, records);

@@ -1,8 +1,9 @@
 /**
  * What every metric route does once its body is parsed: translate, export, and answer 202 only
- * after the collector took the data (a failed export throws the HttpError the sender should get:
- * 503, which every Datadog sender retries). Points that cannot be translated are logged with
- * their count by reason, never a reason to refuse the rest.
+ * after the collector took the data (a failed export throws a domain error, which the server
+ * answers with 503 unless the collector called the data invalid; every Datadog sender retries
+ * 503). Points that cannot be translated are logged with their count by reason, never a reason
+ * to refuse the rest.
  *
  * A body parsed in pieces is translated piece by piece; if a later piece turns out malformed the
  * request is refused (400) and nothing is exported, but the streams of the earlier pieces have

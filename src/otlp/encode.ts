@@ -6,7 +6,7 @@
  * Those pieces form a tree of {@link Frame}s whose sizes are known, so splitting is arithmetic:
  * a body is assembled by copying pieces and writing the length prefixes, never by re-encoding.
  */
-import { HttpError } from '../server/errors';
+import { TooLargeError } from '../core/errors';
 import type {
   AnyValue,
   ExponentialBuckets,
@@ -42,15 +42,14 @@ const RECORD_NOUN: Record<Signal, string> = {
   metrics: 'metric data point',
 };
 
-/** One record is bigger than an export may be; retrying or splitting cannot help, hence 413. */
-export class RecordTooLargeError extends HttpError {
+/** One record is bigger than an export may be; retrying or splitting cannot help, hence too large rather than unavailable. */
+export class RecordTooLargeError extends TooLargeError {
   constructor(
     readonly signal: Signal,
     readonly size: number,
     readonly maxBytes: number,
   ) {
-    super(413, `${signal}: a single ${RECORD_NOUN[signal]} encodes to ${size} bytes with its resource and ` + `scope, more than the ${maxBytes}-byte limit of one OTLP export`);
-    this.name = 'RecordTooLargeError';
+    super(`${signal}: a single ${RECORD_NOUN[signal]} encodes to ${size} bytes with its resource and ` + `scope, more than the ${maxBytes}-byte limit of one OTLP export`);
   }
 }
 

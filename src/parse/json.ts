@@ -3,21 +3,21 @@
  * and decompressed; nesting depth is capped too, so a hostile `[[[[…` cannot exhaust the stack of
  * the recursive steps that walk the value afterwards.
  */
-import { badRequest } from '../server/errors';
+import { MalformedInputError } from '../core/errors';
 
 export type JsonValue = null | boolean | number | string | JsonValue[] | { [key: string]: JsonValue };
 
 export const MAX_JSON_DEPTH = 64;
 
 export function parseJsonBody(body: Buffer | string, what: string): JsonValue {
-  if (body.length === 0) throw badRequest(`${what}: empty body, expected JSON`);
+  if (body.length === 0) throw new MalformedInputError(`${what}: empty body, expected JSON`);
   let value: JsonValue;
   try {
     value = JSON.parse(typeof body === 'string' ? body : body.toString('utf8')) as JsonValue;
   } catch (err) {
-    throw badRequest(`${what}: body is not valid JSON (${(err as Error).message})`);
+    throw new MalformedInputError(`${what}: body is not valid JSON (${(err as Error).message})`);
   }
-  if (nestedDeeperThan(value, MAX_JSON_DEPTH)) throw badRequest(`${what}: JSON nested deeper than ${MAX_JSON_DEPTH} levels`);
+  if (nestedDeeperThan(value, MAX_JSON_DEPTH)) throw new MalformedInputError(`${what}: JSON nested deeper than ${MAX_JSON_DEPTH} levels`);
   return value;
 }
 

@@ -4,7 +4,7 @@
  * would push an agent without force_use_http to TCP).
  */
 import type { DatadogLogEntry, DatadogLogPayload } from '../datadog/logs';
-import { badRequest } from '../server/errors';
+import { MalformedInputError } from '../core/errors';
 import { parseJsonBody, type JsonValue } from './json';
 
 const isObject = (v: JsonValue): v is Record<string, JsonValue> => v !== null && typeof v === 'object' && !Array.isArray(v);
@@ -14,11 +14,11 @@ export function parseLogsBody(body: Buffer, query: URLSearchParams): DatadogLogP
   const queryTags = query.get('ddtags') ?? undefined;
   if (Array.isArray(value)) return { entries: value.map(entryAt), queryTags };
   if (isObject(value)) return { entries: Object.keys(value).length === 0 ? [] : [value], queryTags };
-  throw badRequest(`logs: expected a JSON array of log objects or one object, got ${typeName(value)}`);
+  throw new MalformedInputError(`logs: expected a JSON array of log objects or one object, got ${typeName(value)}`);
 }
 
 function entryAt(value: JsonValue, index: number): DatadogLogEntry {
-  if (!isObject(value)) throw badRequest(`logs: [${index}] must be an object, got ${typeName(value)}`);
+  if (!isObject(value)) throw new MalformedInputError(`logs: [${index}] must be an object, got ${typeName(value)}`);
   return value;
 }
 

@@ -5,7 +5,7 @@
  * agents write `"tags": null` for an empty list.
  */
 import { countDrop, type DropCounts } from '../datadog/metrics';
-import { badRequest, type HttpError } from '../server/errors';
+import { MalformedInputError } from '../core/errors';
 import { parseJsonBody, type JsonValue } from './json';
 
 export type JsonObject = { [key: string]: JsonValue };
@@ -14,7 +14,7 @@ export const isObject = (v: JsonValue | undefined): v is JsonObject => v !== nul
 
 const kindOf = (v: JsonValue | undefined): string => (v === undefined ? 'nothing' : v === null ? 'null' : Array.isArray(v) ? 'an array' : typeof v === 'object' ? 'an object' : typeof v);
 
-export const fieldError = (what: string, path: string, expected: string, got: JsonValue | undefined): HttpError => badRequest(`${what}: ${path}: expected ${expected}, got ${kindOf(got)}`);
+export const fieldError = (what: string, path: string, expected: string, got: JsonValue | undefined): MalformedInputError => MalformedInputError.at(what, path, `expected ${expected}, got ${kindOf(got)}`);
 
 export function objectAt(what: string, value: JsonValue | undefined, path: string): JsonObject {
   if (!isObject(value)) throw fieldError(what, path, 'an object', value);

@@ -5,7 +5,7 @@
  * unknown, the way Go's protobuf runtime treats it, so newer agents' additions never fail a body.
  */
 import { ProtoDecodeError, ProtoReader, WireType } from './proto-reader';
-import { badRequest, type HttpError } from '../server/errors';
+import { MalformedInputError } from '../core/errors';
 
 /**
  * How one field is read. `into` is the object being filled: a table written against it is built
@@ -108,4 +108,4 @@ export function decodeProtobuf<T>(what: string, body: Uint8Array, root: string, 
   }
 }
 
-const protobufError = (what: string, err: ProtoDecodeError): HttpError => badRequest(`${what}: invalid protobuf: ${err.message}`);
+const protobufError = (what: string, err: ProtoDecodeError): MalformedInputError => new MalformedInputError(`${what}: invalid protobuf: ${err.message}`);

@@ -20,7 +20,7 @@
  * 4-value origin tuples where the published format has triples.
  */
 import { countDrop, emptyPayload, SERIES_TYPE_BY_NUMBER, type MetricResource, type MetricsPayload, type SeriesPoint, type SketchPoint } from '../datadog/metrics';
-import { badRequest } from '../server/errors';
+import { MalformedInputError } from '../core/errors';
 import { bytes, decodeProtobuf, int64Number, message, readFields, repeated, sint64Number, text, uint32sIn, uint64Number } from './metrics-proto';
 import { ProtoReader, WireType } from './proto-reader';
 
@@ -96,7 +96,7 @@ function readPayload(r: ProtoReader): { blocks: MetricData[]; metadata: PayloadM
       (m) => blocks.push(readMetricData(m)),
     ),
   });
-  if (metadata.resources.length % 2 !== 0) throw badRequest(`${WHAT}: metadata.resources must be [type, name] pairs, got ${metadata.resources.length} strings`);
+  if (metadata.resources.length % 2 !== 0) throw new MalformedInputError(`${WHAT}: metadata.resources must be [type, name] pairs, got ${metadata.resources.length} strings`);
   return { blocks, metadata };
 }
 
@@ -173,7 +173,7 @@ function stringDictionary(raw: Uint8Array, name: string, lenient = false): strin
     try {
       dict.push((lenient ? lenientUtf8 : strictUtf8).decode(entry));
     } catch {
-      throw badRequest(`${WHAT}: ${name}[${dict.length}] is not valid UTF-8`);
+      throw new MalformedInputError(`${WHAT}: ${name}[${dict.length}] is not valid UTF-8`);
     }
   }
   return dict;
@@ -185,20 +185,20 @@ function tagsetDictionary(packed: readonly number[], tagStrings: readonly string
   let expanded = 0;
   for (let i = 0; i < packed.length; ) {
     const size = packed[i++] as number;
-    if (size < 0 || size > packed.length - i) throw badRequest(`${WHAT}: dictTagsets[${i - 1}] announces ${size} tags, ${packed.length - i} entries left`);
+    if (size < 0 || size > packed.length - i) throw new MalformedInputError(`${WHAT}: dictTagsets[${i - 1}] announces ${size} tags, ${packed.length - i} entries left`);
     const tags: string[] = [];
     let ref = 0;
     for (const end = i + size; i < end; i++) {
       ref += packed[i] as number;
       const added = ref < 0 ? entry(tagsets, -ref, 'dictTagsets (splice)') : [entry(tagStrings, ref, 'dictTagStr')];
       expanded += added.length;
-      if (expanded > MAX_EXPANDED_TAGS) throw badRequest(`${WHAT}: tagsets expand to more than ${MAX_EXPANDED_TAGS} tags`);
+      if (expanded > MAX_EXPANDED_TAGS) throw new MalformedInputError(`${WHAT}: tagsets expand to more than ${MAX_EXPANDED_TAGS} tags`);
       for (const tag of added) tags.push(tag);
     }
     tagsets.push(tags);
   }
   if (metadataTags.length === 0) return tagsets;
-  if (expanded + tagsets.length * metadataTags.length > MAX_EXPANDED_TAGS) throw badRequest(`${WHAT}: tagsets with metadata tags expand to more than ${MAX_EXPANDED_TAGS} tags`);
+  if (expanded + tagsets.length * metadataTags.length > MAX_EXPANDED_TAGS) throw new MalformedInputError(`${WHAT}: tagsets with metadata tags expand to more than ${MAX_EXPANDED_TAGS} tags`);
   return tagsets.map((tags) => unionTags(tags, metadataTags));
 }
 
@@ -216,7 +216,7 @@ function resourceDictionary(d: MetricData, strings: readonly string[], metadataR
   let start = 0;
   for (const size of d.dictResourceLen) {
     const end = start + size;
-    if (size < 0 || end > d.dictResourceType.length || end > d.dictResourceName.length) throw badRequest(`${WHAT}: dictResourceLen[${sets.length - 1}] = ${size} runs past dictResourceType/dictResourceName`);
+    if (size < 0 || end > d.dictResourceType.length || end > d.dictResourceName.length) throw new MalformedInputError(`${WHAT}: dictResourceLen[${sets.length - 1}] = ${size} runs past dictResourceType/dictResourceName`);
     const set: MetricResource[] = [];
     let typeRef = 0;
     let nameRef = 0;
@@ -232,7 +232,7 @@ function resourceDictionary(d: MetricData, strings: readonly string[], metadataR
 }
 
 function entry<T>(dict: readonly T[], ref: number, name: string): T {
-  if (ref < 0 || ref >= dict.length) throw badRequest(`${WHAT}: reference ${ref} is outside ${name} (${dict.length - 1} entries)`);
+  if (ref < 0 || ref >= dict.length) throw new MalformedInputError(`${WHAT}: reference ${ref} is outside ${name} (${dict.length - 1} entries)`);
   return dict[ref] as T;
 }
 
@@ -248,7 +248,7 @@ class Column {
   ) {}
 
   next(): number {
-    if (this.at >= this.values.length) throw badRequest(`${WHAT}: ${this.name} has only ${this.values.length} entries, the series need more`);
+    if (this.at >= this.values.length) throw new MalformedInputError(`${WHAT}: ${this.name} has only ${this.values.length} entries, the series need more`);
     return this.values[this.at++] as number;
   }
 
@@ -259,7 +259,7 @@ class Column {
   }
 
   take(n: number): number[] {
-    if (n > this.values.length - this.at) throw badRequest(`${WHAT}: ${this.name} has only ${this.values.length - this.at} entries left, a sketch point needs ${n}`);
+    if (n > this.values.length - this.at) throw new MalformedInputError(`${WHAT}: ${this.name} has only ${this.values.length - this.at} entries left, a sketch point needs ${n}`);
     this.at += n;
     return this.values.slice(this.at - n, this.at);
   }
@@ -285,7 +285,7 @@ function decodeBlock(d: MetricData, metadata: PayloadMetadata, payload: MetricsP
     const unit = (word & FLAG_HAS_UNIT) !== 0 ? entry(units, unitRefs.nextDelta(), 'dictUnitStr') : '';
     const interval = intervals.next();
     const count = numPoints.next();
-    if (metric === '') throw badRequest(`${WHAT}: series ${index} has an empty metric name`);
+    if (metric === '') throw new MalformedInputError(`${WHAT}: series ${index} has an empty metric name`);
     const metricType = word & 0x0f;
     const valueType = word & 0xf0;
     if (metricType === METRIC_SKETCH) {
@@ -329,7 +329,7 @@ function valueColumn(v: Values, valueType: number): Column | undefined {
     case VALUE_FLOAT64:
       return v.float64;
     default:
-      throw badRequest(`${WHAT}: unknown value type 0x${valueType.toString(16)}`);
+      throw new MalformedInputError(`${WHAT}: unknown value type 0x${valueType.toString(16)}`);
   }
 }
 

@@ -5,7 +5,7 @@
  */
 import { createServer, type Server } from 'node:http';
 import type { BridgeMetrics } from '../observability/metrics';
-import { normalizePath } from './route-table';
+import { normalizePath } from '../parse/request-path';
 
 export interface HealthState {
   status: 'ok' | 'disabled' | 'stopping';

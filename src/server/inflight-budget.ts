@@ -9,13 +9,7 @@
  * for 45 s (issue 21). While a body arrives it holds only the bytes it has sent, and read-body.ts
  * cuts it off when it arrives too slowly.
  */
-import { HttpError } from './errors';
-
-export class OverloadedError extends HttpError {
-  constructor(what: string) {
-    super(503, `sidecar is at its ${what} limit; retry later`, { 'Retry-After': '1' });
-  }
-}
+import { OverloadedError } from '../core/errors';
 
 export interface Lease {
   /** Counts `bytes` more held by this request; throws OverloadedError past the byte budget. */

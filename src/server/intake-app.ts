@@ -13,10 +13,12 @@ import { freeNow } from '../memory/owned-buffers';
 import { rateLimited, type Logger } from '../observability/log';
 import type { BridgeMetrics } from '../observability/metrics';
 import { parseMediaType } from '../parse/media-type';
-import { HttpError } from './errors';
-import { OverloadedError, type InflightBudget, type Lease } from './inflight-budget';
+import { normalizePath } from '../parse/request-path';
+import { AccessDeniedError, isDomainError, OverloadedError } from '../core/errors';
+import { errorReplyFor } from './error-reply';
+import type { InflightBudget, Lease } from './inflight-budget';
 import { readBody, type BodyLimits } from './read-body';
-import { normalizePath, RouteTable } from './route-table';
+import { RouteTable } from './route-table';
 
 const nowNs = (): bigint => BigInt(Date.now()) * 1_000_000n;
 
@@ -176,7 +178,7 @@ async function handle(route: IntakeRoute, req: IncomingMessage, path: string, { 
   const authenticated = ctx.isValidKey(presentedKey(req.headers, query, path));
   if (mustAuth && !authenticated) {
     metrics.authFailures.inc({ route: route.name });
-    throw new HttpError(403, 'API key missing or not accepted (send it in the DD-API-KEY header)');
+    throw new AccessDeniedError('API key missing or not accepted (send it in the DD-API-KEY header)');
   }
   let body: Buffer = Buffer.alloc(0);
   let raw = body;
@@ -212,15 +214,16 @@ async function handle(route: IntakeRoute, req: IncomingMessage, path: string, { 
 }
 
 function errorReply(err: unknown, route: IntakeRoute, method: string, path: string, { log, metrics }: Shared): IntakeReply {
-  if (err instanceof HttpError) {
-    const fields = { route: route.name, method, path: loggablePath(path), status: err.status, error: err.message };
-    if (err.status >= 500) log.warn('request not accepted', fields);
+  if (isDomainError(err)) {
+    const { status, text, headers } = errorReplyFor(err);
+    const fields = { route: route.name, method, path: loggablePath(path), status, error: text };
+    if (status >= 500) log.warn('request not accepted', fields);
     else log.info('request refused', fields);
-    return { status: err.status, body: err.message + '\n', contentType: 'text/plain; charset=utf-8', headers: { ...err.headers } };
+    return { status, body: text + '\n', contentType: 'text/plain; charset=utf-8', headers };
   }
   metrics.internalErrors.inc({ route: route.name });
   log.error('unexpected error while handling a request; the payload was refused', { route: route.name, method, path: loggablePath(path), error: err });
-  // Failures to export are HttpErrors (503) above; anything else is a bug that this payload will
+  // Failures to export are domain errors (503) above; anything else is a bug that this payload will
   // hit every time. 400 makes the sender drop it: a 5xx would make the logs agent resend the same
   // batch forever and block everything behind it.
   return { status: 400, body: `dd-otlp-bridge could not translate this payload (${(err as Error)?.message ?? 'unknown error'}); it was not forwarded\n`, contentType: 'text/plain; charset=utf-8' };

@@ -5,7 +5,7 @@
  */
 import type { IncomingMessage } from 'node:http';
 import { own } from '../memory/owned-buffers';
-import { HttpError, payloadTooLarge } from './errors';
+import { MalformedInputError, SlowUploadError, TooLargeError } from '../core/errors';
 
 export interface BodyLimits {
   /** Largest body as sent; more is a 413. */
@@ -23,18 +23,14 @@ export interface BodyLimits {
  * (intake-app.ts): the rest of the body is not worth reading, and a client trickling it must not
  * keep the socket. Every Datadog sender retries 408.
  */
-export class SlowUploadError extends HttpError {
-  constructor(limits: BodyLimits) {
-    super(408, `request body arrived slower than ${limits.minBytesPerSecond} bytes/s over ${limits.rateWindowMs} ms; the connection is closed, retry`);
-  }
-}
+const slowUpload = (limits: BodyLimits): SlowUploadError => new SlowUploadError(`request body arrived slower than ${limits.minBytesPerSecond} bytes/s over ${limits.rateWindowMs} ms`);
 
 /** `reserve` is told about every chunk before it is kept; it throws to refuse the body (back-pressure). */
 export function readBody(req: IncomingMessage, limits: BodyLimits, reserve: (bytes: number) => void = () => undefined): Promise<Buffer> {
   const { maxBytes } = limits;
   const declared = Number(req.headers['content-length']);
   if (Number.isFinite(declared) && declared > maxBytes) {
-    return Promise.reject(payloadTooLarge(`request body of ${declared} bytes exceeds the ${maxBytes}-byte limit`));
+    return Promise.reject(new TooLargeError(`request body of ${declared} bytes exceeds the ${maxBytes}-byte limit`));
   }
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
@@ -47,7 +43,7 @@ export function readBody(req: IncomingMessage, limits: BodyLimits, reserve: (byt
     const onData = (chunk: Buffer): void => {
       size += chunk.length;
       try {
-        if (size > maxBytes) throw payloadTooLarge(`request body exceeds the ${maxBytes}-byte limit`);
+        if (size > maxBytes) throw new TooLargeError(`request body exceeds the ${maxBytes}-byte limit`);
         reserve(chunk.length);
       } catch (err) {
         req.resume(); // drain without keeping what arrives
@@ -57,7 +53,7 @@ export function readBody(req: IncomingMessage, limits: BodyLimits, reserve: (byt
       chunks.push(chunk);
     };
     const checkRate = (): void => {
-      if (size - sizeAtLastCheck < (limits.minBytesPerSecond * limits.rateWindowMs) / 1000) fail(new SlowUploadError(limits));
+      if (size - sizeAtLastCheck < (limits.minBytesPerSecond * limits.rateWindowMs) / 1000) fail(slowUpload(limits));
       sizeAtLastCheck = size;
     };
     // a body node has parsed whole already (most are: one packet) has no rate left to judge
@@ -66,8 +62,8 @@ export function readBody(req: IncomingMessage, limits: BodyLimits, reserve: (byt
       cleanup();
       resolve(chunks.length === 1 ? (chunks[0] as Buffer) : own(Buffer.concat(chunks, size)));
     };
-    const onAborted = (): void => fail(new HttpError(400, 'request body ended before Content-Length bytes arrived'));
-    const onError = (err: Error): void => fail(new HttpError(400, `cannot read request body: ${err.message}`));
+    const onAborted = (): void => fail(new MalformedInputError('request body ended before Content-Length bytes arrived'));
+    const onError = (err: Error): void => fail(new MalformedInputError(`cannot read request body: ${err.message}`));
     const cleanup = (): void => {
       clearInterval(rateCheck);
       req.off('data', onData);

@@ -1,7 +1,7 @@
 /**
  * Property-based fuzzing of parsers with fast-check. Inputs are valid seed payloads mutated at
  * the byte level (flips, insertions, deletions, truncation, splices) plus raw random bytes. The
- * property: the target returns, or throws an HttpError with a 4xx status — never another error,
+ * property: the target returns, or throws a domain error answered with a 4xx — never another error,
  * never a crash. A failing input is written to test/fixtures/fuzz/<target>/ and replayed on every
  * later run as a regression fixture. FUZZ_RUNS sets the budget (small in CI, large on demand).
  */
@@ -9,7 +9,8 @@ import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import fc from 'fast-check';
-import { HttpError } from '../../src/server/errors';
+import { isDomainError } from '../../src/core/errors';
+import { errorReplyFor } from '../../src/server/error-reply';
 
 export const FUZZ_RUNS = Number(process.env.FUZZ_RUNS ?? '300');
 const FIXTURES = join(__dirname, '..', 'fixtures', 'fuzz');
@@ -56,7 +57,8 @@ export function expectFastPathAgrees(seeds: Buffer[], compare: (input: Buffer) =
 
 /** Throws unless `err` is a client error: the only acceptable way for a parser to refuse input. */
 export function expectClientError(err: unknown): void {
-  if (err instanceof HttpError && err.status >= 400 && err.status < 500) return;
+  const status = isDomainError(err) ? errorReplyFor(err).status : 500;
+  if (status >= 400 && status < 500) return;
   throw err instanceof Error ? err : new Error(String(err));
 }
 

@@ -4,10 +4,11 @@
  */
 import { CoalescingExporter, packRequests } from '../../src/export/coalescing-exporter';
 import type { ExportOutcome, Exporter } from '../../src/export/exporter';
+import { GrpcStatus } from '../../src/export/grpc-client';
 import { BridgeMetrics } from '../../src/observability/metrics';
 import { encodeExportRequests, type EncodedExport } from '../../src/otlp/encode';
 import type { ResourceLogs, SignalBatch } from '../../src/otlp/model';
-import { HttpError } from '../../src/server/errors';
+import { ExportRefusedError } from '../../src/core/errors';
 import { lookupType } from '../helpers/otlp-proto';
 
 const resource = (service: string, bodies: string[]): ResourceLogs => ({
@@ -86,7 +87,7 @@ describe('CoalescingExporter', () => {
   });
 
   it('fails every caller with a retryable failure of the shared export, so each sender retries', async () => {
-    const unavailable = new HttpError(503, 'collector unavailable', { 'Retry-After': '1' });
+    const unavailable = new ExportRefusedError(GrpcStatus.UNAVAILABLE, 'UNAVAILABLE', 'collector unavailable', false);
     const inner = scriptedInner(() => unavailable);
     const exporter = new CoalescingExporter(inner, MAX_BYTES, new BridgeMetrics());
     const results = await Promise.all([settle(exporter.export(logsRequests('a', 'a1'))), settle(exporter.export(logsRequests('b', 'b1')))]);
@@ -95,7 +96,7 @@ describe('CoalescingExporter', () => {
   });
 
   it('on a permanent refusal of the shared export, retries each batch alone so only the culprit is refused', async () => {
-    const invalid = new HttpError(400, 'collector rejected the data as invalid');
+    const invalid = new ExportRefusedError(GrpcStatus.INVALID_ARGUMENT, 'INVALID_ARGUMENT', 'bad field', true);
     const inner = scriptedInner((requests) => (bodiesOf(requests).includes('bad') ? invalid : undefined));
     const exporter = new CoalescingExporter(inner, MAX_BYTES, new BridgeMetrics());
     const results = await Promise.all([settle(exporter.export(logsRequests('a', 'a1'))), settle(exporter.export(logsRequests('b', 'bad'))), settle(exporter.export(logsRequests('c', 'c1', 'c2')))]);

@@ -8,7 +8,8 @@ import { decodeBody, MAX_CONTENT_CODINGS, isZstdNative, parseContentEncoding, SU
 import { hasZlibHeader } from '../../src/decode/zlib';
 import { availableZstdImplementations, decodeZstd, MAX_ZSTD_FRAMES, type ZstdImplementation } from '../../src/decode/zstd';
 import { parseZstdFrameHeader, zstdFrames } from '../../src/decode/zstd-frames';
-import { HttpError } from '../../src/server/errors';
+import { isDomainError } from '../../src/core/errors';
+import { replyTo } from '../helpers/error-reply';
 
 const KiB = 1024;
 const MiB = 1024 * KiB;
@@ -32,24 +33,33 @@ function expectSameBytes(actual: Buffer, expected: Buffer): void {
   expect(actual.equals(expected)).toBe(true);
 }
 
-async function httpError(promise: Promise<unknown>): Promise<HttpError> {
+/** A refusal: the status the sender would get, and the error's own message. */
+interface Refusal {
+  status: number;
+  message: string;
+}
+
+const refusalOf = (err: unknown): Refusal => {
+  if (!isDomainError(err)) throw err;
+  return { status: replyTo(err).status, message: err.message };
+};
+
+async function refusal(promise: Promise<unknown>): Promise<Refusal> {
   try {
     await promise;
   } catch (err) {
-    if (err instanceof HttpError) return err;
-    throw err;
+    return refusalOf(err);
   }
-  throw new Error('expected an HttpError, but decoding succeeded');
+  throw new Error('expected a refusal, but decoding succeeded');
 }
 
-function httpErrorSync(fn: () => unknown): HttpError {
+function refusalSync(fn: () => unknown): Refusal {
   try {
     fn();
   } catch (err) {
-    if (err instanceof HttpError) return err;
-    throw err;
+    return refusalOf(err);
   }
-  throw new Error('expected an HttpError');
+  throw new Error('expected a refusal');
 }
 
 // --- hand-made zstd frames (RFC 8878), for headers and blocks no encoder writes -------------
@@ -99,6 +109,7 @@ require.extensions['.ts'] = (module, filename) => {
 (async () => {
   const job = JSON.parse(process.env.DECODE_JOB);
   const decode = require(job.module)[job.exportName];
+  const { replyTo } = require(job.replyModule);
   const body = fs.readFileSync(job.bodyPath);
   global.gc();
   const before = process.memoryUsage().arrayBuffers;
@@ -113,7 +124,7 @@ require.extensions['.ts'] = (module, filename) => {
     rssPeak = Math.max(rssPeak, usage.rss);
   }, 1);
   let status = 200, message = '';
-  try { await decode(body, ...job.args); } catch (err) { status = err.status ?? 500; message = String(err.message); }
+  try { await decode(body, ...job.args); } catch (err) { status = typeof err.kind === 'string' ? replyTo(err).status : 500; message = String(err.message); }
   clearInterval(sampler);
   const after = process.memoryUsage();
   peak = Math.max(peak, after.arrayBuffers);
@@ -136,7 +147,7 @@ afterAll(() => fs.rmSync(tmpDir, { recursive: true, force: true }));
 function runBomb(body: Buffer, module: string, exportName: string, args: unknown[]): Promise<BombResult> {
   const bodyPath = path.join(tmpDir, `bomb-${process.hrtime.bigint()}.bin`);
   fs.writeFileSync(bodyPath, body);
-  const job = { module: path.join(ROOT, module), exportName, bodyPath, args };
+  const job = { module: path.join(ROOT, module), exportName, bodyPath, args, replyModule: path.join(ROOT, 'test/helpers/error-reply.ts') };
   return new Promise((resolve, reject) => {
     execFile(process.execPath, ['--expose-gc', '-e', CHILD], { cwd: ROOT, env: { ...process.env, DECODE_JOB: JSON.stringify(job) } }, (err, stdout, stderr) => {
       if (err) reject(new Error(`bomb child failed: ${err.message}\n${stderr}`));
@@ -191,7 +202,7 @@ describe('parseContentEncoding', () => {
   });
 
   it.each(['br', 'snappy', 'gzip, br', 'compress', 'constructor'])('refuses %p with 415', (header) => {
-    const err = httpErrorSync(() => parseContentEncoding(header));
+    const err = refusalSync(() => parseContentEncoding(header));
     expect(err.status).toBe(415);
     const unknown = header.split(',').pop()!.trim();
     expect(err.message).toContain(`"${unknown}"`);
@@ -212,12 +223,12 @@ describe('parseContentEncoding', () => {
         .join(','),
       Array(3000).fill('zstd').join(','),
     ]) {
-      const err = httpErrorSync(() => parseContentEncoding(header));
+      const err = refusalSync(() => parseContentEncoding(header));
       expect(err.status).toBe(415);
       expect(err.message).toBe(`Content-Encoding lists more than ${MAX_CONTENT_CODINGS} codings; senders apply one`);
     }
     // a body that is not even gzip: refused for the header, so no decoder ran
-    expect((await httpError(decodeBody(TEXT, Array(3000).fill('gzip').join(','), LIMITS))).status).toBe(415);
+    expect((await refusal(decodeBody(TEXT, Array(3000).fill('gzip').join(','), LIMITS))).status).toBe(415);
   });
 
   it('does not count what costs no decoding: identity and empty list items', () => {
@@ -227,7 +238,7 @@ describe('parseContentEncoding', () => {
   });
 
   it('does not echo an arbitrarily long encoding name', () => {
-    const err = httpErrorSync(() => parseContentEncoding('x'.repeat(10_000)));
+    const err = refusalSync(() => parseContentEncoding('x'.repeat(10_000)));
     expect(err.message.length).toBeLessThan(200);
   });
 });
@@ -239,7 +250,7 @@ describe('decodeBody: identity', () => {
   });
 
   it('refuses a body over the cap with 413', async () => {
-    const err = await httpError(decodeBody(TEXT, undefined, { maxDecodedBytes: TEXT.length - 1 }));
+    const err = await refusal(decodeBody(TEXT, undefined, { maxDecodedBytes: TEXT.length - 1 }));
     expect(err.status).toBe(413);
     expect(err.message).toBe(`decompressed body exceeds ${TEXT.length - 1} bytes`);
   });
@@ -275,7 +286,7 @@ describe('decodeBody: gzip', () => {
   it('allows output exactly at the cap and refuses one byte more with 413', async () => {
     const body = zlib.gzipSync(TEXT);
     expect(await decodeBody(body, 'gzip', { maxDecodedBytes: TEXT.length })).toEqual(TEXT);
-    const err = await httpError(decodeBody(body, 'gzip', { maxDecodedBytes: TEXT.length - 1 }));
+    const err = await refusal(decodeBody(body, 'gzip', { maxDecodedBytes: TEXT.length - 1 }));
     expect(err.status).toBe(413);
     expect(err.message).toBe(`decompressed body exceeds ${TEXT.length - 1} bytes`);
   });
@@ -285,7 +296,7 @@ describe('decodeBody: gzip', () => {
     ['truncated', zlib.gzipSync(TEXT).subarray(0, 100)],
     ['a broken member after a good one', Buffer.concat([zlib.gzipSync(HELLO), Buffer.from([0x1f, 0x8b, 8, 0, 1])])],
   ])('refuses %s data with 400 naming gzip', async (_, body) => {
-    const err = await httpError(decodeBody(body, 'gzip', LIMITS));
+    const err = await refusal(decodeBody(body, 'gzip', LIMITS));
     expect(err.status).toBe(400);
     expect(err.message).toMatch(/^gzip body is corrupt or truncated: /);
   });
@@ -313,7 +324,7 @@ describe('decodeBody: deflate', () => {
     ['raw', zlib.deflateRawSync(TEXT)],
   ])('refuses %s output over the cap with 413', async (_, body) => {
     expect(await decodeBody(body, 'deflate', { maxDecodedBytes: TEXT.length })).toEqual(TEXT);
-    const err = await httpError(decodeBody(body, 'deflate', { maxDecodedBytes: TEXT.length - 1 }));
+    const err = await refusal(decodeBody(body, 'deflate', { maxDecodedBytes: TEXT.length - 1 }));
     expect(err.status).toBe(413);
   });
 
@@ -329,7 +340,7 @@ describe('decodeBody: deflate', () => {
       })(),
     ],
   ])('refuses %s with 400 naming deflate', async (_, body) => {
-    const err = await httpError(decodeBody(body, 'deflate', LIMITS));
+    const err = await refusal(decodeBody(body, 'deflate', LIMITS));
     expect(err.status).toBe(400);
     expect(err.message).toMatch(/^deflate body is corrupt or truncated: /);
   });
@@ -345,22 +356,22 @@ describe('decodeBody: comma lists', () => {
   });
 
   it('fails with 400 when the order is wrong', async () => {
-    const err = await httpError(decodeBody(deflatedThenGzipped, 'gzip, deflate', LIMITS));
+    const err = await refusal(decodeBody(deflatedThenGzipped, 'gzip, deflate', LIMITS));
     expect(err.status).toBe(400);
     expect(err.message).toMatch(/^deflate body is corrupt/);
   });
 
   it('applies the cap to every step', async () => {
     // the gzip step yields the deflate stream (small); the deflate step passes the cap
-    const err = await httpError(decodeBody(deflatedThenGzipped, 'deflate, gzip', { maxDecodedBytes: TEXT.length - 1 }));
+    const err = await refusal(decodeBody(deflatedThenGzipped, 'deflate, gzip', { maxDecodedBytes: TEXT.length - 1 }));
     expect(err.status).toBe(413);
     const inner = zlib.deflateSync(TEXT);
-    const early = await httpError(decodeBody(deflatedThenGzipped, 'deflate, gzip', { maxDecodedBytes: inner.length - 1 }));
+    const early = await refusal(decodeBody(deflatedThenGzipped, 'deflate, gzip', { maxDecodedBytes: inner.length - 1 }));
     expect(early.status).toBe(413);
   });
 
   it('refuses an unknown coding anywhere in the list with 415 before decoding', async () => {
-    const err = await httpError(decodeBody(Buffer.from('not even gzip'), 'br, gzip', LIMITS));
+    const err = await refusal(decodeBody(Buffer.from('not even gzip'), 'br, gzip', LIMITS));
     expect(err.status).toBe(415);
   });
 });
@@ -509,7 +520,7 @@ describe.each(ZSTD_IMPLEMENTATIONS)('zstd via %s', (implementation) => {
     it('undoes "gzip, zstd" right to left', async () => {
       if (implementation !== zstdImplementation) return;
       expect(await decodeBody(fixture('text.gz.zst'), 'gzip, zstd', LIMITS)).toEqual(TEXT);
-      expect((await httpError(decodeBody(fixture('text.gz.zst'), 'zstd, gzip', LIMITS))).status).toBe(400);
+      expect((await refusal(decodeBody(fixture('text.gz.zst'), 'zstd, gzip', LIMITS))).status).toBe(400);
     });
   });
 
@@ -520,18 +531,18 @@ describe.each(ZSTD_IMPLEMENTATIONS)('zstd via %s', (implementation) => {
     });
 
     it('refuses a frame that declares more than the cap with 413', async () => {
-      const err = await httpError(decode(fixture('text.zst'), TEXT.length - 1));
+      const err = await refusal(decode(fixture('text.zst'), TEXT.length - 1));
       expect(err.status).toBe(413);
       expect(err.message).toBe(`decompressed body exceeds ${TEXT.length - 1} bytes (a zstd frame declares ${TEXT.length} bytes)`);
     });
 
     it('refuses a later frame that declares more than is left with 413', async () => {
-      const err = await httpError(decode(fixture('two-frames.zst'), HELLO.length + TEXT.length - 1));
+      const err = await refusal(decode(fixture('two-frames.zst'), HELLO.length + TEXT.length - 1));
       expect(err.status).toBe(413);
     });
 
     it('refuses a frame without a size whose window is bigger than the cap with 413', async () => {
-      const err = await httpError(decode(fixture('text-nosize.zst'), MiB));
+      const err = await refusal(decode(fixture('text-nosize.zst'), MiB));
       expect(err.status).toBe(413);
       expect(err.message).toContain(`needs a ${2 * MiB}-byte window`);
     });
@@ -539,7 +550,7 @@ describe.each(ZSTD_IMPLEMENTATIONS)('zstd via %s', (implementation) => {
     it('refuses a frame without a size whose output passes the cap with 413', async () => {
       const body = zstdFrame([0x00, 0], ...Array.from({ length: 10 }, (_, i) => rleBlock(KiB, 0x61, i === 9)));
       expect(await decode(body, 10 * KiB)).toHaveLength(10 * KiB);
-      const err = await httpError(decode(body, 10 * KiB - 1));
+      const err = await refusal(decode(body, 10 * KiB - 1));
       expect(err.status).toBe(413);
       expect(err.message).toBe(`decompressed body exceeds ${10 * KiB - 1} bytes`);
     });
@@ -548,7 +559,7 @@ describe.each(ZSTD_IMPLEMENTATIONS)('zstd via %s', (implementation) => {
       // no declared size and a bound over 8 MiB: both calls decode in chunks, one frame-state apart
       const blocks = 70;
       const body = zstdFrame([0x00, 7 << 3], ...Array.from({ length: blocks }, (_, i) => rleBlock(128 * KiB, 0x62, i === blocks - 1)));
-      expect((await httpError(decode(body, MiB))).status).toBe(413);
+      expect((await refusal(decode(body, MiB))).status).toBe(413);
       expectSameBytes(await decode(body, 16 * MiB), Buffer.alloc(blocks * 128 * KiB, 0x62));
     });
 
@@ -556,7 +567,7 @@ describe.each(ZSTD_IMPLEMENTATIONS)('zstd via %s', (implementation) => {
       const frame = tinyFrame(Buffer.from('a'));
       const atLimit = Buffer.concat(Array.from({ length: MAX_ZSTD_FRAMES }, () => frame));
       expectSameBytes(await decode(atLimit), Buffer.alloc(MAX_ZSTD_FRAMES, 'a'));
-      const err = await httpError(decode(Buffer.concat([atLimit, frame])));
+      const err = await refusal(decode(Buffer.concat([atLimit, frame])));
       expect(err.status).toBe(413);
       expect(err.message).toContain(`more than ${MAX_ZSTD_FRAMES} frames`);
     });
@@ -565,13 +576,13 @@ describe.each(ZSTD_IMPLEMENTATIONS)('zstd via %s', (implementation) => {
       ['declares4GiB', 2 ** 32],
       ['declares1GiB', 2 ** 30],
     ] as const)('refuses the %s frame from its header with 413', async (name, declared) => {
-      const err = await httpError(decode(CRAFTED[name], BOMB_CAP));
+      const err = await refusal(decode(CRAFTED[name], BOMB_CAP));
       expect(err.status).toBe(413);
       expect(err.message).toContain(`declares ${declared} bytes`);
     });
 
     it('refuses a frame with a 128 MiB window and no size under a 4 MiB cap with 413', async () => {
-      const err = await httpError(decode(CRAFTED.hugeWindow, BOMB_CAP));
+      const err = await refusal(decode(CRAFTED.hugeWindow, BOMB_CAP));
       expect(err.status).toBe(413);
       expect(err.message).toContain(`needs a ${128 * MiB}-byte window`);
     });
@@ -600,21 +611,21 @@ describe.each(ZSTD_IMPLEMENTATIONS)('zstd via %s', (implementation) => {
       ['a block bigger than 128 KiB', zstdFrame([0x00, 10 << 3], rleBlock(128 * KiB + 1, 0)), /exceeds the 131072-byte maximum/],
       ['a frame shorter than it declares', zstdFrame([0x20, 5], rawBlock(Buffer.from('abc'))), /3 bytes but declares 5|corrupt/i],
     ])('refuses %s with 400 naming zstd', async (_, body, detail) => {
-      const err = await httpError(decode(body));
+      const err = await refusal(decode(body));
       expect(err.status).toBe(400);
       expect(err.message).toMatch(/^zstd body is corrupt or truncated: /);
       expect(err.message).toMatch(detail);
     });
 
     it('refuses a frame that produces more than it declares with 400 or 413', async () => {
-      const err = await httpError(decode(zstdFrame([0x40, 10 << 3, 0, 0], rleBlock(300, 0x61, false), rleBlock(300, 0x61))));
+      const err = await refusal(decode(zstdFrame([0x40, 10 << 3, 0, 0], rleBlock(300, 0x61, false), rleBlock(300, 0x61))));
       // fzstd: our own check (400); native: libzstd reports the mismatch (400).
       expect(err.status).toBe(400);
     });
 
     if (implementation !== 'fzstd') {
       it('refuses a bad checksum with 400', async () => {
-        const err = await httpError(decode(withByte(text, text.length - 1, text[text.length - 1]! ^ 0xff)));
+        const err = await refusal(decode(withByte(text, text.length - 1, text[text.length - 1]! ^ 0xff)));
         expect(err.status).toBe(400);
         expect(err.message).toMatch(/checksum/i);
       });

@@ -15,7 +15,8 @@ import { decodeMetricPayload, decodeMetricPayloadGeneric } from '../../src/parse
 import { readMetricPayloadPieces } from '../../src/parse/metrics-v2-proto-direct';
 import { translateMetrics, translateMetricsToModel } from '../../src/translate/metrics/chain';
 import { StreamStartTimes } from '../../src/translate/metrics/start-times';
-import { HttpError } from '../../src/server/errors';
+import { ExportRefusedError } from '../../src/core/errors';
+import { GrpcStatus } from '../../src/export/grpc-client';
 import { startSidecar, type Sidecar } from '../../src/server/sidecar';
 import { lookupType } from '../helpers/otlp-proto';
 import { AGENT_PROTOBUF_HEADERS, agentV3Body, encodeMetricPayload, encodeSketchPayload } from '../fixtures/metrics/agent-payloads';
@@ -24,7 +25,7 @@ const METRICS_REQUEST = lookupType('opentelemetry.proto.collector.metrics.v1.Exp
 
 class FakeExporter implements Exporter {
   batches: EncodedExport[][] = [];
-  failWith: HttpError | undefined;
+  failWith: ExportRefusedError | undefined;
   async export(requests: EncodedExport[]) {
     if (this.failWith) throw this.failWith;
     this.batches.push(requests);
@@ -227,9 +228,9 @@ describe('metric routes', () => {
   });
 
   it('passes an export failure through (503, which every Datadog sender retries)', async () => {
-    exporter.failWith = new HttpError(503, 'collector unavailable');
+    exporter.failWith = new ExportRefusedError(GrpcStatus.UNAVAILABLE, 'UNAVAILABLE', 'collector unavailable', false);
     const res = await post('/api/v2/series', JSON.stringify({ series: [{ metric: 'm', type: 1, points: [{ timestamp: T, value: 1 }] }] }), { 'Content-Type': 'application/json' });
-    expect(res.status).toBe(503);
+    expect([res.status, res.headers.get('retry-after'), await res.text()]).toEqual([503, '5', 'collector did not accept the data (UNAVAILABLE); retry later\n']);
   });
 
   it('never answers 404 on a metric path', async () => {

@@ -1,6 +1,7 @@
 import { encodeExportRequests, logStreamEncoder, RecordTooLargeError, type EncodedExport } from '../../src/otlp/encode';
 import { AggregationTemporality, SpanKind, StatusCode, type AnyValue, type KeyValue, type LogRecord, type Metric, type NumberDataPoint, type ResourceLogs, type ResourceMetrics, type ResourceSpans, type SignalBatch, type Span } from '../../src/otlp/model';
-import { HttpError } from '../../src/server/errors';
+import { TooLargeError } from '../../src/core/errors';
+import { replyTo } from '../helpers/error-reply';
 import { decodeExportRequest, decodeRequestObject, lookupType, REQUEST_TYPE } from '../helpers/otlp-proto';
 
 const NO_LIMIT = 64 * 1024 * 1024;
@@ -569,9 +570,9 @@ describe('encodeExportRequests splitting', () => {
       error = caught;
     }
     expect(error).toBeInstanceOf(RecordTooLargeError);
-    expect(error).toBeInstanceOf(HttpError);
+    expect(error).toBeInstanceOf(TooLargeError);
+    expect(replyTo(error).status).toBe(413);
     const tooLarge = error as RecordTooLargeError;
-    expect(tooLarge.status).toBe(413);
     expect(tooLarge.signal).toBe('logs');
     expect(tooLarge.size).toBeGreaterThan(5000);
     expect(tooLarge.message).toContain('logs');

@@ -11,7 +11,8 @@ import { createLogger } from '../../src/observability/log';
 import { BridgeMetrics } from '../../src/observability/metrics';
 import { encodeExportRequests } from '../../src/otlp/encode';
 import type { ResourceLogs } from '../../src/otlp/model';
-import { HttpError } from '../../src/server/errors';
+import { ExportRefusedError } from '../../src/core/errors';
+import { replyTo } from '../helpers/error-reply';
 import { lookupType } from '../helpers/otlp-proto';
 
 const logs = (n: number, text = 'x'): ResourceLogs[] => [
@@ -93,9 +94,9 @@ describe('OtlpGrpcExporter', () => {
     const exporter = new OtlpGrpcExporter(configFor(fake.port), undefined, new BridgeMetrics(), silent);
     try {
       const err = await exportLogs(exporter, logs(1)).catch((e: unknown) => e);
-      expect(err).toBeInstanceOf(HttpError);
-      expect((err as HttpError).status).toBe(503);
-      expect((err as HttpError).headers['Retry-After']).toBeDefined();
+      expect(err).toBeInstanceOf(ExportRefusedError);
+      expect(replyTo(err).status).toBe(503);
+      expect(replyTo(err).headers['Retry-After']).toBeDefined();
     } finally {
       await exporter.close();
       fake.stop();
@@ -106,9 +107,9 @@ describe('OtlpGrpcExporter', () => {
     const fake = await fakeCollector(() => ({ error: { code: grpc.status.INVALID_ARGUMENT, details: 'bad field' } }));
     const exporter = new OtlpGrpcExporter(configFor(fake.port), undefined, new BridgeMetrics(), silent);
     try {
-      const err = (await exportLogs(exporter, logs(1)).catch((e: unknown) => e)) as HttpError;
-      expect(err.status).toBe(400);
-      expect(err.message).toMatch(/bad field/);
+      const err = await exportLogs(exporter, logs(1)).catch((e: unknown) => e);
+      expect(replyTo(err).status).toBe(400);
+      expect(replyTo(err).text).toMatch(/bad field/);
       expect(fake.calls).toHaveLength(1);
     } finally {
       await exporter.close();
@@ -139,7 +140,7 @@ describe('OtlpGrpcExporter', () => {
   it('answers 503 when nothing listens at the endpoint', async () => {
     const exporter = new OtlpGrpcExporter(configFor(1), undefined, new BridgeMetrics(), silent);
     try {
-      expect(((await exportLogs(exporter, logs(1)).catch((e: unknown) => e)) as HttpError).status).toBe(503);
+      expect(replyTo(await exportLogs(exporter, logs(1)).catch((e: unknown) => e)).status).toBe(503);
     } finally {
       await exporter.close();
     }

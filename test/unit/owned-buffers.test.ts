@@ -17,7 +17,8 @@ import { freeNow, own, OWNED_MIN_BYTES } from '../../src/memory/owned-buffers';
 import { createLogger } from '../../src/observability/log';
 import { BridgeMetrics } from '../../src/observability/metrics';
 import { encodeExportRequests, type EncodedExport } from '../../src/otlp/encode';
-import { HttpError } from '../../src/server/errors';
+import { ExportRefusedError, UnavailableError } from '../../src/core/errors';
+import { GrpcStatus } from '../../src/export/grpc-client';
 import { InflightBudget } from '../../src/server/inflight-budget';
 import { createIntakeApp } from '../../src/server/intake-app';
 import { StreamStartTimes } from '../../src/translate/metrics/start-times';
@@ -221,14 +222,14 @@ describe('the coalescer frees export bodies once the export succeeded', () => {
   });
 
   it('a shared export refused for good keeps the bytes: each caller’s own retry sends its records', async () => {
-    const to = inner((call) => (call === 1 ? new HttpError(400, 'invalid') : undefined));
+    const to = inner((call) => (call === 1 ? new ExportRefusedError(GrpcStatus.INVALID_ARGUMENT, 'INVALID_ARGUMENT', 'invalid', true) : undefined));
     const exporter = new CoalescingExporter(to, 4 * 1024 * 1024, new BridgeMetrics());
     await Promise.all([exporter.export(bigLogs('d')), exporter.export(bigLogs('e'))]);
     expect(to.sent).toEqual([['d', 'e'], ['d'], ['e']]);
   });
 
   it('a failed export keeps its bytes for the sender’s retry', async () => {
-    const to = inner(() => new HttpError(503, 'collector down'));
+    const to = inner(() => new UnavailableError('collector down', 5));
     const requests = bigLogs('f');
     await expect(new CoalescingExporter(to, 4 * 1024 * 1024, new BridgeMetrics()).export(requests)).rejects.toThrow('collector down');
     expect(firstChars(requests)).toEqual(['f']);

@@ -4,7 +4,8 @@
  * route list too, so every path a route declares is found.
  */
 import { ROUTES } from '../../src/intake';
-import { normalizePath, RouteTable } from '../../src/server/route-table';
+import { normalizePath } from '../../src/parse/request-path';
+import { RouteTable } from '../../src/server/route-table';
 
 const route = (name: string, ...paths: string[]) => ({ name, paths });
 const table = new RouteTable([route('logs', '/api/v2/logs', '/v1/input', '/v1/input/:key'), route('proxy', '/telemetry/proxy/*path'), route('intake', '/intake', '/intake/')]);

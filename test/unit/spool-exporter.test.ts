@@ -1,14 +1,15 @@
 import { ftruncateSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, writeFileSync, writeSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { GrpcStatus } from '../../src/export/grpc-client';
-import { replyForFailure } from '../../src/export/retry-policy';
+import { ExportRefusedError, UnavailableError } from '../../src/core/errors';
+import { GrpcStatus, statusName } from '../../src/export/grpc-client';
+import { isPermanent } from '../../src/export/retry-policy';
 import { DiskSpool, type SpoolIo, type SpoolOptions } from '../../src/export/spool';
 import { SpoolingExporter, type SpoolSender } from '../../src/export/spooling-exporter';
 import { createLogger, type Logger } from '../../src/observability/log';
 import { BridgeMetrics } from '../../src/observability/metrics';
 import type { EncodedExport } from '../../src/otlp/encode';
-import { HttpError } from '../../src/server/errors';
+import { replyTo } from '../helpers/error-reply';
 
 const req = (n: number): EncodedExport => ({ signal: 'logs', records: n, body: Buffer.alloc(50, n) });
 const options = (overrides: Partial<SpoolOptions> = {}): SpoolOptions => ({ dir: mkdtempSync(join(tmpdir(), 'spool-exporter-')), maxBytes: 1_000_000, segmentBytes: 1_000_000, fsync: 'always', ...overrides });
@@ -25,7 +26,7 @@ const accept: Outcome = () => Promise.resolve(0);
 const refuse =
   (code: GrpcStatus): Outcome =>
   () =>
-    Promise.reject(replyForFailure(code, 'simulated'));
+    Promise.reject(new ExportRefusedError(code, statusName(code), 'simulated', isPermanent(code)));
 
 /** A collector stand-in: the n-th call gets the n-th scripted outcome, every later call `rest`. */
 class FakeSender implements SpoolSender {
@@ -150,7 +151,7 @@ describe('SpoolingExporter', () => {
     await exporter.export([req(7)]);
     await until(() => sender.calls.length === 1, 'the call');
     await exporter.close();
-    await expect(exporter.export([req(8)])).rejects.toMatchObject({ status: 503 });
+    expect(replyTo(await exporter.export([req(8)]).catch((e: unknown) => e)).status).toBe(503);
     const spool = DiskSpool.open(o);
     expect(spool.next()?.request.records).toBe(7);
     spool.close();
@@ -161,9 +162,9 @@ describe('SpoolingExporter', () => {
     const metrics = new BridgeMetrics();
     const exporter = new SpoolingExporter(DiskSpool.open(options({ io: noRoom })), new FakeSender([]), metrics, capturingLog().log, FAST);
     const err = await exporter.export([req(1)]).catch((e: unknown) => e);
-    expect(err).toBeInstanceOf(HttpError);
-    expect((err as HttpError).status).toBe(503);
-    expect((err as HttpError).headers['Retry-After']).toBeDefined();
+    expect(err).toBeInstanceOf(UnavailableError);
+    expect(replyTo(err).status).toBe(503);
+    expect(replyTo(err).headers['Retry-After']).toBeDefined();
     expect(metrics.spoolWriteErrors.get({ operation: 'append' })).toBe(1);
     await exporter.close();
   });

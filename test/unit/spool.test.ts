@@ -1,8 +1,10 @@
 import { appendFileSync, existsSync, fsync, fsyncSync, ftruncateSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, statSync, truncateSync, writeFileSync, writeSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { DiskSpool, SpoolFullError, SpoolWriteError, segmentSizeFor, type SpoolEvent, type SpoolIo, type SpoolOptions } from '../../src/export/spool';
+import { SpoolFullError, SpoolWriteError } from '../../src/core/errors';
+import { DiskSpool, segmentSizeFor, type SpoolEvent, type SpoolIo, type SpoolOptions } from '../../src/export/spool';
 import type { EncodedExport } from '../../src/otlp/encode';
+import { replyTo } from '../helpers/error-reply';
 
 const req = (n: number, size = 100): EncodedExport => ({ signal: n % 2 ? 'logs' : 'metrics', records: n, body: Buffer.alloc(size, n % 256) });
 const options = (overrides: Partial<SpoolOptions> = {}): SpoolOptions => ({ dir: mkdtempSync(join(tmpdir(), 'spool-')), maxBytes: 1_000_000, segmentBytes: 1_000, fsync: 'always', ...overrides });
@@ -77,8 +79,8 @@ describe('DiskSpool', () => {
     await spool.append([req(1), req(2), req(3)]);
     const err = await spool.append([req(4), req(5)]).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(SpoolFullError);
-    expect((err as SpoolFullError).status).toBe(503);
-    expect((err as SpoolFullError).headers['Retry-After']).toBeDefined();
+    expect(replyTo(err).status).toBe(503);
+    expect(replyTo(err).headers['Retry-After']).toBeDefined();
     drainAll(spool);
     await expect(spool.append([req(4), req(5)])).resolves.toBeUndefined();
     spool.close();
@@ -220,8 +222,8 @@ describe('DiskSpool on a full or failing disk', () => {
     disk.room = RECORD + 40; // the first record fits, the second is cut short
     const err = await spool.append([req(3), req(4)]).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(SpoolWriteError);
-    expect((err as SpoolWriteError).status).toBe(503);
-    expect((err as SpoolWriteError).headers['Retry-After']).toBeDefined();
+    expect(replyTo(err).status).toBe(503);
+    expect(replyTo(err).headers['Retry-After']).toBeDefined();
     expect((err as Error).message).toContain('ENOSPC');
     expect(statSync(onlySegment(o.dir)).size).toBe(before);
     expect(events).toContainEqual(expect.objectContaining({ type: 'write-failed', operation: 'append' }));
@@ -280,7 +282,7 @@ describe('DiskSpool on a full or failing disk', () => {
     disk.failFsync = true;
     const err = await spool.append([req(1)]).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(SpoolWriteError);
-    expect((err as SpoolWriteError).status).toBe(503);
+    expect(replyTo(err).status).toBe(503);
     expect(events).toContainEqual(expect.objectContaining({ type: 'write-failed', operation: 'fsync' }));
     disk.failFsync = false;
     spool.close();

@@ -6,7 +6,7 @@
 import { isJson, isMsgpack, type MediaType } from '../media-type';
 import { decodeMsgpack, MsgpackError, type MsgValue } from '../msgpack';
 import { ProtoDecodeError } from '../proto-reader';
-import { badRequest } from '../../server/errors';
+import { MalformedInputError } from '../../core/errors';
 import { FieldError } from './fields';
 import { parseJsonTree } from './json';
 
@@ -19,7 +19,7 @@ const looksLikeMsgpack = (first: number | undefined): boolean => first !== undef
  * which cannot work (docs/translation.md, Differences from the upstream receiver (traces)).
  */
 export function decodeTree(body: Buffer, mediaType: MediaType | undefined, what: string): MsgValue {
-  if (body.length === 0) throw badRequest(`${what}: empty body`);
+  if (body.length === 0) throw new MalformedInputError(`${what}: empty body`);
   return isMsgpackBody(body, mediaType) ? decodeMsgpack(body) : parseJsonTree(body.toString('utf8'), what);
 }
 
@@ -31,8 +31,8 @@ export function parsing<T>(what: string, parse: () => T): T {
   try {
     return parse();
   } catch (err) {
-    if (err instanceof FieldError) throw badRequest(`${what}: ${err.where}: ${err.message}`);
-    if (err instanceof MsgpackError || err instanceof ProtoDecodeError) throw badRequest(`${what}: ${err.message}`);
+    if (err instanceof FieldError) throw MalformedInputError.at(what, err.where, err.message);
+    if (err instanceof MsgpackError || err instanceof ProtoDecodeError) throw new MalformedInputError(`${what}: ${err.message}`);
     throw err;
   }
 }

@@ -6,7 +6,7 @@
  */
 import { emptySpanEvent, emptySpanLink, type DdAttributeValue, type DdSpanEvent, type DdSpanLink } from '../../datadog/traces';
 import type { MsgValue } from '../msgpack';
-import { HttpError } from '../../server/errors';
+import { MalformedInputError } from '../../core/errors';
 import { each, FieldError, int, map, parseFields, setters, str, typedMap, u64, type FieldSetters } from './fields';
 import { parseJsonTree } from './json';
 
@@ -56,7 +56,7 @@ function tolerant<T>(text: string, parse: (tree: MsgValue) => T): T | undefined 
   try {
     return parse(parseJsonTree(text, 'tag'));
   } catch (err) {
-    if (err instanceof FieldError || err instanceof HttpError) return undefined;
+    if (err instanceof FieldError || err instanceof MalformedInputError) return undefined;
     throw err;
   }
 }
