@@ -140,7 +140,6 @@ export async function startSidecar(config: Config, env: NodeJS.ProcessEnv, log: 
   const routes = overrides.routes ?? ROUTES;
   const ctx: RouteContext = {
     config,
-    exporter,
     log,
     authEnabled: keys.length > 0,
     isValidKey: keyChecker(keys),
@@ -149,7 +148,7 @@ export async function startSidecar(config: Config, env: NodeJS.ProcessEnv, log: 
     metricStreams: new StreamStartTimes({ maxEntries: config.metricStreamsMax, idleMs: config.metricStreamsIdleMs }),
     metrics,
   };
-  const intake = createIntakeApp(routes, ctx, metrics, log, new InflightBudget(config.maxInflightRequests, config.maxInflightBytes));
+  const intake = createIntakeApp(routes, ctx, exporter, metrics, log, new InflightBudget(config.maxInflightRequests, config.maxInflightBytes));
   const server = createServer(
     {
       keepAlive: true,
