@@ -54,7 +54,7 @@ export async function replayRoute(name: ScenarioName, batch: number, coding: Age
   for (let i = 0; i < scenario.payloads.length; i++) {
     const exporter = new KeepingExporter();
     const ctx = routeContext();
-    const req = await intakeRequest(scenario, i, ctx);
+    const req = await intakeRequest(scenario, i);
     const body = Buffer.from(req.body);
     const reply = await deliver(real.accept(req, ctx), exporter);
     replays.push({ body, exports: exporter.kept, reply });
@@ -95,7 +95,7 @@ async function main(): Promise<void> {
   const route = env.FLOOR_ROUTE === 'transcode' ? transcodeRoute() : await replayRoute((env.FLOOR_SCENARIO ?? 'traces') as ScenarioName, Number(env.FLOOR_BATCH ?? 1000), (env.FLOOR_CODING ?? 'zstd') as AgentCoding);
   const config = loadConfig(parseArgs([]), env);
   const log = createLogger(config.logLevel, { component: 'floor-sidecar' });
-  const sidecar = await startSidecar(config, env, log, { routes: [route] });
+  const sidecar = await startSidecar(config, log, { routes: [route] });
   // a clean exit on SIGTERM, as the real sidecar's: --cpu-prof writes its profile then
   onShutdown(log, () => sidecar.stop());
 }

@@ -31,7 +31,7 @@ describe.each<ScenarioName>(['traces', 'logs', 'series'])('floor sidecar, %s', (
     const scenario = await buildScenario(name, 20, 8);
     const replay = await replayRoute(name, 20, 'zstd');
     const ctx = routeContext();
-    const req = await intakeRequest(scenario, 0, ctx);
+    const req = await intakeRequest(scenario, 0);
     req.body = Buffer.concat([req.body, Buffer.from([0])]);
     expect(() => replay.accept(req, ctx)).toThrow(HttpError);
   });

@@ -29,9 +29,12 @@ class DroppingExporter implements Exporter {
 }
 const dropping = new DroppingExporter();
 
+/** The sidecar's settings, defaults with intake on. */
+const CONFIG = loadConfig(parseArgs(['--enable']), {});
+
 /** What the sidecar gives its routes. */
 export function routeContext(): RouteContext {
-  const config = loadConfig(parseArgs(['--enable']), {});
+  const config = CONFIG;
   return {
     config,
     log: createLogger('error', {}, () => undefined),
@@ -54,7 +57,7 @@ export function scenarioRoute(scenario: Scenario): IntakeRoute {
 }
 
 /** Payload `index` as the intake hands it to the route: decoded, headers lower-cased. */
-export async function intakeRequest(scenario: Scenario, index: number, ctx: RouteContext): Promise<IntakeRequest> {
+export async function intakeRequest(scenario: Scenario, index: number): Promise<IntakeRequest> {
   const headers = lowerCase(scenario.headers);
   const raw = (scenario.payloads[index] as { body: Buffer }).body;
   return {
@@ -62,7 +65,7 @@ export async function intakeRequest(scenario: Scenario, index: number, ctx: Rout
     path: scenario.path,
     headers,
     query: new URLSearchParams(),
-    body: await decodeBody(raw, headers['content-encoding'], { maxDecodedBytes: ctx.config.maxDecodedBytes }),
+    body: await decodeBody(raw, headers['content-encoding'], { maxDecodedBytes: CONFIG.maxDecodedBytes }),
     mediaType: parseMediaType(headers['content-type']),
     receivedAtNs: BigInt(Date.now()) * 1_000_000n,
     authenticated: true,
@@ -71,7 +74,7 @@ export async function intakeRequest(scenario: Scenario, index: number, ctx: Rout
 
 /** Payload `index` through the route, then exported to `exporter` and answered, as the sidecar serves it. */
 export async function serveOnce(route: IntakeRoute, scenario: Scenario, index: number, ctx: RouteContext, exporter: Exporter = dropping): Promise<IntakeReply> {
-  return deliver(route.accept(await intakeRequest(scenario, index, ctx), ctx), exporter);
+  return deliver(route.accept(await intakeRequest(scenario, index), ctx), exporter);
 }
 
 /** One request through decode → route (parse, translate, encode). */

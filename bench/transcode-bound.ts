@@ -771,7 +771,7 @@ async function main(): Promise<void> {
   const scenario = await buildScenario('traces', 1000, 8);
   const route = scenarioRoute(scenario);
   const bodies = scenario.payloads.map((p) => p.body);
-  const headers = (await intakeRequest(scenario, 0, routeContext())).headers;
+  const headers = (await intakeRequest(scenario, 0)).headers;
   // the check: every span as the real route has it
   let spans = 0;
   for (let i = 0; i < bodies.length; i++) {

@@ -4,7 +4,7 @@
  * metrics) once, so a route only parses, translates and encodes.
  */
 import type { IncomingHttpHeaders } from 'node:http';
-import type { Config } from '../config';
+import type { RouteOptions } from '../config';
 import type { Logger } from '../observability/log';
 import { encodeExportRequests, type EncodedExport } from '../otlp/encode';
 import type { SignalBatch } from '../otlp/model';
@@ -40,7 +40,7 @@ export interface IntakeReply {
 }
 
 export interface RouteContext {
-  config: Config;
+  config: RouteOptions;
   log: Logger;
   /** True when API keys are configured (auth on). */
   authEnabled: boolean;

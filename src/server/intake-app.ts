@@ -6,6 +6,7 @@ import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http
 import type { Socket } from 'node:net';
 import { loggablePath, presentedKey } from '../auth/api-keys';
 import { parseContentEncoding, undoCodings } from '../decode';
+import type { ServerOptions } from '../config';
 import type { Exporter } from '../export/exporter';
 import type { Accepted, IntakeReply, IntakeRequest, IntakeRoute, RouteContext } from '../intake/route';
 import { agentState, AGENT_VERSION, infoDocument } from '../intake/info';
@@ -63,6 +64,7 @@ const tracerHeaders = (ctx: RouteContext): Record<string, string> => ({ 'Datadog
 interface Shared {
   ctx: RouteContext;
   exporter: Exporter;
+  options: ServerOptions;
   metrics: BridgeMetrics;
   /** rate-limited (REQUEST_LOG_INTERVAL_MS) */
   log: Logger;
@@ -75,17 +77,17 @@ interface Shared {
  * express cost ~7 % of the CPU of a small request and ~15 MiB of resident memory for ~70
  * packages, and it did nothing else here (docs/decisions/001-no-express.md).
  */
-export function createIntakeApp(routes: readonly IntakeRoute[], ctx: RouteContext, exporter: Exporter, metrics: BridgeMetrics, log: Logger, budget: InflightBudget): RequestListener {
+export function createIntakeApp(routes: readonly IntakeRoute[], ctx: RouteContext, exporter: Exporter, options: ServerOptions, metrics: BridgeMetrics, log: Logger, budget: InflightBudget): RequestListener {
   const table = new RouteTable(routes);
   const stamp = Object.entries(tracerHeaders(ctx));
-  const { config } = ctx;
   const shared: Shared = {
     ctx,
     exporter,
+    options,
     metrics,
     log: rateLimited(log, REQUEST_LOG_INTERVAL_MS),
     budget,
-    bodyLimits: { maxBytes: config.maxBodyBytes, minBytesPerSecond: config.minUploadBytesPerSecond, rateWindowMs: config.uploadRateWindowMs },
+    bodyLimits: { maxBytes: options.maxBodyBytes, minBytesPerSecond: options.minUploadBytesPerSecond, rateWindowMs: options.uploadRateWindowMs },
   };
   const gates = new WeakMap<Socket, PipelineGate>();
   return (req, res) => {
@@ -172,10 +174,10 @@ async function serve(route: IntakeRoute, req: IncomingMessage, path: string, res
   send(res, reply);
 }
 
-async function handle(route: IntakeRoute, req: IncomingMessage, path: string, { ctx, exporter, metrics, bodyLimits }: Shared, lease: Lease): Promise<IntakeReply> {
+async function handle(route: IntakeRoute, req: IncomingMessage, path: string, { ctx, exporter, options, metrics, bodyLimits }: Shared, lease: Lease): Promise<IntakeReply> {
   const receivedAtNs = nowNs();
   const query = queryOf(req.url ?? '/');
-  const mustAuth = ctx.authEnabled && !route.selfAuthenticating && (route.sender === 'agent' || ctx.config.authTracerRoutes);
+  const mustAuth = ctx.authEnabled && !route.selfAuthenticating && (route.sender === 'agent' || options.authTracerRoutes);
   const authenticated = ctx.isValidKey(presentedKey(req.headers, query, path));
   if (mustAuth && !authenticated) {
     metrics.authFailures.inc({ route: route.name });
@@ -189,7 +191,7 @@ async function handle(route: IntakeRoute, req: IncomingMessage, path: string, { 
     raw = await readBody(req, bodyLimits, lease.reserve);
     lease.admit();
     metrics.bytesIn.inc({ route: route.name }, raw.length);
-    body = await undoCodings(raw, codecs, { maxDecodedBytes: ctx.config.maxDecodedBytes });
+    body = await undoCodings(raw, codecs, { maxDecodedBytes: options.maxDecodedBytes });
     if (body !== raw) lease.reserve(body.length);
     metrics.bytesDecoded.inc({ route: route.name }, body.length);
   } else {

@@ -76,7 +76,6 @@ beforeAll(async () => {
   exportMaxBytes = config.exportMaxBytes;
   sidecar = await startSidecar(
     config,
-    {},
     createLogger('error', {}, () => undefined),
     { exporter },
   );

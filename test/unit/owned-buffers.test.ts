@@ -163,7 +163,7 @@ describe('the intake frees a request body once its route has returned', () => {
       metrics: new BridgeMetrics(),
     };
     const metrics = new BridgeMetrics();
-    server = createServer(createIntakeApp([route, exporting], ctx, exporter, metrics, ctx.log, new InflightBudget(10, 64 * 1024 * 1024)));
+    server = createServer(createIntakeApp([route, exporting], ctx, exporter, config, metrics, ctx.log, new InflightBudget(10, 64 * 1024 * 1024)));
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   });
