@@ -21,6 +21,7 @@ import { own } from '../src/memory/owned-buffers';
 import { createLogger } from '../src/observability/log';
 import type { EncodedExport } from '../src/otlp/encode';
 import { MalformedInputError } from '../src/core/errors';
+import { deliver } from '../src/server/intake-app';
 import { startSidecar } from '../src/server/sidecar';
 import { intakeRequest, routeContext, scenarioRoute } from './pipeline';
 import { buildScenario, type AgentCoding, type ScenarioName } from './scenarios';
@@ -52,15 +53,15 @@ export async function replayRoute(name: ScenarioName, batch: number, coding: Age
   const replays: Replay[] = [];
   for (let i = 0; i < scenario.payloads.length; i++) {
     const exporter = new KeepingExporter();
-    const ctx = routeContext(exporter);
-    const req = await intakeRequest(scenario, i, ctx);
+    const ctx = routeContext();
+    const req = await intakeRequest(scenario, i);
     const body = Buffer.from(req.body);
-    const reply = await real.handle(req, ctx);
+    const reply = await deliver(real.accept(req, ctx), exporter);
     replays.push({ body, exports: exporter.kept, reply });
   }
   return {
     ...real,
-    handle(req, ctx) {
+    accept(req, ctx) {
       const replay = replays.find((r) => r.body.length === req.body.length && r.body.equals(req.body));
       if (!replay) throw new MalformedInputError('floor sidecar: not one of the scenario’s bodies');
       // the coalescer re-points a merged request's body into the merged body, which it frees
@@ -80,7 +81,7 @@ export async function replayRoute(name: ScenarioName, batch: number, coding: Age
 export function transcodeRoute(): IntakeRoute {
   return {
     ...tracesV04Route,
-    handle(req, ctx) {
+    accept(req, ctx) {
       // registered for early freeing once exported, as the encoder's bodies are
       const body = own(transcode(req.body, req.headers) as Buffer);
       const reply = rateByServiceReply(req);
@@ -94,7 +95,7 @@ async function main(): Promise<void> {
   const route = env.FLOOR_ROUTE === 'transcode' ? transcodeRoute() : await replayRoute((env.FLOOR_SCENARIO ?? 'traces') as ScenarioName, Number(env.FLOOR_BATCH ?? 1000), (env.FLOOR_CODING ?? 'zstd') as AgentCoding);
   const config = loadConfig(parseArgs([]), env);
   const log = createLogger(config.logLevel, { component: 'floor-sidecar' });
-  const sidecar = await startSidecar(config, env, log, { routes: [route] });
+  const sidecar = await startSidecar(config, log, { routes: [route] });
   // a clean exit on SIGTERM, as the real sidecar's: --cpu-prof writes its profile then
   onShutdown(log, () => sidecar.stop());
 }

@@ -5,7 +5,7 @@
  */
 import { MalformedInputError } from '../src/core/errors';
 import { KeepingExporter, replayRoute } from './floor-sidecar';
-import { intakeRequest, routeContext, scenarioRoute } from './pipeline';
+import { intakeRequest, routeContext, scenarioRoute, serveOnce } from './pipeline';
 import { buildScenario, type ScenarioName } from './scenarios';
 
 // log records carry their observed time (the receipt), which the replay keeps from its start
@@ -17,10 +17,8 @@ describe.each<ScenarioName>(['traces', 'logs', 'series'])('floor sidecar, %s', (
     const replay = await replayRoute(name, 20, 'zstd');
     for (let i = 0; i < scenario.payloads.length; i++) {
       const [real, replayed] = [new KeepingExporter(), new KeepingExporter()];
-      const realCtx = routeContext(real);
-      const realReply = await scenarioRoute(scenario).handle(await intakeRequest(scenario, i, realCtx), realCtx);
-      const replayCtx = routeContext(replayed);
-      const replayReply = await replay.handle(await intakeRequest(scenario, i, replayCtx), replayCtx);
+      const realReply = await serveOnce(scenarioRoute(scenario), scenario, i, routeContext(), real);
+      const replayReply = await serveOnce(replay, scenario, i, routeContext(), replayed);
       expect(replayReply).toEqual(realReply);
       const shape = (e: KeepingExporter) => e.kept.map((r) => ({ signal: r.signal, records: r.records, bytes: r.body.length }));
       expect(shape(replayed)).toEqual(shape(real));
@@ -32,9 +30,9 @@ describe.each<ScenarioName>(['traces', 'logs', 'series'])('floor sidecar, %s', (
   it('refuses a body that is not one of the scenario’s', async () => {
     const scenario = await buildScenario(name, 20, 8);
     const replay = await replayRoute(name, 20, 'zstd');
-    const ctx = routeContext(new KeepingExporter());
-    const req = await intakeRequest(scenario, 0, ctx);
+    const ctx = routeContext();
+    const req = await intakeRequest(scenario, 0);
     req.body = Buffer.concat([req.body, Buffer.from([0])]);
-    expect(() => replay.handle(req, ctx)).toThrow(MalformedInputError);
+    expect(() => replay.accept(req, ctx)).toThrow(MalformedInputError);
   });
 });

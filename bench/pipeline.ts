@@ -10,11 +10,12 @@ import { loadConfig, parseArgs } from '../src/config';
 import { decodeBody } from '../src/decode';
 import type { Exporter } from '../src/export/exporter';
 import { ROUTES, tracerEndpoints } from '../src/intake';
-import type { IntakeRequest, IntakeRoute, RouteContext } from '../src/intake/route';
+import type { IntakeReply, IntakeRequest, IntakeRoute, RouteContext } from '../src/intake/route';
 import { createLogger } from '../src/observability/log';
 import { BridgeMetrics } from '../src/observability/metrics';
 import type { EncodedExport } from '../src/otlp/encode';
 import { parseMediaType } from '../src/parse/media-type';
+import { deliver } from '../src/server/intake-app';
 import { StreamStartTimes } from '../src/translate/metrics/start-times';
 import { TraceIdCache } from '../src/translate/trace-id';
 import { buildScenario, SCENARIOS, type Scenario, type ScenarioName } from './scenarios';
@@ -26,13 +27,16 @@ class DroppingExporter implements Exporter {
   }
   async close() {}
 }
+const dropping = new DroppingExporter();
 
-/** What the sidecar gives its routes, with `exporter` in place of the collector. */
-export function routeContext(exporter: Exporter = new DroppingExporter()): RouteContext {
-  const config = loadConfig(parseArgs(['--enable']), {});
+/** The sidecar's settings, defaults with intake on. */
+const CONFIG = loadConfig(parseArgs(['--enable']), {});
+
+/** What the sidecar gives its routes. */
+export function routeContext(): RouteContext {
+  const config = CONFIG;
   return {
     config,
-    exporter,
     log: createLogger('error', {}, () => undefined),
     authEnabled: false,
     isValidKey: () => true,
@@ -53,7 +57,7 @@ export function scenarioRoute(scenario: Scenario): IntakeRoute {
 }
 
 /** Payload `index` as the intake hands it to the route: decoded, headers lower-cased. */
-export async function intakeRequest(scenario: Scenario, index: number, ctx: RouteContext): Promise<IntakeRequest> {
+export async function intakeRequest(scenario: Scenario, index: number): Promise<IntakeRequest> {
   const headers = lowerCase(scenario.headers);
   const raw = (scenario.payloads[index] as { body: Buffer }).body;
   return {
@@ -61,16 +65,21 @@ export async function intakeRequest(scenario: Scenario, index: number, ctx: Rout
     path: scenario.path,
     headers,
     query: new URLSearchParams(),
-    body: await decodeBody(raw, headers['content-encoding'], { maxDecodedBytes: ctx.config.maxDecodedBytes }),
+    body: await decodeBody(raw, headers['content-encoding'], { maxDecodedBytes: CONFIG.maxDecodedBytes }),
     mediaType: parseMediaType(headers['content-type']),
     receivedAtNs: BigInt(Date.now()) * 1_000_000n,
     authenticated: true,
   };
 }
 
+/** Payload `index` through the route, then exported to `exporter` and answered, as the sidecar serves it. */
+export async function serveOnce(route: IntakeRoute, scenario: Scenario, index: number, ctx: RouteContext, exporter: Exporter = dropping): Promise<IntakeReply> {
+  return deliver(route.accept(await intakeRequest(scenario, index), ctx), exporter);
+}
+
 /** One request through decode → route (parse, translate, encode). */
 async function handleOnce(scenario: Scenario, index: number, ctx: RouteContext): Promise<void> {
-  const reply = await scenarioRoute(scenario).handle(await intakeRequest(scenario, index, ctx), ctx);
+  const reply = await serveOnce(scenarioRoute(scenario), scenario, index, ctx);
   if (reply.status >= 300) throw new Error(`${scenario.name}: ${reply.status} ${String(reply.body)}`);
 }
 

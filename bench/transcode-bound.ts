@@ -34,7 +34,7 @@ import { spanName } from '../src/translate/traces/name';
 import { language, payloadResource, TRACER_TAGS } from '../src/translate/traces/resource';
 import { lookupType } from '../test/helpers/otlp-proto';
 import { KeepingExporter } from './floor-sidecar';
-import { intakeRequest, routeContext, scenarioRoute } from './pipeline';
+import { intakeRequest, routeContext, scenarioRoute, serveOnce } from './pipeline';
 import { buildScenario } from './scenarios';
 
 // ------------------------------------------------------------------ keys
@@ -771,13 +771,12 @@ async function main(): Promise<void> {
   const scenario = await buildScenario('traces', 1000, 8);
   const route = scenarioRoute(scenario);
   const bodies = scenario.payloads.map((p) => p.body);
-  const headers = (await intakeRequest(scenario, 0, routeContext())).headers;
+  const headers = (await intakeRequest(scenario, 0)).headers;
   // the check: every span as the real route has it
   let spans = 0;
   for (let i = 0; i < bodies.length; i++) {
     const real = new KeepingExporter();
-    const ctx = routeContext(real);
-    await route.handle(await intakeRequest(scenario, i, ctx), ctx);
+    await serveOnce(route, scenario, i, routeContext(), real);
     const expected = spansOf(real.kept.map((r) => r.body));
     const actual = spansOf([transcode(bodies[i] as Uint8Array, headers) as Uint8Array]);
     if (actual.size !== expected.size) throw new Error(`body ${i}: ${actual.size} spans, the route has ${expected.size}`);
@@ -799,7 +798,7 @@ async function main(): Promise<void> {
     return (used.user + used.system) / (n * 1000);
   };
   const ctx = routeContext();
-  const viaRoute = async (i: number): Promise<unknown> => route.handle(await intakeRequest(scenario, i % 8, ctx), ctx);
+  const viaRoute = (i: number): Promise<unknown> => serveOnce(route, scenario, i % 8, ctx);
   const viaTranscoder = (i: number): unknown => transcode(bodies[i % 8] as Uint8Array, headers);
   for (let round = 1; round <= rounds; round++) {
     const [r, t] = [await perSpan(viaRoute), await perSpan(viaTranscoder)];

@@ -17,8 +17,8 @@ const stackApiCli = (): typeof import('../stack-api/cli') => require('../stack-a
 const collectorCli = (): typeof import('./collector') => require('./collector');
 const stackCli = (): typeof import('./stack') => require('./stack');
 
-export async function serve(config: Config, env: NodeJS.ProcessEnv, log: Logger): Promise<() => Promise<void>> {
-  const sidecar = await startSidecar(config, env, log);
+export async function serve(config: Config, log: Logger): Promise<() => Promise<void>> {
+  const sidecar = await startSidecar(config, log);
   return () => sidecar.stop();
 }
 
@@ -42,7 +42,7 @@ async function main(argv: string[]): Promise<number> {
   const [command = 'serve', ...rest] = args.positionals;
   switch (command) {
     case 'serve': {
-      onShutdown(log, await serve(config, process.env, log));
+      onShutdown(log, await serve(config, log));
       return -1; // keep running
     }
     case 'collector':

@@ -30,7 +30,7 @@ export async function stackCommand(args: ParsedArgs, log: Logger): Promise<numbe
     logFile: join(REPO_ROOT, '.cache', 'stack', 'collector.log'),
   });
   log.info('collector running', { overlays, log: collector.logFile, ...(env.DB_ENDPOINT ? { db: env.DB_ENDPOINT } : { sink: env.FILE_SINK_DIR }) });
-  const sidecar = await startSidecar(loadConfig(args, env), env, log);
+  const sidecar = await startSidecar(loadConfig(args, env), log);
   collector.process.on('exit', (code) => {
     log.error('collector exited; stopping', { code, log: collector.logFile });
     void sidecar.stop().then(() => process.exit(1));

@@ -3,7 +3,7 @@
  * unary client in ./grpc-client, so there is no protobuf → object → protobuf round trip.
  */
 import { readFileSync } from 'node:fs';
-import type { Config } from '../config';
+import type { ExportOptions } from '../config';
 import { ExportRefusedError } from '../core/errors';
 import type { Logger } from '../observability/log';
 import type { BridgeMetrics } from '../observability/metrics';
@@ -51,7 +51,7 @@ export function parseOtlpEndpoint(endpoint: string, insecure: boolean | undefine
   throw new Error('OTEL_EXPORTER_OTLP_ENDPOINT is not http(s)://host:port or host:port');
 }
 
-function tlsFor(target: GrpcTarget, config: Config): GrpcClientOptions['tls'] {
+function tlsFor(target: GrpcTarget, config: ExportOptions): GrpcClientOptions['tls'] {
   if (!target.tls) return undefined;
   const read = (path: string | undefined): Buffer | undefined => (path ? readFileSync(path) : undefined);
   return { ca: read(config.otlpCertificate), key: read(config.otlpClientKey), cert: read(config.otlpClientCertificate) };
@@ -71,8 +71,7 @@ export class OtlpGrpcExporter implements Exporter {
   private readonly closing = new AbortController();
 
   constructor(
-    private readonly config: Config,
-    authToken: string | undefined,
+    private readonly config: ExportOptions,
     private readonly metrics: BridgeMetrics,
     private readonly log: Logger,
   ) {
@@ -80,7 +79,7 @@ export class OtlpGrpcExporter implements Exporter {
     this.client = new GrpcClient({
       address: target.address,
       tls: tlsFor(target, config),
-      metadata: exportMetadata(config.otlpHeaders, authToken),
+      metadata: exportMetadata(config.otlpHeaders, config.otlpAuthToken),
       gzip: config.otlpCompression === 'gzip',
       pingTimeoutMs: 10_000,
       userAgent: 'dd-otlp-bridge',

@@ -14,7 +14,7 @@ export const agentIntakeRoute: IntakeRoute = {
   paths: ['/intake', '/intake/'],
   sender: 'agent',
   readsBody: true,
-  handle(req, ctx) {
+  accept(req, ctx) {
     const payload = parseJsonBody(req.body, 'intake');
     const events = intakeEvents(payload);
     if (events.length === 0) ctx.log.debug('agent metadata acknowledged', { keys: payload && typeof payload === 'object' ? Object.keys(payload).slice(0, 10) : [] });

@@ -13,7 +13,7 @@ export const eventsRoute: IntakeRoute = {
   paths: ['/api/v1/events'],
   sender: 'agent',
   readsBody: true,
-  handle(req, ctx) {
+  accept(req, ctx) {
     const event = apiEvent(parseJsonBody(req.body, 'events'));
     // made before the export, so that the reply closure holds neither the request nor the event
     const accepted = json(202, { status: 'ok', event: { title: event.title, text: event.text, date_happened: event.timestamp ?? Math.floor(Number(req.receivedAtNs / 1_000_000_000n)), tags: event.tags } });

@@ -48,7 +48,7 @@ export const infoRoute: IntakeRoute = {
   paths: ['/info'],
   sender: 'tracer',
   readsBody: false,
-  handle(_req, ctx) {
+  accept(_req, ctx) {
     return { status: 200, body: infoDocument(ctx), contentType: 'application/json' };
   },
 };

@@ -16,7 +16,7 @@ export const logsRoute: IntakeRoute = {
   paths: ['/api/v2/logs', '/v1/input', '/v1/input/:key'],
   sender: 'agent',
   readsBody: true,
-  handle(req, ctx) {
+  accept(req, ctx) {
     if (req.mediaType && !isJson(req.mediaType)) throw new UnsupportedMediaTypeError(`logs: Content-Type ${req.mediaType.essence} is not supported; send application/json`);
     const payload = parseLogsBody(req.body, req.query);
     const records = logStreamEncoder();

@@ -11,7 +11,7 @@ export const metadataRoute: IntakeRoute = {
   paths: ['/api/v1/metadata'],
   sender: 'agent',
   readsBody: true,
-  handle(req) {
+  accept(req) {
     parseJsonBody(req.body, 'metadata');
     return json(202, {});
   },

@@ -10,5 +10,5 @@ export const remoteConfigRoute: IntakeRoute = {
   paths: ['/v0.7/config'],
   sender: 'tracer',
   readsBody: false,
-  handle: () => json(404, { error: 'remote configuration is disabled' }),
+  accept: () => json(404, { error: 'remote configuration is disabled' }),
 };

@@ -1,11 +1,10 @@
 /**
  * The contract every intake route implements. A route file declares where it listens and what
- * it needs; the server does transport (auth, body limits, decompression, replies, metrics) once,
- * so a route only parses, translates and exports.
+ * it needs; the server does transport (auth, body limits, decompression, export, replies,
+ * metrics) once, so a route only parses, translates and encodes.
  */
 import type { IncomingHttpHeaders } from 'node:http';
-import type { Config } from '../config';
-import type { Exporter } from '../export/exporter';
+import type { RouteOptions } from '../config';
 import type { Logger } from '../observability/log';
 import { encodeExportRequests, type EncodedExport } from '../otlp/encode';
 import type { SignalBatch } from '../otlp/model';
@@ -41,8 +40,7 @@ export interface IntakeReply {
 }
 
 export interface RouteContext {
-  config: Config;
-  exporter: Exporter;
+  config: RouteOptions;
   log: Logger;
   /** True when API keys are configured (auth on). */
   authEnabled: boolean;
@@ -69,24 +67,36 @@ export interface IntakeRoute {
   selfAuthenticating?: boolean;
   readsBody: boolean;
   /**
-   * Reads `req.body` only before it returns, and keeps no view of it: the server frees the body's
-   * memory as soon as it returns (memory/owned-buffers.ts), so anything still to do with the bytes
-   * afterwards — the export — works on copies (the encoded requests).
+   * Parses, translates and encodes the request, and says what to export and how to reply. It is
+   * synchronous on purpose: the server frees the body's memory as soon as it returns
+   * (memory/owned-buffers.ts), so no route can read the body across an await; what is left to do
+   * with the bytes afterwards — the export — works on copies (the encoded requests).
    */
-  handle(req: IntakeRequest, ctx: RouteContext): Promise<IntakeReply> | IntakeReply;
+  accept(req: IntakeRequest, ctx: RouteContext): Accepted;
 }
 
+/** What the server exports for a route, then the reply it sends once the collector has it all. */
+export interface ExportThenReply {
+  /** in order, in one export call: accepted or refused (503) together */
+  exports: EncodedExport[];
+  reply: () => IntakeReply;
+}
+
+/** A route's answer to a request: a reply at once, or an export and then a reply. */
+export type Accepted = IntakeReply | ExportThenReply;
+
 /**
- * Encodes and exports `batch` (when there is one), then replies. Routes call this from a plain function, not
- * an async one, on purpose: V8 keeps an async function's parameters and locals alive across every
- * await, so awaiting the export inside the handler held the request's parsed payload and
- * translated model for the whole round trip to the collector. With several requests in flight
- * that was most of what the garbage collector had to trace. Here only `reply` waits.
+ * Encodes `batch` (when there is one) for the server to export before it replies. `reply` is a
+ * function so that routes pass a constant or make the reply up front: V8 keeps an async function's
+ * parameters and locals alive across every await, so awaiting the export inside the route held the
+ * request's parsed payload and translated model for the whole round trip to the collector. With
+ * several requests in flight that was most of what the garbage collector had to trace. Here
+ * nothing a route made waits on the collector but the encoded requests and `reply`.
  */
-export function exportThen(ctx: RouteContext, batch: SignalBatch | EncodedExport[] | undefined, reply: () => IntakeReply): Promise<IntakeReply> {
+export function exportThen(ctx: RouteContext, batch: SignalBatch | EncodedExport[] | undefined, reply: () => IntakeReply): ExportThenReply {
   // routes that encode while translating (traces, logs, metrics) hand over requests; the others, their model
-  const requests = batch === undefined ? [] : Array.isArray(batch) ? batch : encodeExportRequests(batch, ctx.config.exportMaxBytes);
-  return (requests.length > 0 ? ctx.exporter.export(requests) : Promise.resolve()).then(reply);
+  const exports = batch === undefined ? [] : Array.isArray(batch) ? batch : encodeExportRequests(batch, ctx.config.exportMaxBytes);
+  return { exports, reply };
 }
 
 export const json = (status: number, value: unknown, headers?: Record<string, string>): IntakeReply => ({

@@ -13,7 +13,7 @@ export const statsAgentRoute: IntakeRoute = {
   paths: ['/api/v0.2/stats'],
   sender: 'agent',
   readsBody: true,
-  handle(req, ctx) {
+  accept(req, ctx) {
     const resources = translateStats(parseAgentStats(req.body, 'agent stats'));
     return exportThen(ctx, resources.length > 0 ? { signal: 'metrics', resources } : undefined, okReply);
   },

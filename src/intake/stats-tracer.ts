@@ -13,7 +13,7 @@ export const statsTracerRoute: IntakeRoute = {
   paths: ['/v0.6/stats'],
   sender: 'tracer',
   readsBody: true,
-  handle(req, ctx) {
+  accept(req, ctx) {
     const resources = translateStats(parseClientStats(req.body, 'v0.6 stats'));
     return exportThen(ctx, resources.length > 0 ? { signal: 'metrics', resources } : undefined, () => ({ status: 200 }));
   },

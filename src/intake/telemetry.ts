@@ -11,7 +11,7 @@ export const telemetryRoute: IntakeRoute = {
   paths: ['/telemetry/proxy/*path'],
   sender: 'tracer',
   readsBody: false,
-  handle(req, ctx) {
+  accept(req, ctx) {
     ctx.log.debug('tracer telemetry acknowledged', { requestType: req.headers['dd-telemetry-request-type'] });
     return { status: 202 };
   },

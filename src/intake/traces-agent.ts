@@ -14,5 +14,5 @@ export const tracesAgentRoute: IntakeRoute = {
   paths: ['/api/v0.2/traces'],
   sender: 'agent',
   readsBody: true,
-  handle: (req, ctx) => exportTraces(decodeAgentPayload(req.body), req, ctx, okReply),
+  accept: (req, ctx) => exportTraces(decodeAgentPayload(req.body), req, ctx, okReply),
 };

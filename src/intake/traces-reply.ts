@@ -9,14 +9,14 @@ import { createHash } from 'node:crypto';
 import type { DdTracePayload, DdTracerPayload } from '../datadog/traces';
 import { spanStreamEncoder } from '../otlp/encode';
 import { translateTraces } from '../translate/traces/chain';
-import { exportThen, type IntakeReply, type IntakeRequest, type IntakeRoute, type RouteContext } from './route';
+import { exportThen, type ExportThenReply, type IntakeReply, type IntakeRequest, type IntakeRoute, type RouteContext } from './route';
 
 const RATES_BODY = JSON.stringify({ rate_by_service: { 'service:,env:': 1 } }) + '\n';
 const RATES_VERSION = createHash('sha256').update(RATES_BODY).digest('hex').slice(0, 16);
 const RATES_HEADER = 'datadog-rates-payload-version';
 
-/** Translates and exports, then replies (see exportThen: nothing here waits on the collector). */
-export function exportTraces(payload: DdTracePayload, req: IntakeRequest, ctx: RouteContext, reply: () => IntakeReply): Promise<IntakeReply> {
+/** Translates and encodes for the server to export, then reply (see exportThen). */
+export function exportTraces(payload: DdTracePayload, req: IntakeRequest, ctx: RouteContext, reply: () => IntakeReply): ExportThenReply {
   const spans = spanStreamEncoder();
   translateTraces(payload, { traceIds: ctx.traceIds, receivedAtNs: req.receivedAtNs }, spans);
   return exportThen(ctx, spans.requests(ctx.config.exportMaxBytes), reply);
@@ -44,7 +44,7 @@ export const tracerTracesRoute = (version: string, parse: (req: IntakeRequest) =
   paths: [`/${version}/traces`],
   sender: 'tracer',
   readsBody: true,
-  handle(req, ctx) {
+  accept(req, ctx) {
     const answer = reply(req);
     return exportTraces({ tracerPayloads: [parse(req)] }, req, ctx, () => answer);
   },

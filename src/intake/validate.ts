@@ -12,7 +12,7 @@ export const validateRoute: IntakeRoute = {
   sender: 'agent',
   selfAuthenticating: true,
   readsBody: false,
-  handle(req, ctx) {
+  accept(req, ctx) {
     if (!ctx.authEnabled || ctx.isValidKey(presentedKey(req.headers, req.query, req.path))) return json(200, { valid: true });
     return json(403, { errors: ['Forbidden'] });
   },

@@ -1,7 +1,7 @@
 /**
  * /health and /metrics on their own port, bound even when intake is disabled: an orchestrator
  * probing a disabled sidecar must see a healthy process, not restart-loop it. Nothing here asks
- * for a key, so it listens on loopback unless configured otherwise (config.ts, adminListen).
+ * for a key, so it listens on loopback unless configured otherwise (config/options.ts, adminListen).
  */
 import { createServer, type Server } from 'node:http';
 import type { BridgeMetrics } from '../observability/metrics';

@@ -1,12 +1,14 @@
 /**
  * The intake HTTP application: transport concerns shared by every route (auth, size limits,
- * decompression, error replies, self-metrics), then the route's own handler.
+ * decompression, export, error replies, self-metrics) around the route's own synchronous step.
  */
 import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import { loggablePath, presentedKey } from '../auth/api-keys';
 import { parseContentEncoding, undoCodings } from '../decode';
-import type { IntakeReply, IntakeRequest, IntakeRoute, RouteContext } from '../intake/route';
+import type { ServerOptions } from '../config';
+import type { Exporter } from '../export/exporter';
+import type { Accepted, IntakeReply, IntakeRequest, IntakeRoute, RouteContext } from '../intake/route';
 import { agentState, AGENT_VERSION, infoDocument } from '../intake/info';
 import { unknownRouteReply } from '../intake/unknown';
 import { freeNow } from '../memory/owned-buffers';
@@ -63,6 +65,8 @@ const tracerHeaders = (ctx: RouteContext): Record<string, string> => ({ 'Datadog
 /** What every request of the intake shares. */
 interface Shared {
   ctx: RouteContext;
+  exporter: Exporter;
+  options: ServerOptions;
   metrics: BridgeMetrics;
   /** rate-limited (REQUEST_LOG_INTERVAL_MS) */
   log: Logger;
@@ -75,16 +79,17 @@ interface Shared {
  * express cost ~7 % of the CPU of a small request and ~15 MiB of resident memory for ~70
  * packages, and it did nothing else here (docs/decisions/001-no-express.md).
  */
-export function createIntakeApp(routes: readonly IntakeRoute[], ctx: RouteContext, metrics: BridgeMetrics, log: Logger, budget: InflightBudget): RequestListener {
+export function createIntakeApp(routes: readonly IntakeRoute[], ctx: RouteContext, exporter: Exporter, options: ServerOptions, metrics: BridgeMetrics, log: Logger, budget: InflightBudget): RequestListener {
   const table = new RouteTable(routes);
   const stamp = Object.entries(tracerHeaders(ctx));
-  const { config } = ctx;
   const shared: Shared = {
     ctx,
+    exporter,
+    options,
     metrics,
     log: rateLimited(log, REQUEST_LOG_INTERVAL_MS),
     budget,
-    bodyLimits: { maxBytes: config.maxBodyBytes, minBytesPerSecond: config.minUploadBytesPerSecond, rateWindowMs: config.uploadRateWindowMs },
+    bodyLimits: { maxBytes: options.maxBodyBytes, minBytesPerSecond: options.minUploadBytesPerSecond, rateWindowMs: options.uploadRateWindowMs },
   };
   const gates = new WeakMap<Socket, PipelineGate>();
   return (req, res) => {
@@ -171,10 +176,10 @@ async function serve(route: IntakeRoute, req: IncomingMessage, path: string, res
   send(res, reply);
 }
 
-async function handle(route: IntakeRoute, req: IncomingMessage, path: string, { ctx, metrics, bodyLimits }: Shared, lease: Lease): Promise<IntakeReply> {
+async function handle(route: IntakeRoute, req: IncomingMessage, path: string, { ctx, exporter, options, metrics, bodyLimits }: Shared, lease: Lease): Promise<IntakeReply> {
   const receivedAtNs = nowNs();
   const query = queryOf(req.url ?? '/');
-  const mustAuth = ctx.authEnabled && !route.selfAuthenticating && (route.sender === 'agent' || ctx.config.authTracerRoutes);
+  const mustAuth = ctx.authEnabled && !route.selfAuthenticating && (route.sender === 'agent' || options.authTracerRoutes);
   const authenticated = ctx.isValidKey(presentedKey(req.headers, query, path));
   if (mustAuth && !authenticated) {
     metrics.authFailures.inc({ route: route.name });
@@ -188,7 +193,7 @@ async function handle(route: IntakeRoute, req: IncomingMessage, path: string, { 
     raw = await readBody(req, bodyLimits, lease.reserve);
     lease.admit();
     metrics.bytesIn.inc({ route: route.name }, raw.length);
-    body = await undoCodings(raw, codecs, { maxDecodedBytes: ctx.config.maxDecodedBytes });
+    body = await undoCodings(raw, codecs, { maxDecodedBytes: options.maxDecodedBytes });
     if (body !== raw) lease.reserve(body.length);
     metrics.bytesDecoded.inc({ route: route.name }, body.length);
   } else {
@@ -204,13 +209,28 @@ async function handle(route: IntakeRoute, req: IncomingMessage, path: string, { 
     receivedAtNs,
     authenticated,
   };
+  return deliver(acceptAndFree(route, intakeRequest, raw, ctx), exporter);
+}
+
+/** The route's step, then the body's memory is freed: the route has parsed, translated and encoded, so only copies of its bytes are left. */
+function acceptAndFree(route: IntakeRoute, req: IntakeRequest, raw: Buffer, ctx: RouteContext): Accepted {
   try {
-    return route.handle(intakeRequest, ctx);
+    return route.accept(req, ctx);
   } finally {
-    // the route has parsed, translated and encoded: only copies of the body's bytes are left
-    freeNow(body);
+    freeNow(req.body);
     freeNow(raw);
   }
+}
+
+/**
+ * Exports what a route encoded (when it encoded anything), then makes its reply; a failed export
+ * rejects with the domain error whose reply the sender gets (error-reply.ts). Not an async function, so that only `reply` waits
+ * on the collector (see exportThen in intake/route.ts). The benches serve routes through it too.
+ */
+export function deliver(accepted: Accepted, exporter: Exporter): Promise<IntakeReply> {
+  if (!('exports' in accepted)) return Promise.resolve(accepted);
+  const { exports, reply } = accepted;
+  return (exports.length > 0 ? exporter.export(exports) : Promise.resolve()).then(reply);
 }
 
 function errorReply(err: unknown, route: IntakeRoute, method: string, path: string, { log, metrics }: Shared): IntakeReply {

@@ -5,7 +5,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { keyChecker, redactUrl } from '../auth/api-keys';
-import { acceptedKeys, type Config, type HostPort } from '../config';
+import { acceptedKeys, EXPORT_OPTIONS, optionsFor, ROUTE_OPTIONS, SERVER_OPTIONS, type Config, type HostPort } from '../config';
 import { zstdImplementation } from '../decode';
 import { CoalescingExporter } from '../export/coalescing-exporter';
 import type { Exporter } from '../export/exporter';
@@ -79,8 +79,8 @@ const settlesWithin = (done: Promise<unknown>, ms: number): Promise<boolean> =>
  * Where encoded exports go: batched, to the collector or to the durable spool in front of it;
  * with the collector's exporter itself, which shutdown may have to cut on its own.
  */
-function createExporter(config: Config, env: NodeJS.ProcessEnv, metrics: BridgeMetrics, log: Logger): { exporter: Exporter; collector: OtlpGrpcExporter } {
-  const collector = new OtlpGrpcExporter(config, env.OTLP_AUTH_TOKEN?.trim() || undefined, metrics, log);
+function createExporter(config: Config, metrics: BridgeMetrics, log: Logger): { exporter: Exporter; collector: OtlpGrpcExporter } {
+  const collector = new OtlpGrpcExporter(optionsFor(config, EXPORT_OPTIONS), metrics, log);
   const batched = (inner: Exporter): Exporter => new CoalescingExporter(inner, config.exportMaxBytes, metrics);
   if (!config.spoolDir) return { exporter: batched(collector), collector };
   const spool = DiskSpool.open({ dir: config.spoolDir, maxBytes: config.spoolMaxBytes, segmentBytes: 64 * 1024 * 1024, fsync: config.spoolFsync });
@@ -121,7 +121,7 @@ export interface SidecarOverrides {
   routes?: readonly IntakeRoute[];
 }
 
-export async function startSidecar(config: Config, env: NodeJS.ProcessEnv, log: Logger, overrides: SidecarOverrides = {}): Promise<Sidecar> {
+export async function startSidecar(config: Config, log: Logger, overrides: SidecarOverrides = {}): Promise<Sidecar> {
   const metrics = new BridgeMetrics();
   let status: HealthState['status'] = config.enabled ? 'ok' : 'disabled';
   let intakeListen: string | undefined;
@@ -134,13 +134,12 @@ export async function startSidecar(config: Config, env: NodeJS.ProcessEnv, log: 
     return { intakeAddress: undefined, adminAddress, metrics, stop: () => closeNow(admin) };
   }
 
-  const keys = acceptedKeys(config, env);
+  const keys = acceptedKeys(config);
   if (keys.length === 0) log.warn('no API keys configured: the intake accepts every request; set OTLP_AUTH_TOKEN or DD_BRIDGE_API_KEYS to require DD-API-KEY');
-  const { exporter, collector } = overrides.exporter ? { exporter: overrides.exporter, collector: undefined } : createExporter(config, env, metrics, log);
+  const { exporter, collector } = overrides.exporter ? { exporter: overrides.exporter, collector: undefined } : createExporter(config, metrics, log);
   const routes = overrides.routes ?? ROUTES;
   const ctx: RouteContext = {
-    config,
-    exporter,
+    config: optionsFor(config, ROUTE_OPTIONS),
     log,
     authEnabled: keys.length > 0,
     isValidKey: keyChecker(keys),
@@ -149,7 +148,7 @@ export async function startSidecar(config: Config, env: NodeJS.ProcessEnv, log: 
     metricStreams: new StreamStartTimes({ maxEntries: config.metricStreamsMax, idleMs: config.metricStreamsIdleMs }),
     metrics,
   };
-  const intake = createIntakeApp(routes, ctx, metrics, log, new InflightBudget(config.maxInflightRequests, config.maxInflightBytes));
+  const intake = createIntakeApp(routes, ctx, exporter, optionsFor(config, SERVER_OPTIONS), metrics, log, new InflightBudget(config.maxInflightRequests, config.maxInflightBytes));
   const server = createServer(
     {
       keepAlive: true,

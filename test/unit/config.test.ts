@@ -1,7 +1,7 @@
 import { writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { acceptedKeys, ConfigError, helpText, loadConfig, OPTIONS, parseArgs, parseOtlpHeaders } from '../../src/config';
+import { acceptedKeys, ConfigError, EXPORT_OPTIONS, helpText, loadConfig, OPTIONS, optionsFor, parseArgs, parseOtlpHeaders, ROUTE_OPTIONS } from '../../src/config';
 
 const load = (argv: string[], env: NodeJS.ProcessEnv = {}) => loadConfig(parseArgs(argv), env);
 
@@ -47,15 +47,32 @@ describe('config', () => {
   });
 
   it('accepts OTLP_AUTH_TOKEN as an ingestion key beside the configured list', () => {
-    const c = load(['--api-keys', 'a,b']);
-    expect(acceptedKeys(c, { OTLP_AUTH_TOKEN: 'tok' }).sort()).toEqual(['a', 'b', 'tok']);
-    expect(acceptedKeys(c, {})).toEqual(['a', 'b']);
+    expect(acceptedKeys(load(['--api-keys', 'a,b'], { OTLP_AUTH_TOKEN: ' tok ' })).sort()).toEqual(['a', 'b', 'tok']);
+    expect(acceptedKeys(load(['--api-keys', 'a,b'], { OTLP_AUTH_TOKEN: ' ' }))).toEqual(['a', 'b']);
+    expect(acceptedKeys(load(['--api-keys', 'a,b']))).toEqual(['a', 'b']);
   });
 
   it('refuses unknown flags and bad values with the source named', () => {
     expect(() => parseArgs(['--nope'])).toThrow(/unknown option --nope/);
     expect(() => load(['--listen', 'localhost'])).toThrow(/--listen: expected host:port/);
     expect(() => load([], { DD_BRIDGE_MAX_BODY_BYTES: '-1' })).toThrow(/DD_BRIDGE_MAX_BODY_BYTES: expected a positive integer/);
+  });
+
+  it('reads flags in every form: a lone boolean is true, a boolean takes a following value, --flag=value', () => {
+    expect(parseArgs(['serve', '--enable', '--listen', '127.0.0.1:1']).positionals).toEqual(['serve']);
+    expect(load(['--enable']).enabled).toBe(true);
+    expect(load(['--enable', 'false']).enabled).toBe(false);
+    expect(load(['--enable=false', '--listen=127.0.0.1:1']).listen).toEqual({ host: '127.0.0.1', port: 1 });
+    expect(parseArgs(['-h']).help).toBe(true);
+    expect(() => parseArgs(['--listen'])).toThrow(/option --listen needs a value/);
+  });
+
+  it('reads OTLP_AUTH_TOKEN through the table, and hands each component only its part', () => {
+    const c = load([], { OTLP_AUTH_TOKEN: ' tok ' });
+    expect(c.otlpAuthToken).toBe('tok');
+    expect(optionsFor(c, EXPORT_OPTIONS).otlpAuthToken).toBe('tok');
+    expect(Object.keys(optionsFor(c, ROUTE_OPTIONS)).sort()).toEqual([...ROUTE_OPTIONS].sort());
+    expect(load(['--otlp-auth-token', 'flag'], { OTLP_AUTH_TOKEN: 'env' }).otlpAuthToken).toBe('flag');
   });
 
   it('documents every option in --help with its env names', () => {

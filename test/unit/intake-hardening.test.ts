@@ -44,7 +44,6 @@ beforeAll(async () => {
   args.push('--otlp-endpoint', 'http://bridge:pa55word@collector:4317/?api_key=qu3rykey&region=eu');
   sidecar = await startSidecar(
     loadConfig(parseArgs(args), {}),
-    {},
     createLogger('debug', {}, (line) => lines.push(line)),
     { exporter },
   );

@@ -42,7 +42,6 @@ beforeAll(async () => {
   const config = loadConfig(parseArgs(['--enable', '--listen', '127.0.0.1:0', '--admin-listen', '127.0.0.1:0']), {});
   sidecar = await startSidecar(
     config,
-    {},
     createLogger('error', {}, () => undefined),
     { exporter },
   );

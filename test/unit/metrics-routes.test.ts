@@ -77,7 +77,6 @@ beforeAll(async () => {
   exportMaxBytes = config.exportMaxBytes;
   sidecar = await startSidecar(
     config,
-    {},
     createLogger('error', {}, () => undefined),
     { exporter },
   );

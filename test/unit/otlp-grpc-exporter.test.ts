@@ -35,7 +35,7 @@ describe('OtlpGrpcExporter', () => {
   it('sends pre-encoded requests with the raw ClickStack token and counts what was accepted', async () => {
     const fake = await fakeCollector(() => ({}));
     const metrics = new BridgeMetrics();
-    const exporter = new OtlpGrpcExporter(configFor(fake.port), 'secret-token', metrics, silent);
+    const exporter = new OtlpGrpcExporter(configFor(fake.port, ['--otlp-auth-token', 'secret-token']), metrics, silent);
     try {
       expect(await exportLogs(exporter, logs(3))).toEqual({ accepted: 3, rejected: 0 });
       expect(fake.calls).toHaveLength(1);
@@ -51,7 +51,7 @@ describe('OtlpGrpcExporter', () => {
 
   it('prefers an explicit authorization header over OTLP_AUTH_TOKEN', async () => {
     const fake = await fakeCollector(() => ({}));
-    const exporter = new OtlpGrpcExporter(configFor(fake.port, ['--otlp-headers', 'authorization=Bearer%20x']), 'token', new BridgeMetrics(), silent);
+    const exporter = new OtlpGrpcExporter(configFor(fake.port, ['--otlp-headers', 'authorization=Bearer%20x', '--otlp-auth-token', 'token']), new BridgeMetrics(), silent);
     try {
       await exportLogs(exporter, logs(1));
       expect(fake.calls[0]!.md.get('authorization')).toEqual(['Bearer x']);
@@ -63,7 +63,7 @@ describe('OtlpGrpcExporter', () => {
 
   it('splits below the message limit and sends the parts in order', async () => {
     const fake = await fakeCollector(() => ({}));
-    const exporter = new OtlpGrpcExporter(configFor(fake.port, ['--export-max-bytes', '2000']), undefined, new BridgeMetrics(), silent);
+    const exporter = new OtlpGrpcExporter(configFor(fake.port, ['--export-max-bytes', '2000']), new BridgeMetrics(), silent);
     try {
       expect(await exportLogs(exporter, logs(200, 'y'.repeat(50)), 2000)).toEqual({ accepted: 200, rejected: 0 });
       expect(fake.calls.length).toBeGreaterThan(5);
@@ -78,7 +78,7 @@ describe('OtlpGrpcExporter', () => {
     let n = 0;
     const fake = await fakeCollector(() => (++n <= 2 ? { error: { code: grpc.status.UNAVAILABLE, details: 'busy' } } : {}));
     const metrics = new BridgeMetrics();
-    const exporter = new OtlpGrpcExporter(configFor(fake.port), undefined, metrics, silent);
+    const exporter = new OtlpGrpcExporter(configFor(fake.port), metrics, silent);
     try {
       expect(await exportLogs(exporter, logs(1))).toEqual({ accepted: 1, rejected: 0 });
       expect(n).toBe(3);
@@ -91,7 +91,7 @@ describe('OtlpGrpcExporter', () => {
 
   it('gives up with 503 + Retry-After when the collector stays unavailable', async () => {
     const fake = await fakeCollector(() => ({ error: { code: grpc.status.UNAVAILABLE } }));
-    const exporter = new OtlpGrpcExporter(configFor(fake.port), undefined, new BridgeMetrics(), silent);
+    const exporter = new OtlpGrpcExporter(configFor(fake.port), new BridgeMetrics(), silent);
     try {
       const err = await exportLogs(exporter, logs(1)).catch((e: unknown) => e);
       expect(err).toBeInstanceOf(ExportRefusedError);
@@ -105,7 +105,7 @@ describe('OtlpGrpcExporter', () => {
 
   it('answers 400 without retrying when the collector calls the data invalid', async () => {
     const fake = await fakeCollector(() => ({ error: { code: grpc.status.INVALID_ARGUMENT, details: 'bad field' } }));
-    const exporter = new OtlpGrpcExporter(configFor(fake.port), undefined, new BridgeMetrics(), silent);
+    const exporter = new OtlpGrpcExporter(configFor(fake.port), new BridgeMetrics(), silent);
     try {
       const err = await exportLogs(exporter, logs(1)).catch((e: unknown) => e);
       expect(replyTo(err).status).toBe(400);
@@ -123,7 +123,6 @@ describe('OtlpGrpcExporter', () => {
     const lines: string[] = [];
     const exporter = new OtlpGrpcExporter(
       configFor(fake.port),
-      undefined,
       metrics,
       createLogger('warn', {}, (l) => lines.push(l)),
     );
@@ -138,7 +137,7 @@ describe('OtlpGrpcExporter', () => {
   });
 
   it('answers 503 when nothing listens at the endpoint', async () => {
-    const exporter = new OtlpGrpcExporter(configFor(1), undefined, new BridgeMetrics(), silent);
+    const exporter = new OtlpGrpcExporter(configFor(1), new BridgeMetrics(), silent);
     try {
       expect(replyTo(await exportLogs(exporter, logs(1)).catch((e: unknown) => e)).status).toBe(503);
     } finally {

@@ -121,10 +121,32 @@ describe('the intake frees a request body once its route has returned', () => {
     paths: ['/probe'],
     sender: 'tracer',
     readsBody: true,
-    handle(req: IntakeRequest) {
+    accept(req: IntakeRequest) {
       seen.push({ body: req.body, firstByteWhileHandling: req.body[0] ?? -1 });
       return { status: 200, body: String(req.body.length) };
     },
+  };
+  /** Exports a copy of the body's first byte; the reply says how long the body was when the export ran. */
+  const exporting: IntakeRoute = {
+    ...route,
+    name: 'probe_export',
+    paths: ['/probe-export'],
+    accept(req: IntakeRequest) {
+      seen.push({ body: req.body, firstByteWhileHandling: req.body[0] ?? -1 });
+      return { exports: [{ signal: 'logs', body: Buffer.from(req.body.subarray(0, 1)), records: 1 }], reply: () => ({ status: 202, body: exported.join(',') }) };
+    },
+  };
+  // @ts-expect-error a route's step is synchronous: it cannot await while it holds the body
+  const _awaiting: IntakeRoute = { ...route, accept: async (req: IntakeRequest) => ({ status: 200, body: String(req.body.length) }) };
+  /** What the exporter saw, per export: the bytes it was handed, the request body's length then. */
+  const exported: string[] = [];
+  const exporter: Exporter = {
+    export: async (requests) => {
+      exported.push(`${requests.map((r) => r.body[0]).join('')}/${seen.at(-1)?.body.length}`);
+      if (requests[0]?.body[0] === 0) throw new UnavailableError('collector unavailable', 5);
+      return { accepted: requests.length, rejected: 0 };
+    },
+    close: async () => undefined,
   };
   let server: Server;
   let base: string;
@@ -133,7 +155,6 @@ describe('the intake frees a request body once its route has returned', () => {
     const config = loadConfig(parseArgs(['--enable']), {});
     const ctx: RouteContext = {
       config,
-      exporter: { export: async () => ({ accepted: 0, rejected: 0 }), close: async () => undefined },
       log: createLogger('error', {}, () => undefined),
       authEnabled: false,
       isValidKey: () => true,
@@ -143,14 +164,27 @@ describe('the intake frees a request body once its route has returned', () => {
       metrics: new BridgeMetrics(),
     };
     const metrics = new BridgeMetrics();
-    server = createServer(createIntakeApp([route], ctx, metrics, ctx.log, new InflightBudget(10, 64 * 1024 * 1024)));
+    server = createServer(createIntakeApp([route, exporting], ctx, exporter, config, metrics, ctx.log, new InflightBudget(10, 64 * 1024 * 1024)));
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   });
   afterAll(() => new Promise((resolve) => server.close(resolve)));
-  beforeEach(() => (seen.length = 0));
+  beforeEach(() => {
+    seen.length = 0;
+    exported.length = 0;
+  });
 
-  const post = async (body: Buffer, headers: Record<string, string> = {}): Promise<string> => (await fetch(`${base}/probe`, { method: 'POST', body, headers })).text();
+  const post = async (body: Buffer, headers: Record<string, string> = {}, path = '/probe'): Promise<string> => (await fetch(`${base}${path}`, { method: 'POST', body, headers })).text();
+
+  it('exports what the route encoded after the body was freed, then replies as the route said', async () => {
+    expect(await post(filled(8 * LARGE, 7), {}, '/probe-export')).toBe('7/0');
+    expect(seen.map((s) => [s.firstByteWhileHandling, s.body.length])).toEqual([[7, 0]]);
+  });
+
+  it('a failed export is answered with its error, not the route’s reply', async () => {
+    const res = await fetch(`${base}/probe-export`, { method: 'POST', body: filled(8 * LARGE, 0) });
+    expect([res.status, await res.text(), exported]).toEqual([503, 'collector unavailable; retry later\n', ['0/0']]);
+  });
 
   it('a large body read in several chunks: whole while the route runs, freed after', async () => {
     const size = 8 * LARGE;

@@ -91,7 +91,6 @@ async function sidecarFor(peer: Peer, extra: string[]): Promise<{ sidecar: Sidec
   const args = ['--enable', '--listen', '127.0.0.1:0', '--admin-listen', '127.0.0.1:0', '--otlp-endpoint', `http://127.0.0.1:${peer.port}`, '--shutdown-grace-ms', String(GRACE_MS), ...extra];
   const sidecar = await startSidecar(
     loadConfig(parseArgs(args), {}),
-    {},
     createLogger('error', {}, () => undefined),
   );
   const url = `http://127.0.0.1:${sidecar.intakeAddress!.port}/api/v2/logs`;

@@ -1,9 +1,8 @@
 /**
- * Runtime configuration. Every setting is declared once in OPTIONS: its flag, environment
- * variables, config-file key, default and help text, so `--help`, the README table and the parser
- * cannot drift apart. Precedence: command-line flag > environment > config file > default.
+ * The sidecar's settings. Every one is declared once in OPTIONS: its flag, environment
+ * variables, config-file key, default and help text, so `--help` (help.ts), the README table and
+ * loading (load.ts) cannot drift apart. Each component gets only its part (ROUTE_OPTIONS, …).
  */
-import { readFileSync } from 'node:fs';
 
 const MiB = 1024 * 1024;
 
@@ -12,6 +11,7 @@ export interface Config {
   listen: HostPort;
   adminListen: HostPort;
   apiKeys: string[];
+  otlpAuthToken: string | undefined;
   authTracerRoutes: boolean;
   maxBodyBytes: number;
   maxDecodedBytes: number;
@@ -50,7 +50,7 @@ export interface HostPort {
   port: number;
 }
 
-interface Option<K extends keyof Config> {
+export interface Option<K extends keyof Config> {
   key: K;
   flag: string;
   env: string[];
@@ -110,6 +110,10 @@ const parseCompression = (raw: string, source: string): 'gzip' | 'none' => {
   throw new ConfigError(`${source}: expected gzip or none, got "${raw}"`);
 };
 
+export class ConfigError extends Error {
+  override name = 'ConfigError';
+}
+
 const optionalString = (raw: string): string | undefined => (raw.trim() === '' ? undefined : raw.trim());
 
 function option<K extends keyof Config>(o: Option<K>): Option<K> {
@@ -152,6 +156,15 @@ export const OPTIONS = [
     default: [],
     parse: parseList,
     help: 'Comma-separated keys accepted in DD-API-KEY (OTLP_AUTH_TOKEN is accepted too). None: open.',
+  }),
+  option({
+    key: 'otlpAuthToken',
+    flag: '--otlp-auth-token',
+    env: ['OTLP_AUTH_TOKEN'],
+    file: 'otlp.auth_token',
+    default: undefined,
+    parse: optionalString,
+    help: "ClickStack's ingestion token: accepted in DD-API-KEY beside --api-keys, and sent to the collector (see --otlp-headers). Prefer the environment: a flag shows in the process list.",
   }),
   option({
     key: 'authTracerRoutes',
@@ -429,129 +442,14 @@ export const OPTIONS = [
   }),
 ] as const;
 
-/** Keys that authenticate senders: the configured list plus ClickStack's ingestion token. */
-export const acceptedKeys = (config: Config, env: NodeJS.ProcessEnv): string[] => {
-  const token = env.OTLP_AUTH_TOKEN?.trim();
-  return token ? [...new Set([...config.apiKeys, token])] : config.apiKeys;
-};
+/** What the routes read (RouteContext.config): encoding, log options, and what /info advertises. */
+export const ROUTE_OPTIONS = ['exportMaxBytes', 'decodeJsonMessage', 'listen', 'maxBodyBytes'] as const;
+export type RouteOptions = Pick<Config, (typeof ROUTE_OPTIONS)[number]>;
 
-export class ConfigError extends Error {
-  override name = 'ConfigError';
-}
+/** What the intake server reads per request: auth scope, body limits, decompression. */
+export const SERVER_OPTIONS = ['authTracerRoutes', 'maxBodyBytes', 'maxDecodedBytes', 'minUploadBytesPerSecond', 'uploadRateWindowMs'] as const;
+export type ServerOptions = Pick<Config, (typeof SERVER_OPTIONS)[number]>;
 
-const fileValue = (file: Record<string, unknown>, dotted: string): unknown => dotted.split('.').reduce<unknown>((node, part) => (node && typeof node === 'object' ? (node as Record<string, unknown>)[part] : undefined), file);
-
-/** Config-file values may be native YAML types; bring them to the flag/env string form once. */
-const fileValueAsString = (value: unknown): string => {
-  if (Array.isArray(value)) return value.map(String).join(',');
-  if (value && typeof value === 'object') {
-    return Object.entries(value as Record<string, unknown>)
-      .map(([k, v]) => `${k}=${encodeURIComponent(String(v))}`)
-      .join(',');
-  }
-  return String(value);
-};
-
-export interface ParsedArgs {
-  flags: Map<string, string>;
-  positionals: string[];
-  help: boolean;
-  configFile: string | undefined;
-}
-
-/** `--flag value`, `--flag=value`; a boolean flag given alone means true. */
-export function parseArgs(argv: string[]): ParsedArgs {
-  const booleanFlags = new Set(OPTIONS.filter((o) => typeof o.default === 'boolean' || o.key === 'otlpInsecure').map((o) => o.flag));
-  const known = new Set<string>([...OPTIONS.map((o) => o.flag), '--config']);
-  const flags = new Map<string, string>();
-  const positionals: string[] = [];
-  let help = false;
-  for (let i = 0; i < argv.length; i++) {
-    const arg = argv[i] as string;
-    if (arg === '--help' || arg === '-h') {
-      help = true;
-      continue;
-    }
-    if (!arg.startsWith('--')) {
-      positionals.push(arg);
-      continue;
-    }
-    const eq = arg.indexOf('=');
-    const name = eq > 0 ? arg.slice(0, eq) : arg;
-    if (!known.has(name)) throw new ConfigError(`unknown option ${name} (see --help)`);
-    if (eq > 0) flags.set(name, arg.slice(eq + 1));
-    else if (booleanFlags.has(name) && (argv[i + 1] === undefined || argv[i + 1]!.startsWith('--'))) flags.set(name, 'true');
-    else {
-      const value = argv[++i];
-      if (value === undefined) throw new ConfigError(`option ${name} needs a value`);
-      flags.set(name, value);
-    }
-  }
-  return { flags, positionals, help, configFile: flags.get('--config') };
-}
-
-export function loadConfig(args: ParsedArgs, env: NodeJS.ProcessEnv): Config {
-  const file = args.configFile ? readConfigFile(args.configFile) : {};
-  const config: Record<string, unknown> = {};
-  for (const o of OPTIONS as readonly Option<keyof Config>[]) {
-    config[o.key] = resolveOption(o, args.flags, env, file, args.configFile);
-  }
-  return config as unknown as Config;
-}
-
-function resolveOption<K extends keyof Config>(o: Option<K>, flags: Map<string, string>, env: NodeJS.ProcessEnv, file: Record<string, unknown>, fileName: string | undefined): Config[K] {
-  const flag = flags.get(o.flag);
-  if (flag !== undefined) return o.parse(flag, o.flag);
-  for (const name of o.env) {
-    const value = env[name];
-    if (value !== undefined && value !== '') return o.parse(value, name);
-  }
-  const fromFile = fileValue(file, o.file);
-  if (fromFile !== undefined && fromFile !== null) return o.parse(fileValueAsString(fromFile), `${fileName}: ${o.file}`);
-  return o.default;
-}
-
-function readConfigFile(path: string): Record<string, unknown> {
-  let parsed: unknown;
-  try {
-    // loaded only with a config file: a sidecar configured by flags and env never needs the parser
-    const { parse } = require('yaml') as typeof import('yaml');
-    parsed = parse(readFileSync(path, 'utf8'));
-  } catch (err) {
-    throw new ConfigError(`cannot read config file ${path}: ${(err as Error).message}`);
-  }
-  if (parsed === null || parsed === undefined) return {};
-  if (typeof parsed !== 'object' || Array.isArray(parsed)) throw new ConfigError(`config file ${path}: expected a mapping at the top level`);
-  return parsed as Record<string, unknown>;
-}
-
-const describeDefault = (value: unknown): string => {
-  if (value === undefined) return '';
-  if (typeof value === 'object' && value !== null && 'port' in value) return `${(value as HostPort).host}:${(value as HostPort).port}`;
-  if (Array.isArray(value)) return value.length ? value.join(',') : '(none)';
-  if (typeof value === 'object' && value !== null) return Object.keys(value).length ? JSON.stringify(value) : '(none)';
-  return String(value);
-};
-
-export function helpText(): string {
-  const rows = OPTIONS.map((o) => {
-    const def = describeDefault(o.default);
-    return `  ${o.flag.padEnd(32)} ${o.help}\n  ${''.padEnd(32)} env: ${o.env.join(', ')}; file: ${o.file}${def ? `; default: ${def}` : ''}`;
-  });
-  return [
-    'Usage: dd-otlp-bridge [serve] [options]',
-    '       dd-otlp-bridge collector build|path|validate',
-    '       dd-otlp-bridge stack            (collector + sidecar, intake on, file sink unless DB_ENDPOINT is set)',
-    '       dd-otlp-bridge stack dashboards|alerts create|list|get|update|delete [ID] [--file body.json] [--table]',
-    '       dd-otlp-bridge stack sources list [--table]   (ClickStack management API, Cloud or open source; see stack dashboards --help)',
-    '       dd-otlp-bridge agent-config <datadog.yaml> --url http://host:8126 [--api-key KEY] [--dry-run] [--revert]   (point an agent here; see agent-config --help)',
-    '',
-    'Accepts Datadog agent, tracer and API intake and forwards it as OTLP/gRPC to an OpenTelemetry collector.',
-    '',
-    'Options (flag > environment > --config file > default):',
-    `  ${'--config'.padEnd(32)} YAML file with the keys named "file:" below (dots are nesting)`,
-    ...rows,
-    `  ${'--help'.padEnd(32)} this text`,
-    '',
-  ].join('\n');
-}
+/** What the collector's exporter reads. */
+export const EXPORT_OPTIONS = ['otlpEndpoint', 'otlpHeaders', 'otlpAuthToken', 'otlpTimeoutMs', 'otlpCompression', 'otlpInsecure', 'otlpCertificate', 'otlpClientKey', 'otlpClientCertificate', 'exportRetryMaxElapsedMs'] as const;
+export type ExportOptions = Pick<Config, (typeof EXPORT_OPTIONS)[number]>;
