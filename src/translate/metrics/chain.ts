@@ -27,31 +27,19 @@ interface MetricChainContext extends MetricContext {
 /** A metrics step translates one kind of item of the payload (piece) it is given. */
 type MetricStep = Step<MetricsPayload, MetricChainContext>;
 
-const series: MetricStep = (payload, ctx) => {
-  for (const s of payload.series) ctx.grouper.add(seriesMetric(s, ctx));
-  return payload;
-};
-
-const sketches: MetricStep = (payload, ctx) => {
-  for (const s of payload.sketches) ctx.grouper.add(sketchMetric(s, ctx));
-  return payload;
-};
-
-const distributions: MetricStep = (payload, ctx) => {
-  for (const d of payload.distributions) ctx.grouper.add(distributionMetric(d, ctx));
-  return payload;
-};
-
-const serviceChecks: MetricStep = (payload, ctx) => {
-  for (const c of payload.serviceChecks) ctx.grouper.add(serviceCheckMetric(c, ctx));
-  return payload;
-};
+/** The step that translates each of `items(payload)` with `translate`, handing the result to the grouper. */
+const eachItem =
+  <T>(items: (payload: MetricsPayload) => readonly T[], translate: (item: T, ctx: MetricContext) => MetricItem): MetricStep =>
+  (payload, ctx) => {
+    for (const item of items(payload)) ctx.grouper.add(translate(item, ctx));
+    return payload;
+  };
 
 export const METRIC_STEPS: readonly NamedStep<MetricsPayload, MetricChainContext>[] = [
-  { name: 'series', step: series },
-  { name: 'sketches', step: sketches },
-  { name: 'distributions', step: distributions },
-  { name: 'service_checks', step: serviceChecks },
+  { name: 'series', step: eachItem((p) => p.series, seriesMetric) },
+  { name: 'sketches', step: eachItem((p) => p.sketches, sketchMetric) },
+  { name: 'distributions', step: eachItem((p) => p.distributions, distributionMetric) },
+  { name: 'service_checks', step: eachItem((p) => p.serviceChecks, serviceCheckMetric) },
 ];
 
 /**
