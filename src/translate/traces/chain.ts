@@ -58,12 +58,12 @@ export function translateTraces<G>(payload: DdTracePayload, ctx: TraceTranslatio
   const highs = learnTraceIdHighs(payload, caches.traceIds);
   // spans of a chunk share their resource map (see the resource step): most lookups end at the first map
   const grouper = new ResourceGrouper((resource, scope) => sink.group(resource, scope));
-  const ids = lastIds();
+  const converted = lastIds();
   for (const tracer of payload.tracerPayloads) {
     const payloadResources = new PayloadResources(payloadResource(tracer, payload.agent));
     for (const chunk of tracer.chunks) {
       const { inheritedResource, resources } = payloadResources.forChunk(chunk);
-      const stepCtx: SpanContext = { traceIds: caches.traceIds, receivedAtNs, highs, inheritedResource, samplingPriority: chunkPriority(chunk), resources, lastIds: ids };
+      const stepCtx: SpanContext = { traceIds: caches.traceIds, receivedAtNs, highs, inheritedResource, samplingPriority: chunkPriority(chunk), resources, lastIds: converted };
       for (const span of chunk.spans) {
         const draft = runSpanSteps(createSpanDraft(span, chunk), stepCtx);
         sink.add(grouper.ofMap(draft.resource, caches.groupings), toSpan(draft, caches.spanAttributeNames));
