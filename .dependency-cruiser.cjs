@@ -9,13 +9,7 @@ const forbid = (name, comment, from, to) => ({ name, severity: 'error', comment,
 /** @type {import('dependency-cruiser').IConfiguration} */
 module.exports = {
   forbidden: [
-    forbid('no-circular', 'A circle has no bottom: neither side can be understood, tested or moved without the other.', {}, {
-      circular: true,
-      // The one known circle, src/translate/logs/draft.ts <-> src/translate/logs/resource.ts, is
-      // developer C's to remove (one convention per mechanism in src/translate); its fix deletes
-      // this exception. Only a circle of exactly these two files is let through.
-      via: { pathNot: '^src/translate/logs/(draft|resource)[.]ts$' },
-    }),
+    forbid('no-circular', 'A circle has no bottom: neither side can be understood, tested or moved without the other.', {}, { circular: true }),
     forbid('no-http-layer-below-it', 'Only the composition root (src/cli/) and the HTTP layer itself use src/server/; lower layers raise domain errors (src/core/errors.ts) and src/server/error-reply.ts turns them into replies.', { path: '^src/', pathNot: '^src/(server|cli)/' }, { path: '^src/server/' }),
     forbid('no-routes-below-them', 'The routes (src/intake/) are used by the HTTP layer and the composition root only.', { path: '^src/', pathNot: '^src/(server|cli|intake)/' }, { path: '^src/intake/' }),
     forbid('no-composition-root-below-it', 'src/cli/ wires everything together; nothing in src/ depends on it.', { path: '^src/', pathNot: '^src/cli/' }, { path: '^src/cli/' }),

@@ -16,8 +16,7 @@ import { BridgeMetrics } from '../src/observability/metrics';
 import type { EncodedExport } from '../src/otlp/encode';
 import { parseMediaType } from '../src/parse/media-type';
 import { deliver } from '../src/server/intake-app';
-import { StreamStartTimes } from '../src/translate/metrics/start-times';
-import { TraceIdCache } from '../src/translate/trace-id';
+import { createTranslatorCaches } from '../src/translate/caches';
 import { buildScenario, SCENARIOS, type Scenario, type ScenarioName } from './scenarios';
 
 /** Takes the encoded requests the routes hand over, and drops them. */
@@ -41,8 +40,7 @@ export function routeContext(): RouteContext {
     authEnabled: false,
     isValidKey: () => true,
     tracerEndpoints: tracerEndpoints(ROUTES),
-    traceIds: new TraceIdCache({ maxEntries: config.traceIdCacheSize, ttlMs: config.traceIdCacheTtlMs }),
-    metricStreams: new StreamStartTimes({ maxEntries: config.metricStreamsMax, idleMs: config.metricStreamsIdleMs }),
+    caches: createTranslatorCaches({ traceIds: { maxEntries: config.traceIdCacheSize, ttlMs: config.traceIdCacheTtlMs }, metricStreams: { maxEntries: config.metricStreamsMax, idleMs: config.metricStreamsIdleMs } }),
     metrics: new BridgeMetrics(),
   };
 }

@@ -18,6 +18,6 @@ export const agentIntakeRoute: IntakeRoute = {
     const payload = parseJsonBody(req.body, 'intake');
     const events = intakeEvents(payload);
     if (events.length === 0) ctx.log.debug('agent metadata acknowledged', { keys: payload && typeof payload === 'object' ? Object.keys(payload).slice(0, 10) : [] });
-    return exportThen(ctx, events.length > 0 ? { signal: 'logs', resources: translateEvents(events, req.receivedAtNs) } : undefined, () => json(202, {}));
+    return exportThen(ctx, events.length > 0 ? { signal: 'logs', resources: translateEvents(events, req.receivedAtNs, ctx.caches.groupings) } : undefined, () => json(202, {}));
   },
 };

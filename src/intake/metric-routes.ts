@@ -1,6 +1,6 @@
 /**
  * Metric intake routes (agent, API clients), one file per route. They share one start-time
- * memory, RouteContext.metricStreams (bounded; see translate/metrics/start-times.ts): a stream's
+ * memory, RouteContext.caches.metricStreams (bounded; see translate/metrics/start-times.ts): a stream's
  * points may arrive on different routes, e.g. v2 then v3 after an agent upgrade.
  */
 import { checkRunRoute } from './check-run';

@@ -53,7 +53,7 @@ export function metricRoute(spec: MetricRouteSpec): IntakeRoute {
  */
 function translateBody(spec: MetricRouteSpec, req: IntakeRequest, ctx: RouteContext): { requests: EncodedExport[]; dropped: DropCounts } {
   const metrics = new MetricStreamEncoder();
-  const translation = new MetricTranslation(ctx.metricStreams, req.receivedAtNs, metrics);
+  const translation = new MetricTranslation(ctx.caches, req.receivedAtNs, metrics);
   if (!isProbe(req.body)) spec.read(req, (piece) => translation.add(piece));
   return { requests: metrics.requests(ctx.config.exportMaxBytes), dropped: translation.dropped };
 }

@@ -10,8 +10,7 @@ import { encodeExportRequests, type EncodedExport } from '../otlp/encode';
 import type { SignalBatch } from '../otlp/model';
 import type { MediaType } from '../parse/media-type';
 import type { BridgeMetrics } from '../observability/metrics';
-import type { StreamStartTimes } from '../translate/metrics/start-times';
-import type { TraceIdCache } from '../translate/trace-id';
+import type { TranslatorCaches } from '../translate/caches';
 
 /**
  * Who calls the route, which decides whether an API key is required: agents and API clients
@@ -48,10 +47,8 @@ export interface RouteContext {
   isValidKey(candidate: string | undefined): boolean;
   /** Paths of tracer-facing routes actually served, for /info. */
   tracerEndpoints: readonly string[];
-  /** low 64 → high 64 bits of trace ids, shared by the traces and logs paths. */
-  traceIds: TraceIdCache;
-  /** Start-time memory of metric streams, shared by every metric route. */
-  metricStreams: StreamStartTimes;
+  /** The translators' process-lifetime caches (trace ids, metric stream start times, …), made once by the sidecar. */
+  caches: TranslatorCaches;
   /** Self-metrics, for what a route counts itself (e.g. points it could not translate). */
   metrics: BridgeMetrics;
 }

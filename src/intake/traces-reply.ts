@@ -18,7 +18,7 @@ const RATES_HEADER = 'datadog-rates-payload-version';
 /** Translates and encodes for the server to export, then reply (see exportThen). */
 export function exportTraces(payload: DdTracePayload, req: IntakeRequest, ctx: RouteContext, reply: () => IntakeReply): ExportThenReply {
   const spans = spanStreamEncoder();
-  translateTraces(payload, { traceIds: ctx.traceIds, receivedAtNs: req.receivedAtNs }, spans);
+  translateTraces(payload, { caches: ctx.caches, receivedAtNs: req.receivedAtNs }, spans);
   return exportThen(ctx, spans.requests(ctx.config.exportMaxBytes), reply);
 }
 

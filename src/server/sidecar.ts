@@ -16,8 +16,7 @@ import { ROUTES, tracerEndpoints } from '../intake';
 import type { IntakeRoute, RouteContext } from '../intake/route';
 import type { Logger } from '../observability/log';
 import { BridgeMetrics } from '../observability/metrics';
-import { StreamStartTimes } from '../translate/metrics/start-times';
-import { TraceIdCache } from '../translate/trace-id';
+import { createTranslatorCaches } from '../translate/caches';
 import { createAdminServer, type HealthState } from './admin-server';
 import { InflightBudget } from './inflight-budget';
 import { createIntakeApp } from './intake-app';
@@ -144,8 +143,7 @@ export async function startSidecar(config: Config, log: Logger, overrides: Sidec
     authEnabled: keys.length > 0,
     isValidKey: keyChecker(keys),
     tracerEndpoints: tracerEndpoints(routes),
-    traceIds: new TraceIdCache({ maxEntries: config.traceIdCacheSize, ttlMs: config.traceIdCacheTtlMs }),
-    metricStreams: new StreamStartTimes({ maxEntries: config.metricStreamsMax, idleMs: config.metricStreamsIdleMs }),
+    caches: createTranslatorCaches({ traceIds: { maxEntries: config.traceIdCacheSize, ttlMs: config.traceIdCacheTtlMs }, metricStreams: { maxEntries: config.metricStreamsMax, idleMs: config.metricStreamsIdleMs } }),
     metrics,
   };
   const intake = createIntakeApp(routes, ctx, exporter, optionsFor(config, SERVER_OPTIONS), metrics, log, new InflightBudget(config.maxInflightRequests, config.maxInflightBytes));

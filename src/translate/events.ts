@@ -7,7 +7,7 @@
 import type { DatadogEvent } from '../datadog/events';
 import type { LogRecord, ResourceLogs } from '../otlp/model';
 import { promoteTag, promoteTags, toKeyValues, type Promoted } from './resource-promotion';
-import { LogRecordGrouper, resourceLogsOf } from './group-logs';
+import { ResourceGrouper, resourceLogsOf, type ResourceGroupings } from './group';
 import { ModelSink } from './model-sink';
 import { epochToNs } from './logs/timestamps';
 
@@ -45,14 +45,14 @@ function eventRecord(event: DatadogEvent, receivedAtNs: bigint, promoted: Promot
   };
 }
 
-export function translateEvents(events: readonly DatadogEvent[], receivedAtNs: bigint): ResourceLogs[] {
+export function translateEvents(events: readonly DatadogEvent[], receivedAtNs: bigint, groupings: ResourceGroupings): ResourceLogs[] {
   const sink = new ModelSink<LogRecord>();
-  const grouper = new LogRecordGrouper(sink);
+  const grouper = new ResourceGrouper((resource, scope) => sink.group(resource, scope));
   for (const event of events) {
     const promoted: Promoted = { resource: new Map(), attributes: new Map() };
     promoteTags(event.tags, promoted);
     if (event.host) promoteTag('host', event.host, promoted);
-    grouper.add(promoted.resource, eventRecord(event, receivedAtNs, promoted));
+    sink.add(grouper.ofMap(promoted.resource, groupings), eventRecord(event, receivedAtNs, promoted));
   }
   return resourceLogsOf(sink);
 }

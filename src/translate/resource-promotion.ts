@@ -58,16 +58,6 @@ export function toKeyValues(map: AttributeMap): KeyValue[] {
   return out;
 }
 
-/**
- * Identity of an attribute map as built, in insertion order: cheaper than resourceKey, for memo
- * lookups of maps built the same way (a miss only costs a later resourceKey).
- */
-export function builtKey(map: AttributeMap): string {
-  let key = '';
-  for (const [k, v] of map) key += part('k', k) + valueKey(v);
-  return key;
-}
-
 const byKey = (a: KeyValue, b: KeyValue): number => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0);
 
 /** Length-prefixed, so no key or value can forge a boundary and two resources share a key only when equal. */

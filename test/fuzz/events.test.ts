@@ -2,11 +2,13 @@
 import { encodeExportRequests } from '../../src/otlp/encode';
 import { apiEvent, intakeEvents } from '../../src/parse/events';
 import { parseJsonBody } from '../../src/parse/json';
+import { createTranslatorCaches } from '../../src/translate/caches';
 import { translateEvents } from '../../src/translate/events';
 import { fuzzTarget } from '../helpers/fuzz';
 
+const { groupings } = createTranslatorCaches();
 const encode = (events: Parameters<typeof translateEvents>[0]): void => {
-  encodeExportRequests({ signal: 'logs', resources: translateEvents(events, 1_700_000_000_000_000_000n) }, 64 * 1024);
+  encodeExportRequests({ signal: 'logs', resources: translateEvents(events, 1_700_000_000_000_000_000n, groupings) }, 64 * 1024);
 };
 
 fuzzTarget('events-intake', [Buffer.from(JSON.stringify({ apiKey: '', events: { nagios: [{ msg_title: 'a', msg_text: 'b', timestamp: 1700000000, alert_type: 'error', tags: ['env:x', 'bare'] }] } }))], (input) =>

@@ -4,8 +4,8 @@ import { decodeBody } from '../../src/decode';
 import { logStreamEncoder } from '../../src/otlp/encode';
 import { decodeExportResponse } from '../../src/otlp/response';
 import { parseLogsBody } from '../../src/parse/logs';
+import { createTranslatorCaches } from '../../src/translate/caches';
 import { translateLogs } from '../../src/translate/logs/chain';
-import { TraceIdCache } from '../../src/translate/trace-id';
 import fc from 'fast-check';
 import { fuzzTarget } from '../helpers/fuzz';
 import { readdirSync, readFileSync } from 'node:fs';
@@ -17,12 +17,12 @@ const chainGoldens = readdirSync(join(__dirname, '..', 'fixtures', 'logs', 'chai
 });
 const logSeeds = [...chainGoldens, Buffer.from('{}'), Buffer.from('[]'), Buffer.from('[{"message":"{\\"a\\":{\\"b\\":[1,{\\"c\\":null}]}}"}]')];
 
-const cache = new TraceIdCache();
+const caches = createTranslatorCaches();
 /** The whole logs path after decompression: parse, translate, encode. Only parsing may refuse. */
 fuzzTarget('logs-pipeline', logSeeds, (input) => {
   const payload = parseLogsBody(input, new URLSearchParams('ddtags=a:b'));
   const records = logStreamEncoder();
-  translateLogs(payload, 1_700_000_000_000_000_000n, { traceIds: cache, decodeJsonMessage: true }, records);
+  translateLogs(payload, 1_700_000_000_000_000_000n, { caches, decodeJsonMessage: true }, records);
   records.requests(64 * 1024);
 });
 
@@ -58,7 +58,7 @@ describe('fuzz logs-translate', () => {
       fc.property(fc.array(fc.oneof(entry, entryWithJsonMessage), { maxLength: 20 }), fc.option(fc.string()), (entries, ddtags) => {
         const payload = parseLogsBody(Buffer.from(JSON.stringify(entries)), new URLSearchParams(ddtags ? { ddtags } : {}));
         const records = logStreamEncoder();
-        translateLogs(payload, 1_700_000_000_000_000_000n, { traceIds: cache, decodeJsonMessage: true }, records);
+        translateLogs(payload, 1_700_000_000_000_000_000n, { caches, decodeJsonMessage: true }, records);
         const requests = records.requests(16 * 1024);
         expect(requests.reduce((n, r) => n + r.records, 0)).toBe(payload.entries.length);
       }),

@@ -15,7 +15,7 @@ import { parseSeriesV2Json } from '../../src/parse/metrics-v2-json';
 import { decodeMetricPayload } from '../../src/parse/metrics-v2-proto';
 import { decodeV3Payload } from '../../src/parse/metrics-v3';
 import { translateMetrics } from '../../src/translate/metrics/chain';
-import { StreamStartTimes } from '../../src/translate/metrics/start-times';
+import { createTranslatorCaches } from '../../src/translate/caches';
 import { encodeMetricPayload, encodeSketchPayload, v3Body, type V3Series } from '../fixtures/metrics/agent-payloads';
 import { fuzzTarget } from '../helpers/fuzz';
 
@@ -34,14 +34,14 @@ const FORMATS: Record<string, { wire: (input: unknown) => Buffer; parse: (body: 
 
 const DIR = join(__dirname, '..', 'fixtures', 'metrics', 'chain');
 const goldens = readdirSync(DIR).map((f) => JSON.parse(readFileSync(join(DIR, f), 'utf8')) as { format: string; input: unknown });
-const streams = new StreamStartTimes({ maxEntries: 1000, idleMs: 60_000 });
+const caches = createTranslatorCaches({ metricStreams: { maxEntries: 1000, idleMs: 60_000 } });
 
 for (const [format, { wire, parse }] of Object.entries(FORMATS)) {
   const seeds = goldens.filter((g) => g.format === format).map((g) => wire(g.input));
   fuzzTarget(`metrics-${format}`, seeds.length > 0 ? seeds : [Buffer.from('{}')], (input) => {
     // as the routes do: metrics streamed into the encoder, then packed
     const metrics = new MetricStreamEncoder();
-    translateMetrics(parse(input), streams, 1_700_000_000_000_000_000n, metrics);
+    translateMetrics(parse(input), caches, 1_700_000_000_000_000_000n, metrics);
     metrics.requests(64 * 1024);
   });
 }

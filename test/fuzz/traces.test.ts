@@ -17,7 +17,7 @@ import { parseV05Traces } from '../../src/parse/traces/v05';
 import { parseV07Payload } from '../../src/parse/traces/v07';
 import { translateTraces } from '../../src/translate/traces/chain';
 import { translateStats } from '../../src/translate/traces/stats';
-import { TraceIdCache } from '../../src/translate/trace-id';
+import { createTranslatorCaches } from '../../src/translate/caches';
 import { fuzzTarget } from '../helpers/fuzz';
 import { idxTracerPayload, traceIdBytes } from '../fixtures/traces/agent-payloads';
 import { encodeAgentPayload } from '../fixtures/traces/datadog-proto';
@@ -31,14 +31,14 @@ const jsonSeeds = readdirSync(CHAIN).map((f) => {
 });
 const traces = jsonSeeds.map((b) => JSON.parse(b.toString()) as Encodable[]);
 
-const cache = new TraceIdCache();
+const caches = createTranslatorCaches();
 const identity = tracerPayloadFromHeaders({ 'datadog-meta-lang': 'nodejs' });
 const RECEIVED = 1_700_000_000_000_000_000n;
 
 /** As the routes do: spans streamed into the encoder, then packed. */
 function translateAndEncode(payload: DdTracePayload): void {
   const spans = spanStreamEncoder();
-  translateTraces(payload, { traceIds: cache, receivedAtNs: RECEIVED }, spans);
+  translateTraces(payload, { caches, receivedAtNs: RECEIVED }, spans);
   spans.requests(64 * 1024);
 }
 

@@ -11,10 +11,10 @@ import { ProtoWriter } from '../../src/otlp/writer';
 import { int64Number, sint64Number, uint64Number } from '../../src/parse/metrics-proto';
 import { decodeMsgpack } from '../../src/parse/msgpack';
 import { ProtoReader, WireType } from '../../src/parse/proto-reader';
-import { memoizedOrigin, originOf, promoteOrigin } from '../../src/translate/metrics/resource';
+import { memoizedOrigin, originOf, promoteOrigin, type OriginsByInternedTags } from '../../src/translate/metrics/resource';
 import { sketchBuckets } from '../../src/translate/metrics/sketch-buckets';
 import { StreamStartTimes } from '../../src/translate/metrics/start-times';
-import { builtKey, resourceKey } from '../../src/translate/resource-promotion';
+import { resourceKey } from '../../src/translate/resource-promotion';
 import type { KeyValue } from '../../src/otlp/model';
 import { encodeMsgpack } from '../fixtures/traces/msgpack-writer';
 
@@ -136,19 +136,23 @@ describe('resource keys', () => {
     ['one attribute more', [kv('a', { string: '' })], [kv('a', { string: '' }), kv('b', { string: '' })]],
   ])('tell apart %s', (_name, left, right) => {
     expect(resourceKey(left)).not.toBe(resourceKey(right));
-    expect(builtKey(new Map(left.map((x) => [x.key, x.value])))).not.toBe(builtKey(new Map(right.map((x) => [x.key, x.value]))));
   });
 });
 
 describe('memoised metric origins', () => {
+  /** the process's origins of interned tag lists (caches.ts), shared by every request of a test */
+  let interned: OriginsByInternedTags;
+  beforeEach(() => {
+    interned = new WeakMap();
+  });
   const host = (name: string): MetricResource[] => [{ type: 'host', name }];
 
   it('give what a fresh promotion gives, shared between equal tag sets', () => {
     const memo = new Map();
     const tags = ['service:web', 'env:prod', 'endpoint:/cart'];
-    const first = memoizedOrigin(memo, tags, host('h1'), 'nginx');
+    const first = memoizedOrigin(memo, interned, tags, host('h1'), 'nginx');
     expect(first).toEqual(originOf(promoteOrigin(tags, host('h1'), 'nginx')));
-    expect(memoizedOrigin(memo, [...tags], host('h1'), 'nginx')).toBe(first);
+    expect(memoizedOrigin(memo, interned, [...tags], host('h1'), 'nginx')).toBe(first);
   });
 
   it('give what a fresh promotion gives for any tag sets sharing one memo (resource and attribute halves memoised apart)', () => {
@@ -158,26 +162,26 @@ describe('memoised metric origins', () => {
     fc.assert(
       fc.property(fc.array(input, { minLength: 1, maxLength: 20 }), (inputs) => {
         const memo = new Map();
-        for (const [tags, resources, source] of inputs) expect(memoizedOrigin(memo, tags, resources, source)).toEqual(originOf(promoteOrigin(tags, resources, source)));
+        for (const [tags, resources, source] of inputs) expect(memoizedOrigin(memo, interned, tags, resources, source)).toEqual(originOf(promoteOrigin(tags, resources, source)));
       }),
     );
   });
 
   it('give a frozen (interned) tag list one origin across requests, still per resources and source type', () => {
     const tags = Object.freeze(['service:web', 'env:prod', 'endpoint:/cart']);
-    const first = memoizedOrigin(new Map(), tags, host('h1'), 'nginx');
-    expect(memoizedOrigin(new Map(), tags, host('h1'), 'nginx')).toBe(first);
-    expect(memoizedOrigin(new Map(), [...tags], host('h1'), 'nginx')).not.toBe(first); // not frozen: per request
-    const other = memoizedOrigin(new Map(), tags, host('h2'), 'nginx');
+    const first = memoizedOrigin(new Map(), interned, tags, host('h1'), 'nginx');
+    expect(memoizedOrigin(new Map(), interned, tags, host('h1'), 'nginx')).toBe(first);
+    expect(memoizedOrigin(new Map(), interned, [...tags], host('h1'), 'nginx')).not.toBe(first); // not frozen: per request
+    const other = memoizedOrigin(new Map(), interned, tags, host('h2'), 'nginx');
     expect(other).toEqual(originOf(promoteOrigin(tags, host('h2'), 'nginx')));
-    expect(memoizedOrigin(new Map(), tags, host('h1'), '')).toEqual(originOf(promoteOrigin(tags, host('h1'), '')));
+    expect(memoizedOrigin(new Map(), interned, tags, host('h1'), '')).toEqual(originOf(promoteOrigin(tags, host('h1'), '')));
   });
 
   it('give a frozen tag list sent from many hosts the right origin for each, keeping a bounded few', () => {
     const tags = Object.freeze(['env:prod', 'endpoint:/x']);
     const hosts = Array.from({ length: 30 }, (_, i) => host(`h${i}`));
     for (let round = 0; round < 2; round++) {
-      for (const resources of hosts) expect(memoizedOrigin(new Map(), tags, resources)).toEqual(originOf(promoteOrigin(tags, resources)));
+      for (const resources of hosts) expect(memoizedOrigin(new Map(), interned, tags, resources)).toEqual(originOf(promoteOrigin(tags, resources)));
     }
   });
 
@@ -188,8 +192,8 @@ describe('memoised metric origins', () => {
     ['resource type and name', [[], [{ type: 'a', name: 'bc' }], ''], [[], [{ type: 'ab', name: 'c' }], '']],
   ] as const)('keep apart %s', (_name, left, right) => {
     const memo = new Map();
-    const a = memoizedOrigin(memo, left[0], left[1], left[2]);
-    const b = memoizedOrigin(memo, right[0], right[1], right[2]);
+    const a = memoizedOrigin(memo, interned, left[0], left[1], left[2]);
+    const b = memoizedOrigin(memo, interned, right[0], right[1], right[2]);
     expect(a).toEqual(originOf(promoteOrigin(left[0], left[1], left[2])));
     expect(b).toEqual(originOf(promoteOrigin(right[0], right[1], right[2])));
     // distinct entries even where the promotions happen to agree (host tag vs host resource)

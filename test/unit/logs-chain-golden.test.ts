@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { parseLogsBody } from '../../src/parse/logs';
 import { encodeExportRequests, logStreamEncoder } from '../../src/otlp/encode';
 import { translateLogs, translateLogsToModel } from '../../src/translate/logs/chain';
-import { TraceIdCache } from '../../src/translate/trace-id';
+import { createTranslatorCaches } from '../../src/translate/caches';
 import { resourceLogsJson } from '../helpers/otlp-json';
 
 const DIR = join(__dirname, '..', 'fixtures', 'logs', 'chain');
@@ -33,11 +33,11 @@ describe('log chain goldens', () => {
   const load = (file: string) => {
     const golden = JSON.parse(readFileSync(join(DIR, file), 'utf8')) as Golden;
     const payload = parseLogsBody(Buffer.from(typeof golden.input === 'string' ? golden.input : JSON.stringify(golden.input)), new URLSearchParams(golden.query ?? ''));
-    /** a fresh cache each time, as the golden describes it */
+    /** fresh caches each time, the trace-id cache as the golden describes it */
     const context = () => {
-      const traceIds = new TraceIdCache();
-      for (const [low, high] of Object.entries(golden.traceIdCache ?? {})) traceIds.remember(BigInt(low), BigInt('0x' + high));
-      return { traceIds, decodeJsonMessage: golden.decodeJsonMessage ?? true };
+      const caches = createTranslatorCaches();
+      for (const [low, high] of Object.entries(golden.traceIdCache ?? {})) caches.traceIds.remember(BigInt(low), BigInt('0x' + high));
+      return { caches, decodeJsonMessage: golden.decodeJsonMessage ?? true };
     };
     return { golden, payload, receivedAtNs: BigInt(golden.receivedAtNs), context };
   };

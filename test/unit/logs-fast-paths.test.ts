@@ -13,7 +13,8 @@ import { parseLogsBody, quoteBigIds } from '../../src/parse/logs';
 import { anyValue, flattenValue, scalarText } from '../../src/translate/attributes';
 import { runLogSteps, translateLogsToModel } from '../../src/translate/logs/chain';
 import { decodeJsonMessage } from '../../src/translate/logs/decode-json-message';
-import { PromotionMemo } from '../../src/translate/logs/resource';
+import { PromotionMemo } from '../../src/translate/logs/promotion-memo';
+import { createTranslatorCaches } from '../../src/translate/caches';
 import { createDraft, type LogDraft } from '../../src/translate/logs/draft';
 import { severityOf } from '../../src/translate/logs/severity';
 import { attributeName } from '../../src/translate/known-keys';
@@ -132,8 +133,10 @@ describe('decode_json_message merges as copy, delete the named groups, set', () 
     fc.assert(
       fc.property(outer, inner, (envelope, message) => {
         const draft = createDraft({ ...envelope, message: JSON.stringify(message) } as DatadogLogEntry, 1n);
+        // the step writes into the draft: the envelope's fields are the ones before it runs
+        const envelopeFields = draft.fields;
         const decoded = decodeJsonMessage(draft, { traceIds: new TraceIdCache(), decodeJsonMessage: true, queryTags: undefined });
-        expect([...decoded.fields]).toEqual(referenceFields(draft.fields, message as Record<string, JsonValue>));
+        expect([...decoded.fields]).toEqual(referenceFields(envelopeFields, message as Record<string, JsonValue>));
       }),
       { numRuns: 1000 },
     );
@@ -154,7 +157,9 @@ describe('promotion memo and identity grouping', () => {
       ),
     );
   }
-  const translated = (body: Buffer, query: URLSearchParams): unknown => resourceLogsJson(translateLogsToModel(parseLogsBody(body, query), 7n, { traceIds: new TraceIdCache(), decodeJsonMessage: true }));
+  /** one process's caches, shared by every request of these tests as the sidecar shares them */
+  const caches = createTranslatorCaches();
+  const translated = (body: Buffer, query: URLSearchParams): unknown => resourceLogsJson(translateLogsToModel(parseLogsBody(body, query), 7n, { caches, decodeJsonMessage: true }));
 
   const tags = fc.array(fc.constantFrom('env:a', 'env:b', 'team:x', 'image_tag:1', 'image_tag:2', 'foo', 'service:s', 'host:h', 'pod_name:p', 'filename:f', ''), { maxLength: 5 }).map((t) => t.join(','));
   const text = fc.oneof(fc.constantFrom('a', 'b', '', 'h1'), fc.integer({ min: 0, max: 2 }), fc.constant(null));
@@ -208,7 +213,7 @@ describe('promotion memo and identity grouping', () => {
   });
 
   it("keeps a container's promotion from one request to the next, and its resource's KeyValues", () => {
-    const model = (): ResourceLogs[] => translateLogsToModel(parseLogsBody(Buffer.from(JSON.stringify([{ message: 'm', hostname: 'kept', ddtags: 'env:kept,team:x' }])), new URLSearchParams()), 7n, { traceIds: new TraceIdCache(), decodeJsonMessage: true });
+    const model = (): ResourceLogs[] => translateLogsToModel(parseLogsBody(Buffer.from(JSON.stringify([{ message: 'm', hostname: 'kept', ddtags: 'env:kept,team:x' }])), new URLSearchParams()), 7n, { caches, decodeJsonMessage: true });
     const [first, second] = [model(), model()];
     expect(second[0]!.resource.attributes).toBe(first[0]!.resource.attributes);
   });
@@ -253,7 +258,7 @@ describe('record attributes', () => {
         const ctx = { traceIds: new TraceIdCache(), decodeJsonMessage: true, queryTags: undefined };
         const plain = runLogSteps(createDraft(payload.entries[0] as DatadogLogEntry, 7n), ctx);
         expect(toLogRecord(plain).attributes).toEqual(referenceAttributes(plain));
-        const memoised = translateLogsToModel(payload, 7n, { traceIds: new TraceIdCache(), decodeJsonMessage: true });
+        const memoised = translateLogsToModel(payload, 7n, { caches: createTranslatorCaches(), decodeJsonMessage: true });
         expect(memoised[0]?.scopeLogs[0]?.logRecords[0]?.attributes).toEqual(referenceAttributes(plain));
       }),
       { numRuns: 1000 },

@@ -31,7 +31,7 @@ import { join } from 'node:path';
 import { isDeepStrictEqual } from 'node:util';
 import { parseLogsBody } from '../../src/parse/logs';
 import { translateLogsToModel } from '../../src/translate/logs/chain';
-import { TraceIdCache } from '../../src/translate/trace-id';
+import { createTranslatorCaches } from '../../src/translate/caches';
 import { resourceLogsJson } from '../helpers/otlp-json';
 
 const DIR = join(__dirname, '..', 'fixtures', 'logs', 'upstream');
@@ -189,7 +189,7 @@ function check(golden: UpstreamCase, ours: Json): string[] {
 function translate(golden: UpstreamCase): Json {
   const body = Buffer.from(typeof golden.input === 'string' ? golden.input : JSON.stringify(golden.input));
   const payload = parseLogsBody(body, new URLSearchParams());
-  const resources = translateLogsToModel(payload, BigInt(golden.receivedAtNs), { traceIds: new TraceIdCache(), decodeJsonMessage: golden.decodeJsonMessage ?? true });
+  const resources = translateLogsToModel(payload, BigInt(golden.receivedAtNs), { caches: createTranslatorCaches(), decodeJsonMessage: golden.decodeJsonMessage ?? true });
   // through JSON text, so `ours` is exactly the OTLP/JSON document (no undefined fields)
   return JSON.parse(JSON.stringify(resourceLogsJson(resources))) as Json;
 }

@@ -11,7 +11,7 @@ import { sketchMetric } from '../../src/translate/metrics/sketch';
 import { StreamStartTimes } from '../../src/translate/metrics/start-times';
 import type { MetricContext } from '../../src/translate/metrics/context';
 
-const ctx = (): MetricContext => ({ streams: new StreamStartTimes(), receivedAtNs: 0n, dropped: {}, origins: new Map() });
+const ctx = (): MetricContext => ({ streams: new StreamStartTimes(), internedOrigins: new WeakMap(), receivedAtNs: 0n, dropped: {}, origins: new Map() });
 
 /** Position → count of the non-zero entries, the way upstream's test states its expectations. */
 const nonZero = (counts: number[]): Record<number, number> => Object.fromEntries(counts.flatMap((c, i) => (c === 0 ? [] : [[i, c]])));

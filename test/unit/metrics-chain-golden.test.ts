@@ -17,7 +17,7 @@ import { decodeMetricPayload } from '../../src/parse/metrics-v2-proto';
 import { decodeV3Payload } from '../../src/parse/metrics-v3';
 import { encodeExportRequests, MetricStreamEncoder } from '../../src/otlp/encode';
 import { translateMetrics, translateMetricsToModel } from '../../src/translate/metrics/chain';
-import { StreamStartTimes } from '../../src/translate/metrics/start-times';
+import { createTranslatorCaches } from '../../src/translate/caches';
 import { encodeMetricPayload, encodeSketchPayload, v3Body, type V3Series } from '../fixtures/metrics/agent-payloads';
 import { resourceMetricsJson } from '../helpers/otlp-json-metrics';
 
@@ -53,7 +53,7 @@ describe('metric chain goldens', () => {
 
   it.each(files)('%s', (file) => {
     const golden = JSON.parse(readFileSync(join(DIR, file), 'utf8')) as Golden;
-    const { resources, dropped } = translateMetricsToModel(PARSE[golden.format](golden.input), new StreamStartTimes(), BigInt(golden.receivedAtNs));
+    const { resources, dropped } = translateMetricsToModel(PARSE[golden.format](golden.input), createTranslatorCaches(), BigInt(golden.receivedAtNs));
     const actual = resourceMetricsJson(resources);
     if (process.env.UPDATE_GOLDEN) writeFileSync(join(DIR, file), JSON.stringify({ ...golden, expected: actual, dropped }, null, 2) + '\n');
     expect(actual).toEqual(golden.expected);
@@ -66,8 +66,8 @@ describe('metric chain goldens', () => {
     // a small limit, so that splitting is compared too; each side with its own start-time memory
     for (const limit of [4 * 1024 * 1024, 400]) {
       const streamed = new MetricStreamEncoder();
-      const dropped = translateMetrics(PARSE[golden.format](golden.input), new StreamStartTimes(), receivedAtNs, streamed);
-      const model = translateMetricsToModel(PARSE[golden.format](golden.input), new StreamStartTimes(), receivedAtNs);
+      const dropped = translateMetrics(PARSE[golden.format](golden.input), createTranslatorCaches(), receivedAtNs, streamed);
+      const model = translateMetricsToModel(PARSE[golden.format](golden.input), createTranslatorCaches(), receivedAtNs);
       const fromModel = encodeExportRequests({ signal: 'metrics', resources: model.resources }, limit);
       expect(fromModel.length).toBeGreaterThan(0);
       expect(streamed.requests(limit)).toEqual(fromModel);

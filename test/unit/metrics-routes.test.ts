@@ -14,7 +14,7 @@ import type { MetricsPayload } from '../../src/datadog/metrics';
 import { decodeMetricPayload, decodeMetricPayloadGeneric } from '../../src/parse/metrics-v2-proto';
 import { readMetricPayloadPieces } from '../../src/parse/metrics-v2-proto-direct';
 import { translateMetrics, translateMetricsToModel } from '../../src/translate/metrics/chain';
-import { StreamStartTimes } from '../../src/translate/metrics/start-times';
+import { createTranslatorCaches } from '../../src/translate/caches';
 import { ExportRefusedError } from '../../src/core/errors';
 import { GrpcStatus } from '../../src/export/grpc-client';
 import { startSidecar, type Sidecar } from '../../src/server/sidecar';
@@ -196,7 +196,7 @@ describe('metric routes', () => {
     const res = await post(c.path, await compress(body, 1), AGENT_PROTOBUF_HEADERS);
     expect(res.status).toBe(202);
     const whole = new MetricStreamEncoder();
-    translateMetrics(c.decode(body), new StreamStartTimes(), 0n, whole);
+    translateMetrics(c.decode(body), createTranslatorCaches(), 0n, whole);
     const expected = whole.requests(exportMaxBytes);
     expect(expected.reduce((n, r) => n + r.records, 0)).toBe(c.records);
     expect(exporter.batches).toEqual([expected]);
@@ -453,7 +453,7 @@ describe('metric points whose time or value cannot be stored (issue 21, item 10)
     });
     let direct: MetricsPayload | undefined;
     expect(readMetricPayloadPieces(body, Infinity, (piece) => (direct = piece))).toBeUndefined();
-    const results = [direct!, decodeMetricPayloadGeneric(body)].map((payload) => translateMetricsToModel(payload, new StreamStartTimes(), 0n));
+    const results = [direct!, decodeMetricPayloadGeneric(body)].map((payload) => translateMetricsToModel(payload, createTranslatorCaches(), 0n));
     expect(results[0]!.dropped).toEqual({ invalid_timestamp: 1, invalid_value: 3 });
     expect(results[1]).toEqual(results[0]);
     expect(results[0]!.resources.flatMap((r) => r.scopeMetrics.flatMap((s) => s.metrics.map((m) => m.name)))).toEqual(['g']);

@@ -21,8 +21,7 @@ import { ExportRefusedError, UnavailableError } from '../../src/core/errors';
 import { GrpcStatus } from '../../src/export/grpc-client';
 import { InflightBudget } from '../../src/server/inflight-budget';
 import { createIntakeApp } from '../../src/server/intake-app';
-import { StreamStartTimes } from '../../src/translate/metrics/start-times';
-import { TraceIdCache } from '../../src/translate/trace-id';
+import { createTranslatorCaches } from '../../src/translate/caches';
 import { lookupType } from '../helpers/otlp-proto';
 
 const LARGE = OWNED_MIN_BYTES * 2;
@@ -159,8 +158,7 @@ describe('the intake frees a request body once its route has returned', () => {
       authEnabled: false,
       isValidKey: () => true,
       tracerEndpoints: [],
-      traceIds: new TraceIdCache({ maxEntries: 10, ttlMs: 1000 }),
-      metricStreams: new StreamStartTimes({ maxEntries: 10, idleMs: 1000 }),
+      caches: createTranslatorCaches({ traceIds: { maxEntries: 10, ttlMs: 1000 }, metricStreams: { maxEntries: 10, idleMs: 1000 } }),
       metrics: new BridgeMetrics(),
     };
     const metrics = new BridgeMetrics();

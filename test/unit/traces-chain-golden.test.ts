@@ -13,7 +13,7 @@ import { tracerPayloadFromHeaders } from '../../src/parse/traces/tracer-headers'
 import { parseV04Traces } from '../../src/parse/traces/v04';
 import { encodeExportRequests, spanStreamEncoder } from '../../src/otlp/encode';
 import { translateTraces, translateTracesToModel } from '../../src/translate/traces/chain';
-import { TraceIdCache } from '../../src/translate/trace-id';
+import { createTranslatorCaches } from '../../src/translate/caches';
 import { resourceSpansJson } from '../helpers/otlp-json-traces';
 
 const DIR = join(__dirname, '..', 'fixtures', 'traces', 'chain');
@@ -36,11 +36,11 @@ describe('trace chain goldens', () => {
     const golden = JSON.parse(readFileSync(join(DIR, file), 'utf8')) as Golden;
     const body = Buffer.from(typeof golden.input === 'string' ? golden.input : JSON.stringify(golden.input));
     const tracer = parseV04Traces(body, parseMediaType('application/json'), tracerPayloadFromHeaders(golden.headers ?? {}), 'v0.4 traces');
-    /** a fresh cache each time: translating teaches it */
+    /** fresh caches each time: translating teaches them */
     const context = () => {
-      const traceIds = new TraceIdCache();
-      for (const [low, high] of Object.entries(golden.traceIdCache ?? {})) traceIds.remember(BigInt(low), BigInt('0x' + high));
-      return { traceIds, receivedAtNs: BigInt(golden.receivedAtNs) };
+      const caches = createTranslatorCaches();
+      for (const [low, high] of Object.entries(golden.traceIdCache ?? {})) caches.traceIds.remember(BigInt(low), BigInt('0x' + high));
+      return { caches, receivedAtNs: BigInt(golden.receivedAtNs) };
     };
     return { golden, payload: { tracerPayloads: [tracer] }, context };
   };

@@ -12,6 +12,7 @@ import { parseJsonTree } from '../../src/parse/traces/json';
 import { parseSpanMap } from '../../src/parse/traces/span-map';
 import { SPAN_STEPS } from '../../src/translate/traces/chain';
 import { createSpanDraft, type SpanDraft } from '../../src/translate/traces/draft';
+import { lastIds } from '../../src/translate/traces/last-id';
 import { TraceIdCache } from '../../src/translate/trace-id';
 import { anyValueJson } from '../helpers/otlp-json';
 import { eventJson, linkJson } from '../helpers/otlp-json-traces';
@@ -67,7 +68,7 @@ describe.each(SPAN_STEPS.map((s) => [s.name, s.step] as const))('step %s', (name
     const chunk = { ...chunkOf([span]), tags: new Map(Object.entries(c.chunkTags ?? {})) };
     const draft = { ...createSpanDraft(span, chunk), ...(c.endTimeUnixNano ? { endTimeUnixNano: BigInt(c.endTimeUnixNano) } : {}) };
     const inheritedResource = new Map(Object.entries(c.inheritedResource ?? {}).map(([k, v]) => [k, { string: v }]));
-    const out = project(step(draft, { traceIds: cache, highs: highsOf(c.highs), receivedAtNs: RECEIVED, inheritedResource, samplingPriority: c.samplingPriority, resources: new Map() }));
+    const out = project(step(draft, { traceIds: cache, highs: highsOf(c.highs), receivedAtNs: RECEIVED, inheritedResource, samplingPriority: c.samplingPriority, resources: new Map(), lastIds: lastIds() }));
     const compared = Object.fromEntries(Object.keys(c.expected).map((k) => [k, out[k]]));
     expect(compared).toEqual(c.expected);
   });

@@ -6,17 +6,19 @@
  */
 import type { DatadogLogPayload } from '../../datadog/logs';
 import type { LogRecord, RecordSink, ResourceLogs } from '../../otlp/model';
-import { LogRecordGrouper, resourceLogsOf } from '../group-logs';
+import type { TranslatorCaches } from '../caches';
+import { ResourceGrouper, resourceLogsOf } from '../group';
 import { ModelSink } from '../model-sink';
 import { decodeJsonMessage } from './decode-json-message';
-import { createDraft, type LogContext, type LogDraft, type LogStep } from './draft';
+import { createDraft, type LogContext, type LogDraft } from './draft';
 import { toLogRecord } from './finish';
-import { resourcePromotion, sharedPromotionMemo } from './resource';
+import { resourcePromotion } from './resource';
 import { severity } from './severity';
 import { timestamps } from './timestamps';
 import { traceCorrelation } from './trace-correlation';
+import { runSteps, type NamedStep } from '../step';
 
-export const LOG_STEPS: readonly { name: string; step: LogStep }[] = [
+export const LOG_STEPS: readonly NamedStep<LogDraft, LogContext>[] = [
   { name: 'decode_json_message', step: decodeJsonMessage },
   { name: 'timestamps', step: timestamps },
   { name: 'severity', step: severity },
@@ -24,24 +26,27 @@ export const LOG_STEPS: readonly { name: string; step: LogStep }[] = [
   { name: 'trace_correlation', step: traceCorrelation },
 ];
 
-export function runLogSteps(draft: LogDraft, ctx: LogContext): LogDraft {
-  let d = draft;
-  for (let i = 0; i < LOG_STEPS.length; i++) d = (LOG_STEPS[i] as { step: LogStep }).step(d, ctx);
-  return d;
+export const runLogSteps = (draft: LogDraft, ctx: LogContext): LogDraft => runSteps(LOG_STEPS, draft, ctx);
+
+/** What a logs translation needs besides the payload: the process's caches and the route's option. */
+export interface LogTranslationContext {
+  caches: TranslatorCaches;
+  decodeJsonMessage: boolean;
 }
 
 /** Records sharing a resource share one group of `sink`, in first-seen order. */
-export function translateLogs<G>(payload: DatadogLogPayload, receivedAtNs: bigint, ctx: Omit<LogContext, 'queryTags'>, sink: RecordSink<LogRecord, G>): void {
-  const stepCtx: LogContext = { ...ctx, queryTags: payload.queryTags, promotions: sharedPromotionMemo(payload.queryTags) };
-  const grouper = new LogRecordGrouper(sink);
+export function translateLogs<G>(payload: DatadogLogPayload, receivedAtNs: bigint, ctx: LogTranslationContext, sink: RecordSink<LogRecord, G>): void {
+  const { caches, decodeJsonMessage } = ctx;
+  const stepCtx: LogContext = { traceIds: caches.traceIds, decodeJsonMessage, queryTags: payload.queryTags, promotions: caches.logPromotions.forQueryTags(payload.queryTags) };
+  const grouper = new ResourceGrouper((resource, scope) => sink.group(resource, scope));
   for (const entry of payload.entries) {
     const draft = runLogSteps(createDraft(entry, receivedAtNs), stepCtx);
-    grouper.add(draft.promoted.resource, toLogRecord(draft));
+    sink.add(grouper.ofMap(draft.promoted.resource, caches.groupings), toLogRecord(draft));
   }
 }
 
 /** The translated model itself, for golden files and tests (the route streams into the encoder). */
-export function translateLogsToModel(payload: DatadogLogPayload, receivedAtNs: bigint, ctx: Omit<LogContext, 'queryTags'>): ResourceLogs[] {
+export function translateLogsToModel(payload: DatadogLogPayload, receivedAtNs: bigint, ctx: LogTranslationContext): ResourceLogs[] {
   const sink = new ModelSink<LogRecord>();
   translateLogs(payload, receivedAtNs, ctx, sink);
   return resourceLogsOf(sink);

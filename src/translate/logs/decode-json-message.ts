@@ -9,7 +9,7 @@ import { RESERVED_GROUPS, TAGS_KEYS } from '../../datadog/logs';
 import { MAX_JSON_DEPTH, nestedDeeperThan, type JsonValue } from '../../parse/json';
 import { quoteBigIds } from '../../parse/logs';
 import { isNonEmptyObject, scalarText } from '../attributes';
-import { nextDraft, type LogStep } from './draft';
+import type { LogStep } from './draft';
 import { FieldsBuilder } from './fields';
 
 const MAX_MESSAGE_DEPTH_SCAN = 1_000_000;
@@ -83,5 +83,6 @@ export const decodeJsonMessage: LogStep = (draft, ctx) => {
   if (tags) fields.set(TAGS_KEYS[0], tags);
   // no message inside the JSON: keep the line itself as the body rather than lose it
   if (!fields.has('message') && !fields.has('msg') && !fields.has('log')) fields.set('message', outer.get('message') ?? '');
-  return nextDraft(draft, fields.build());
+  draft.fields = fields.build();
+  return draft;
 };

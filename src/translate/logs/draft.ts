@@ -1,5 +1,5 @@
 /**
- * A log record in translation. Steps take a draft and return a new one; each consumes the
+ * A log record in translation. Each step writes into the draft (step.ts) and consumes the
  * reserved fields it understands, so whatever is left in `fields` at the end becomes attributes.
  */
 import type { DatadogLogEntry } from '../../datadog/logs';
@@ -9,7 +9,8 @@ import type { AnyValue } from '../../otlp/model';
 import type { Promoted } from '../resource-promotion';
 import type { TraceIdCache } from '../trace-id';
 import { FieldsBuilder } from './fields';
-import type { PromotionMemo } from './resource';
+import type { PromotionMemo } from './promotion-memo';
+import type { Step } from '../step';
 
 export interface LogDraft {
   /** Not yet consumed fields, flattened to dotted keys; a decoded JSON message is merged in. */
@@ -36,7 +37,7 @@ export interface LogContext {
   promotions?: PromotionMemo;
 }
 
-export type LogStep = (draft: LogDraft, ctx: LogContext) => LogDraft;
+export type LogStep = Step<LogDraft, LogContext>;
 
 /**
  * What a draft starts with: nothing promoted yet. One shared instance, never written to (the
@@ -66,23 +67,5 @@ export function createDraft(entry: DatadogLogEntry, receivedAtNs: bigint): LogDr
     traceId: undefined,
     spanId: undefined,
     body: undefined,
-  };
-}
-
-/**
- * A copy of `draft` with other fields. Every draft is built here, with every property in the same
- * order (absent ones undefined), so that every step sees drafts of one object shape.
- */
-export function nextDraft(draft: LogDraft, fields: ReadonlyMap<string, JsonValue>, promoted: Promoted = draft.promoted): LogDraft {
-  return {
-    fields,
-    receivedAtNs: draft.receivedAtNs,
-    timeUnixNano: draft.timeUnixNano,
-    severityNumber: draft.severityNumber,
-    severityText: draft.severityText,
-    promoted,
-    traceId: draft.traceId,
-    spanId: draft.spanId,
-    body: draft.body,
   };
 }

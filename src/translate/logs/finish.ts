@@ -11,7 +11,7 @@ import { attributeName } from '../known-keys';
 import { toKeyValues } from '../resource-promotion';
 import { isMessageKey, type LogDraft } from './draft';
 import { firstValue } from './fields';
-import { isSharedPromotion } from './resource';
+import { isSharedPromotion } from './promotion-memo';
 
 /** Never emitted: ClickStack routes any log carrying it to the session-replay table. */
 const RESERVED_BY_CLICKSTACK = 'rr-web.event';

@@ -7,7 +7,7 @@
  */
 import { STATUS_KEYS } from '../../datadog/logs';
 import type { JsonValue } from '../../parse/json';
-import { nextDraft, type LogStep } from './draft';
+import type { LogStep } from './draft';
 import { consume, firstValue } from './fields';
 
 export interface Severity {
@@ -83,8 +83,8 @@ export function severityOf(value: JsonValue | undefined): Severity {
 
 export const severity: LogStep = (draft) => {
   const s = severityOf(firstValue(draft.fields, STATUS_KEYS));
-  const next = nextDraft(draft, consume(draft.fields, STATUS_KEYS));
-  next.severityNumber = s.number;
-  next.severityText = s.text;
-  return next;
+  draft.fields = consume(draft.fields, STATUS_KEYS);
+  draft.severityNumber = s.number;
+  draft.severityText = s.text;
+  return draft;
 };

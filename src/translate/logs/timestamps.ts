@@ -6,7 +6,7 @@
  */
 import { TIMESTAMP_KEYS } from '../../datadog/logs';
 import type { JsonValue } from '../../parse/json';
-import { nextDraft, type LogStep } from './draft';
+import type { LogStep } from './draft';
 import { consume } from './fields';
 
 const NS_PER_MS = 1_000_000n;
@@ -61,11 +61,10 @@ export const timestamps: LogStep = (draft) => {
     if (value === undefined) continue;
     const ns = timestampToNs(value);
     if (ns === undefined) continue;
-    const next = nextDraft(draft, consume(draft.fields, ONE_KEY.get(key) as readonly string[]));
-    next.timeUnixNano = ns;
-    return next;
+    draft.fields = consume(draft.fields, ONE_KEY.get(key) as readonly string[]);
+    draft.timeUnixNano = ns;
+    return draft;
   }
-  const next = nextDraft(draft, draft.fields);
-  next.timeUnixNano = draft.receivedAtNs;
-  return next;
+  draft.timeUnixNano = draft.receivedAtNs;
+  return draft;
 };

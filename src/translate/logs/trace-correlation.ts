@@ -7,7 +7,7 @@
 import { SPAN_ID_KEYS, TRACE_ID_KEYS } from '../../datadog/logs';
 import { scalarText } from '../attributes';
 import { parseSpanIdText, parseTid, parseTraceIdText, spanIdBytes, traceIdBytes, widenTraceId } from '../trace-id';
-import { nextDraft, type LogStep } from './draft';
+import type { LogStep } from './draft';
 import { consume } from './fields';
 
 const TRACE_KEYS: readonly string[] = [TRACE_ID_KEYS[0], '_dd.p.tid'];
@@ -23,8 +23,8 @@ export const traceCorrelation: LogStep = (draft, ctx) => {
   const spanId = parseSpanIdText(spanText ?? '');
   if (traceId === undefined && spanId === undefined) return draft;
   // only what was understood is consumed; an unparseable id stays visible as an attribute
-  const next = nextDraft(draft, consume(fields, traceId === undefined ? SPAN_KEYS : spanId === undefined ? TRACE_KEYS : BOTH_KEYS));
-  if (traceId !== undefined) next.traceId = traceIdBytes(widenTraceId(traceId, parseTid(scalarText(fields.get('_dd.p.tid'))), ctx.traceIds));
-  if (spanId !== undefined) next.spanId = spanIdBytes(spanId);
-  return next;
+  draft.fields = consume(fields, traceId === undefined ? SPAN_KEYS : spanId === undefined ? TRACE_KEYS : BOTH_KEYS);
+  if (traceId !== undefined) draft.traceId = traceIdBytes(widenTraceId(traceId, parseTid(scalarText(fields.get('_dd.p.tid'))), ctx.traceIds));
+  if (spanId !== undefined) draft.spanId = spanIdBytes(spanId);
+  return draft;
 };

@@ -1,7 +1,7 @@
 /** What every metric translator step receives and yields. */
 import type { DropCounts } from '../../datadog/metrics';
 import type { KeyValue, Metric } from '../../otlp/model';
-import type { OriginMemo } from './resource';
+import type { OriginMemo, OriginsByInternedTags } from './resource';
 import type { StreamStartTimes } from './start-times';
 
 export interface MetricContext {
@@ -12,6 +12,8 @@ export interface MetricContext {
   dropped: DropCounts;
   /** request-scoped: origins already built, by tags and resources (see memoizedOrigin) */
   origins: OriginMemo;
+  /** process-wide: origins of the tag lists the direct series reader interned */
+  internedOrigins: OriginsByInternedTags;
 }
 
 /** One input series as one OTLP metric, with the resource it belongs to (grouped later). */

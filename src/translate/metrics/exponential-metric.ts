@@ -10,7 +10,6 @@ import type { MetricContext, MetricItem } from './context';
 import { bigCount } from './exponential';
 import { memoizedOrigin } from './resource';
 import { ZERO_THRESHOLD } from './sketch-buckets';
-import { streamIdentity } from './start-times';
 import { isFiniteOrCounted, timedPoints } from './time';
 
 /** One point before OTLP encoding: summary plus bucket counts. */
@@ -27,9 +26,9 @@ export interface DistributionSummary {
 }
 
 export function exponentialHistogramMetric(name: string, tags: readonly string[], resources: readonly MetricResource[], points: readonly DistributionSummary[], ctx: MetricContext): MetricItem {
-  const origin = memoizedOrigin(ctx.origins, tags, resources);
+  const origin = memoizedOrigin(ctx.origins, ctx.internedOrigins, tags, resources);
   const { resource, resourceKey, attributes } = origin;
-  const stream = streamIdentity('exponential_histogram', name, origin);
+  const stream = ctx.streams.identity('exponential_histogram', name, origin);
   const dataPoints = timedPoints(points, ctx.dropped, (p, timeUnixNano): ExponentialHistogramDataPoint | undefined => {
     // checked before startFor, which remembers the point in its stream's history
     if (!isFiniteOrCounted(ctx.dropped, p.sum, p.min, p.max)) return undefined;

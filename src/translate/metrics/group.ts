@@ -5,7 +5,7 @@
  */
 import { dataPointsOf, type Metric, type MetricSink, type ResourceMetrics } from '../../otlp/model';
 import { ModelMetricSink } from '../model-sink';
-import { SCOPE } from '../scope';
+import { ResourceGrouper } from '../group';
 import type { MetricItem } from './context';
 
 type MetricKind = 'gauge' | 'sum' | 'histogram' | 'exponentialHistogram';
@@ -24,18 +24,17 @@ interface ResourceGroup<G, M> {
   metrics: Map<string, OpenMetric<M>[]>;
 }
 
+/** Resources grouped by the one grouper (group.ts); metrics of one name merged within each. */
 export class MetricGrouper<G, M> {
-  private readonly groups = new Map<string, ResourceGroup<G, M>>();
+  private readonly groups: ResourceGrouper<ResourceGroup<G, M>>;
 
-  constructor(private readonly sink: MetricSink<G, M>) {}
+  constructor(private readonly sink: MetricSink<G, M>) {
+    this.groups = new ResourceGrouper((resource, scope) => ({ handle: sink.group(resource, scope), metrics: new Map() }));
+  }
 
   add({ resource, resourceKey, metric }: MetricItem): void {
     if (dataPointsOf(metric).length === 0) return;
-    let group = this.groups.get(resourceKey);
-    if (!group) {
-      group = { handle: this.sink.group({ attributes: resource }, SCOPE), metrics: new Map() };
-      this.groups.set(resourceKey, group);
-    }
+    const group = this.groups.ofKey(resource, resourceKey);
     // looked up by name, then kind and unit compared: no identity string built for every item
     const kind = kindOf(metric);
     const unit = metric.unit ?? '';

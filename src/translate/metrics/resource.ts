@@ -98,9 +98,9 @@ function addBuilt<T>(node: MemoNode, resources: readonly MetricResource[], sourc
  * themselves are interned by the decoder); a frozen tag list skips the tree (internedNode).
  * Items of equal origin share its arrays, which nothing changes once built.
  */
-export function memoizedOrigin(memo: OriginMemo, tags: readonly string[], resources: readonly MetricResource[], sourceTypeName = ''): MetricOrigin {
+export function memoizedOrigin(memo: OriginMemo, interned: OriginsByInternedTags, tags: readonly string[], resources: readonly MetricResource[], sourceTypeName = ''): MetricOrigin {
   const lasting = Object.isFrozen(tags);
-  const node = lasting ? internedNode(tags) : treeNode(memo, tags);
+  const node = lasting ? internedNode(interned, tags) : treeNode(memo, tags);
   return findBuilt<MetricOrigin>(node, resources, sourceTypeName) ?? addBuilt(node, resources, sourceTypeName, composeOrigin(memo, tags, resources, sourceTypeName), lasting);
 }
 
@@ -115,15 +115,16 @@ function treeNode(memo: OriginMemo, tags: readonly string[]): MemoNode {
  * process-wide (metrics-v2-proto-direct.ts), so one list object stands for the same tags in
  * payload after payload, and one WeakMap lookup replaces the walk down the tree and the composing
  * of each new tag set in each request. A frozen list never changes, so what was built for it
- * stays right. Weak, so a list the reader's cache let go takes its origins with it.
+ * stays right. Weak, so a list the reader's cache let go takes its origins with it. One per
+ * process (caches.ts).
  */
-const byInternedTags = new WeakMap<readonly string[], MemoNode>();
+export type OriginsByInternedTags = WeakMap<readonly string[], MemoNode>;
 
-function internedNode(tags: readonly string[]): MemoNode {
-  let node = byInternedTags.get(tags);
+function internedNode(interned: OriginsByInternedTags, tags: readonly string[]): MemoNode {
+  let node = interned.get(tags);
   if (!node) {
     node = new Map();
-    byInternedTags.set(tags, node);
+    interned.set(tags, node);
   }
   return node;
 }

@@ -12,11 +12,11 @@ import { countDrop, type Series } from '../../datadog/metrics';
 import { AggregationTemporality, type Metric, type NumberDataPoint } from '../../otlp/model';
 import type { MetricContext, MetricItem } from './context';
 import { memoizedOrigin } from './resource';
-import { streamIdentity, windowStarts } from './start-times';
+import { windowStarts } from './start-times';
 import { isFiniteOrCounted, timedPoints } from './time';
 
 export function seriesMetric(series: Series, ctx: MetricContext): MetricItem {
-  const origin = memoizedOrigin(ctx.origins, series.tags, series.resources, series.sourceTypeName);
+  const origin = memoizedOrigin(ctx.origins, ctx.internedOrigins, series.tags, series.resources, series.sourceTypeName);
   const { resource, resourceKey, attributes } = origin;
   const name = series.metric;
   let metric: Metric;
@@ -27,7 +27,7 @@ export function seriesMetric(series: Series, ctx: MetricContext): MetricItem {
   } else {
     const factor = valueFactor(series);
     if (factor === undefined) countDrop(dropped, 'invalid_interval', series.points.length);
-    const startOf = windowStarts(ctx.streams, () => streamIdentity('sum', name, origin), series.interval);
+    const startOf = windowStarts(ctx.streams, () => ctx.streams.identity('sum', name, origin), series.interval);
     // the value is checked before startOf, which remembers the point in its stream's history
     const dataPoints =
       factor === undefined

@@ -6,7 +6,7 @@
  *
  * Here the memory is bounded twice: at most `maxEntries` streams (least recently seen evicted
  * first) and none idle longer than `idleMs`; an identity is kept as it is only when short, as a
- * fixed-size hash otherwise, so long tag lists cost no more than short ones (streamIdentity hashes
+ * fixed-size hash otherwise, so long tag lists cost no more than short ones (identity() hashes
  * the origin once, so that a point needs no hash of its own). A stream not seen recently starts
  * its window at its own timestamp. The same point sent again (the agent retries after a 503) gets
  * the same start. A point of a known stream rewrites its entry in place and moves it to the end
@@ -41,6 +41,8 @@ export class StreamStartTimes {
   /** Whether every idleUntil set so far is at or after the one before (the clock never stepped back). */
   private inOrder = true;
   private lastIdle = -Infinity;
+  /** digestOf's, by attribute list: weak, so a list nobody holds takes its digest with it */
+  private readonly digests = new WeakMap<readonly KeyValue[], string>();
 
   constructor(
     private readonly options: StartTimeOptions = DEFAULT_START_TIME_OPTIONS,
@@ -74,6 +76,26 @@ export class StreamStartTimes {
     return this.streams.size;
   }
 
+  /** A stream: one metric of one kind from one resource with one set of point attributes. */
+  identity(kind: string, name: string, origin: MetricOrigin): string {
+    return `${kind}\0${name}\0${this.digestOf(origin.resource)}${this.digestOf(origin.attributes)}`;
+  }
+
+  /**
+   * sha256 of attributes, order-independent, made once per attribute list rather than per point:
+   * origins share their resource and attribute lists within a request (see memoizedOrigin), so a
+   * payload hashes each distinct resource and attribute set once. Fixed-size (44 characters) and
+   * free of `\0`, so the identity still splits one way only.
+   */
+  private digestOf(attributes: readonly KeyValue[]): string {
+    let digest = this.digests.get(attributes);
+    if (digest === undefined) {
+      digest = hash('sha256', resourceKey(attributes), 'base64');
+      this.digests.set(attributes, digest);
+    }
+    return digest;
+  }
+
   /**
    * Every entry was last touched no later than the ones after it, so the idle ones sit at the
    * front; while the clock has not stepped back, the first one kept is also the earliest to expire.
@@ -93,28 +115,8 @@ export class StreamStartTimes {
 /** Longest identity stored as it is (the kind, the name and two digests of 44 characters fit it). */
 const MAX_PLAIN_KEY = 192;
 
-/** Short identities as they are, long ones hashed (streamIdentity always holds a `\0`, which base64 has not, so the two never meet). */
+/** Short identities as they are, long ones hashed (identity() always holds a `\0`, which base64 has not, so the two never meet). */
 const storedKey = (identity: string): string => (identity.length <= MAX_PLAIN_KEY ? identity : hash('sha256', identity, 'base64'));
-
-/** A stream: one metric of one kind from one resource with one set of point attributes. */
-export const streamIdentity = (kind: string, name: string, origin: MetricOrigin): string => `${kind}\0${name}\0${digestOf(origin.resource)}${digestOf(origin.attributes)}`;
-
-const digests = new WeakMap<readonly KeyValue[], string>();
-
-/**
- * sha256 of attributes, order-independent, made once per attribute list rather than per point:
- * origins share their resource and attribute lists within a request (see memoizedOrigin), so a
- * payload hashes each distinct resource and attribute set once. Fixed-size (44 characters) and
- * free of `\0`, so the identity still splits one way only.
- */
-function digestOf(attributes: readonly KeyValue[]): string {
-  let digest = digests.get(attributes);
-  if (digest === undefined) {
-    digest = hash('sha256', resourceKey(attributes), 'base64');
-    digests.set(attributes, digest);
-  }
-  return digest;
-}
 
 /**
  * Where delta points' windows start: the `interval` seconds before each point when the sender

@@ -7,13 +7,14 @@
 import { PRIORITY_NONE, type DdTraceChunk, type DdTracePayload } from '../../datadog/traces';
 import type { RecordSink, ResourceSpans, Span } from '../../otlp/model';
 import { ModelSink } from '../model-sink';
-import { builtKey, resourceKey, toKeyValues, type AttributeMap } from '../resource-promotion';
-import { SCOPE } from '../scope';
-import type { TraceIdCache } from '../trace-id';
-import { createSpanDraft, type SpanContext, type SpanDraft, type SpanStep } from './draft';
+import type { TranslatorCaches } from '../caches';
+import { ResourceGrouper } from '../group';
+import { runSteps, type NamedStep } from '../step';
+import { createSpanDraft, type SpanContext, type SpanDraft } from './draft';
 import { events } from './events';
 import { toSpan } from './finish';
 import { ids } from './ids';
+import { lastIds } from './last-id';
 import { kind } from './kind';
 import { links } from './links';
 import { learnTraceIdHighs } from './look-ahead';
@@ -23,7 +24,7 @@ import { SAMPLING_PRIORITY, sampling } from './sampling';
 import { status } from './status';
 import { timing } from './timing';
 
-export const SPAN_STEPS: readonly { name: string; step: SpanStep }[] = [
+export const SPAN_STEPS: readonly NamedStep<SpanDraft, SpanContext>[] = [
   { name: 'ids', step: ids },
   { name: 'timing', step: timing },
   { name: 'resource', step: resource },
@@ -35,13 +36,10 @@ export const SPAN_STEPS: readonly { name: string; step: SpanStep }[] = [
   { name: 'sampling', step: sampling },
 ];
 
-export function runSpanSteps(draft: SpanDraft, ctx: SpanContext): SpanDraft {
-  for (const { step } of SPAN_STEPS) step(draft, ctx);
-  return draft;
-}
+export const runSpanSteps = (draft: SpanDraft, ctx: SpanContext): SpanDraft => runSteps(SPAN_STEPS, draft, ctx);
 
 export interface TraceTranslationContext {
-  traceIds: TraceIdCache;
+  caches: TranslatorCaches;
   receivedAtNs: bigint;
 }
 
@@ -56,32 +54,19 @@ function chunkPriority(chunk: DdTraceChunk): number | undefined {
 
 /** Spans sharing a resource share one group of `sink`, in first-seen order. */
 export function translateTraces<G>(payload: DdTracePayload, ctx: TraceTranslationContext, sink: RecordSink<Span, G>): void {
-  const highs = learnTraceIdHighs(payload, ctx.traceIds);
-  const groups = new Map<string, G>();
+  const { caches, receivedAtNs } = ctx;
+  const highs = learnTraceIdHighs(payload, caches.traceIds);
   // spans of a chunk share their resource map (see the resource step): most lookups end at the first map
-  const bySharedMap = new Map<AttributeMap, G>();
-  const byBuiltKey = new Map<string, G>();
+  const grouper = new ResourceGrouper((resource, scope) => sink.group(resource, scope));
+  const converted = lastIds();
   for (const tracer of payload.tracerPayloads) {
     const payloadResources = new PayloadResources(payloadResource(tracer, payload.agent));
     for (const chunk of tracer.chunks) {
       const { inheritedResource, resources } = payloadResources.forChunk(chunk);
-      const stepCtx: SpanContext = { traceIds: ctx.traceIds, receivedAtNs: ctx.receivedAtNs, highs, inheritedResource, samplingPriority: chunkPriority(chunk), resources };
+      const stepCtx: SpanContext = { traceIds: caches.traceIds, receivedAtNs, highs, inheritedResource, samplingPriority: chunkPriority(chunk), resources, lastIds: converted };
       for (const span of chunk.spans) {
         const draft = runSpanSteps(createSpanDraft(span, chunk), stepCtx);
-        let group = bySharedMap.get(draft.resource);
-        if (!group) {
-          const built = builtKey(draft.resource);
-          group = byBuiltKey.get(built);
-          if (!group) {
-            const attributes = toKeyValues(draft.resource);
-            const key = resourceKey(attributes);
-            group = groups.get(key) ?? sink.group({ attributes }, SCOPE);
-            groups.set(key, group);
-            byBuiltKey.set(built, group);
-          }
-          bySharedMap.set(draft.resource, group);
-        }
-        sink.add(group, toSpan(draft));
+        sink.add(grouper.ofMap(draft.resource, caches.groupings), toSpan(draft, caches.spanAttributeNames));
       }
     }
   }

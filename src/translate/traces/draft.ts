@@ -11,6 +11,8 @@ import type { DdSpan, DdTraceChunk } from '../../datadog/traces';
 import { SpanKind, type SpanEvent, type SpanLink, type StatusCode } from '../../otlp/model';
 import type { AttributeMap } from '../resource-promotion';
 import type { TraceIdCache } from '../trace-id';
+import type { Step } from '../step';
+import type { LastIds } from './last-id';
 import type { MemoTrie } from './memo-trie';
 
 /** Shared by every view that consumed nothing; never written to. */
@@ -88,10 +90,12 @@ export interface SpanContext {
    * building an equal one each.
    */
   resources: Map<string, MemoTrie<AttributeMap>>;
+  /** The ids last converted, for the ids step: this translation's, not the process's. */
+  lastIds: LastIds;
 }
 
-/** Fills in `draft` (see SpanDraft) and returns it. */
-export type SpanStep = (draft: SpanDraft, ctx: SpanContext) => SpanDraft;
+/** Fills in `draft` (see SpanDraft) and returns it (step.ts). */
+export type SpanStep = Step<SpanDraft, SpanContext>;
 
 const NO_ID = new Uint8Array(0);
 const NO_RESOURCE: AttributeMap = new Map();

@@ -13,20 +13,24 @@ import type { SpanDraft } from './draft';
 /**
  * attributeName per meta/metrics key, remembered: every span repeats the same few dozen keys, and
  * the miss path lower-cases the key. Bounded in keys and key length, since senders choose keys.
+ * One per process (caches.ts).
  */
-const NAMES = new Map<string, string>();
 const MAX_NAMES = 4096;
 const MAX_REMEMBERED_KEY = 64;
 
-function spanAttributeName(key: string): string {
-  let name = NAMES.get(key);
-  if (name !== undefined) return name;
-  name = attributeName(key);
-  if (key.length <= MAX_REMEMBERED_KEY) {
-    if (NAMES.size >= MAX_NAMES) NAMES.clear();
-    NAMES.set(key, name);
+export class AttributeNames {
+  private readonly names = new Map<string, string>();
+
+  of(key: string): string {
+    let name = this.names.get(key);
+    if (name !== undefined) return name;
+    name = attributeName(key);
+    if (key.length <= MAX_REMEMBERED_KEY) {
+      if (this.names.size >= MAX_NAMES) this.names.clear();
+      this.names.set(key, name);
+    }
+    return name;
   }
-  return name;
 }
 
 /** toKeyValues without the [key, value] pair per entry that iterating a Map allocates. */
@@ -38,14 +42,14 @@ function keyValues(map: AttributeMap): KeyValue[] {
   return out;
 }
 
-export function toSpan(draft: SpanDraft): Span {
+export function toSpan(draft: SpanDraft, names: AttributeNames): Span {
   // the draft's own map: the chain is done with it, so it is completed rather than copied
   const { attributes } = draft;
   draft.meta.forEach((value, key) => {
-    attributes.set(spanAttributeName(key), { string: value });
+    attributes.set(names.of(key), { string: value });
   });
   draft.metrics.forEach((value, key) => {
-    attributes.set(spanAttributeName(key), { double: value });
+    attributes.set(names.of(key), { double: value });
   });
   const span: Span = {
     traceId: draft.traceId,
