@@ -1,18 +1,19 @@
 /**
  * Writers of the messages every signal shares (proto/opentelemetry/proto/common/v1/common.proto,
  * resource/v1/resource.proto) and of the envelopes around each signal's records. Field numbers are
- * named after the .proto fields; proto3 defaults are left out except where the schema makes a zero
- * meaningful (oneof members, `optional` fields).
+ * named after the .proto fields (test/unit/otlp-fields.test.ts checks each name and number against
+ * them); proto3 defaults are left out except where the schema makes a zero meaningful (oneof
+ * members, `optional` fields).
  */
 import type { AnyValue, InstrumentationScope, KeyValue, Resource } from '../model';
 import type { ProtoWriter } from '../writer';
 
-const ANY_VALUE = { stringValue: 1, boolValue: 2, intValue: 3, doubleValue: 4, arrayValue: 5, kvlistValue: 6, bytesValue: 7 } as const;
-const ARRAY_VALUE = { values: 1 } as const;
-const KEY_VALUE_LIST = { values: 1 } as const;
-const KEY_VALUE = { key: 1, value: 2 } as const;
-const INSTRUMENTATION_SCOPE = { name: 1, version: 2, attributes: 3 } as const;
-const RESOURCE = { attributes: 1 } as const;
+export const ANY_VALUE = { stringValue: 1, boolValue: 2, intValue: 3, doubleValue: 4, arrayValue: 5, kvlistValue: 6, bytesValue: 7 } as const;
+export const ARRAY_VALUE = { values: 1 } as const;
+export const KEY_VALUE_LIST = { values: 1 } as const;
+export const KEY_VALUE = { key: 1, value: 2 } as const;
+export const INSTRUMENTATION_SCOPE = { name: 1, version: 2, attributes: 3 } as const;
+export const RESOURCE = { attributes: 1 } as const;
 
 /**
  * The three signals number their envelopes alike, so one layout serves them all:

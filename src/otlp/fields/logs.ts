@@ -3,7 +3,7 @@ import type { LogRecord } from '../model';
 import type { ProtoWriter } from '../writer';
 import { writeAnyValue, writeAttributes, writeId, writeMessage } from './common';
 
-const LOG_RECORD = {
+export const LOG_RECORD = {
   timeUnixNano: 1,
   severityNumber: 2,
   severityText: 3,

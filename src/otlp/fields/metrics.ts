@@ -7,14 +7,14 @@ import type { ExponentialBuckets, ExponentialHistogramDataPoint, HistogramDataPo
 import type { ProtoWriter } from '../writer';
 import { writeAttributes, writeMessage, writeOptionalDouble } from './common';
 
-const METRIC = { name: 1, description: 2, unit: 3, gauge: 5, sum: 7, histogram: 9, exponentialHistogram: 10 } as const;
+export const METRIC = { name: 1, description: 2, unit: 3, gauge: 5, sum: 7, histogram: 9, exponentialHistogram: 10 } as const;
 /**
  * Gauge, Sum, Histogram and ExponentialHistogram number alike: data_points = 1, then
  * aggregation_temporality = 2 (not in Gauge) and is_monotonic = 3 (Sum only).
  */
 export const AGGREGATION = { dataPoints: 1, aggregationTemporality: 2, isMonotonic: 3 } as const;
-const NUMBER_DATA_POINT = { startTimeUnixNano: 2, timeUnixNano: 3, asDouble: 4, asInt: 6, attributes: 7, flags: 8 } as const;
-const HISTOGRAM_DATA_POINT = {
+export const NUMBER_DATA_POINT = { startTimeUnixNano: 2, timeUnixNano: 3, asDouble: 4, asInt: 6, attributes: 7, flags: 8 } as const;
+export const HISTOGRAM_DATA_POINT = {
   startTimeUnixNano: 2,
   timeUnixNano: 3,
   count: 4,
@@ -26,7 +26,7 @@ const HISTOGRAM_DATA_POINT = {
   min: 11,
   max: 12,
 } as const;
-const EXPONENTIAL_HISTOGRAM_DATA_POINT = {
+export const EXPONENTIAL_HISTOGRAM_DATA_POINT = {
   attributes: 1,
   startTimeUnixNano: 2,
   timeUnixNano: 3,
@@ -42,7 +42,7 @@ const EXPONENTIAL_HISTOGRAM_DATA_POINT = {
   zeroThreshold: 14,
 } as const;
 /** ExponentialHistogramDataPoint.Buckets */
-const BUCKETS = { offset: 1, bucketCounts: 2 } as const;
+export const BUCKETS = { offset: 1, bucketCounts: 2 } as const;
 
 export function writeMetricHeader(w: ProtoWriter, metric: Metric): void {
   if (metric.name) w.stringField(METRIC.name, metric.name);

@@ -3,7 +3,7 @@ import type { Span, SpanEvent, SpanLink } from '../model';
 import type { ProtoWriter } from '../writer';
 import { writeAttributes, writeId, writeMessage } from './common';
 
-const SPAN = {
+export const SPAN = {
   traceId: 1,
   spanId: 2,
   traceState: 3,
@@ -19,10 +19,10 @@ const SPAN = {
   flags: 16,
 } as const;
 /** Span.Event */
-const SPAN_EVENT = { timeUnixNano: 1, name: 2, attributes: 3 } as const;
+export const SPAN_EVENT = { timeUnixNano: 1, name: 2, attributes: 3 } as const;
 /** Span.Link */
-const SPAN_LINK = { traceId: 1, spanId: 2, traceState: 3, attributes: 4, flags: 6 } as const;
-const STATUS = { message: 2, code: 3 } as const;
+export const SPAN_LINK = { traceId: 1, spanId: 2, traceState: 3, attributes: 4, flags: 6 } as const;
+export const STATUS = { message: 2, code: 3 } as const;
 
 export function writeSpan(w: ProtoWriter, span: Span): void {
   writeId(w, SPAN.traceId, span.traceId);
