@@ -1,20 +1,39 @@
 /**
- * The layer rules of src/ (README, Architecture), checked by `npm run deps` in CI. Dependencies run
- * down the pipeline: the HTTP layer (src/server/) and the composition root (src/cli/) sit on top,
- * the routes (src/intake/) under them, and everything else below.
+ * The layer rules of src/ (README, Architecture), checked by `npm run deps` in CI. From the top:
+ * the composition root (src/cli/), the HTTP layer (src/http/), the signals (src/signals/: routes,
+ * parsers, Datadog types and translator steps, one folder per signal), and the core at the bottom
+ * (src/core/: domain errors, wire codecs, the OTLP model and encoder, export, memory,
+ * self-observability). src/config/ is a leaf everyone may read; src/tools/ stands beside the
+ * sidecar.
  */
 /** A rule that fails `npm run deps`: no import from modules matching `from` of modules matching `to`. */
 const forbid = (name, comment, from, to) => ({ name, severity: 'error', comment, from, to });
+
+/** Each folder of src/signals/ and the other signals it may use; every other use is an error. */
+const SIGNAL_FOLDERS = { logs: [], traces: ['metrics'], metrics: [], events: ['logs', 'metrics'], control: [], shared: [] };
+const USES_WHY = {
+  traces: 'APM stats become metrics',
+  events: "events become log records with the logs' time rules, and are read with the metrics' JSON field readers",
+};
 
 /** @type {import('dependency-cruiser').IConfiguration} */
 module.exports = {
   forbidden: [
     forbid('no-circular', 'A circle has no bottom: neither side can be understood, tested or moved without the other.', {}, { circular: true }),
-    forbid('no-http-layer-below-it', 'Only the composition root (src/cli/) and the HTTP layer itself use src/server/; lower layers raise domain errors (src/core/errors.ts) and src/server/error-reply.ts turns them into replies.', { path: '^src/', pathNot: '^src/(server|cli)/' }, { path: '^src/server/' }),
-    forbid('no-routes-below-them', 'The routes (src/intake/) are used by the HTTP layer and the composition root only.', { path: '^src/', pathNot: '^src/(server|cli|intake)/' }, { path: '^src/intake/' }),
+    forbid('core-is-the-bottom', 'src/core/ knows no route, no HTTP and no signal: they are built on it.', { path: '^src/core/' }, { path: '^src/(http|signals|cli|tools)/' }),
+    forbid('signals-below-http', 'Routes, parsers and translators throw domain errors (src/core/errors.ts); only src/http/ turns them into replies.', { path: '^src/signals/' }, { path: '^src/(http|cli)/' }),
+    ...Object.entries(SIGNAL_FOLDERS).map(([folder, mayUse]) =>
+      forbid(
+        `signals-apart-${folder}`,
+        `src/signals/${folder}/ uses its own folder, shared/, the route contract${mayUse.length > 0 ? ` and ${mayUse.join(', ')} (${USES_WHY[folder]})` : ''}; what two signals share moves to shared/.`,
+        { path: `^src/signals/${folder}/` },
+        { path: `^src/signals/(${Object.keys(SIGNAL_FOLDERS).filter((f) => f !== folder && f !== 'shared' && !mayUse.includes(f)).join('|')})/` },
+      ),
+    ),
+    forbid('config-is-a-leaf', 'The option table is read by every component and reads none.', { path: '^src/config/' }, { path: '^src/(core|http|signals|cli|tools)/' }),
     forbid('no-composition-root-below-it', 'src/cli/ wires everything together; nothing in src/ depends on it.', { path: '^src/', pathNot: '^src/cli/' }, { path: '^src/cli/' }),
     forbid('no-tests-or-bench-in-src', 'The shipped code never depends on test or benchmark code.', { path: '^src/' }, { path: '^(test|bench)/' }),
-    forbid('no-tools-on-the-data-path', 'agent-config, the stack API client and the collector builder are tools beside the sidecar; the data path must not pull them in.', { path: '^src/', pathNot: '^src/(cli|agent-config|stack-api|collector)/' }, { path: '^src/(agent-config|stack-api|collector)/' }),
+    forbid('no-tools-on-the-data-path', 'agent-config, the stack API client and the collector builder are tools beside the sidecar; the data path must not pull them in.', { path: '^src/(core|http|signals|config)/' }, { path: '^src/tools/' }),
   ],
   options: {
     doNotFollow: { path: 'node_modules' },

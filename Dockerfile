@@ -1,5 +1,5 @@
 # dd-otlp-bridge images, multi-stage:
-#   collector  the stock collector, built from otelcol-builder.yaml the way src/collector/build.ts
+#   collector  the stock collector, built from otelcol-builder.yaml the way src/tools/collector/build.ts
 #              builds it (`docker build --target collector .`); collector-config.yaml and the
 #              overlays are in /etc/otelcol/.
 #   sidecar    the default (last) target: compile TypeScript with the dev dependencies, ship only
@@ -32,7 +32,7 @@ RUN go mod init otelcol-dd-bridge \
 FROM ${COLLECTOR_BASE_IMAGE} AS collector
 COPY --from=collector-build /out/otelcol-dd-bridge /usr/local/bin/otelcol-dd-bridge
 COPY collector-config.yaml /etc/otelcol/collector-config.yaml
-COPY src/collector/overlays/ /etc/otelcol/overlays/
+COPY src/tools/collector/overlays/ /etc/otelcol/overlays/
 # any unprivileged id: the collector writes nothing outside its file-sink overlay
 USER 10001:10001
 EXPOSE 4317 4318 13133 8888
@@ -71,7 +71,7 @@ COPY --from=build --chown=1000:1000 /app/node_modules ./node_modules
 COPY --from=build --chown=1000:1000 /app/dist ./dist
 COPY --chown=1000:1000 proto ./proto
 # the management-API commands validate against the published OpenAPI document at run time
-COPY --chown=1000:1000 src/stack-api/hyperdx-openapi.json ./src/stack-api/hyperdx-openapi.json
+COPY --chown=1000:1000 src/tools/stack-api/hyperdx-openapi.json ./src/tools/stack-api/hyperdx-openapi.json
 # the image's "node" user
 USER 1000:1000
 EXPOSE 8126 9126

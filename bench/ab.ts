@@ -18,7 +18,7 @@
  *        [--a-node-args "..."] [--b-node-args "--max-semi-space-size=8"] [--a-env K=V,…] [--b-env MALLOC_ARENA_MAX=2]
  */
 import { join } from 'node:path';
-import { REPO_ROOT } from '../src/collector/build';
+import { REPO_ROOT } from '../src/tools/collector/build';
 import { load } from './run';
 import { buildScenario, type AgentCoding, type ScenarioName } from './scenarios';
 import { binaries, peakRssMiB, startOurs, startUpstream, type RunningSut, type SutOptions } from './sut';

@@ -13,16 +13,16 @@
  */
 import { onShutdown } from '../src/cli/shutdown';
 import { loadConfig, parseArgs } from '../src/config';
-import type { Exporter } from '../src/export/exporter';
-import { exportThen, type IntakeReply, type IntakeRoute } from '../src/intake/route';
-import { rateByServiceReply } from '../src/intake/traces-reply';
-import { tracesV04Route } from '../src/intake/traces-v04';
-import { own } from '../src/memory/owned-buffers';
-import { createLogger } from '../src/observability/log';
-import type { EncodedExport } from '../src/otlp/encode';
+import type { Exporter } from '../src/core/export/exporter';
+import { exportThen, type IntakeReply, type IntakeRoute } from '../src/signals/route';
+import { rateByServiceReply } from '../src/signals/traces/route-common';
+import { tracesV04Route } from '../src/signals/traces/route-v04';
+import { own } from '../src/core/owned-buffers';
+import { createLogger } from '../src/core/observability/log';
+import type { EncodedExport } from '../src/core/otlp/encode';
 import { MalformedInputError } from '../src/core/errors';
-import { deliver } from '../src/server/intake-app';
-import { startSidecar } from '../src/server/sidecar';
+import { deliver } from '../src/http/intake-app';
+import { startSidecar } from '../src/cli/sidecar';
 import { intakeRequest, routeContext, scenarioRoute } from './pipeline';
 import { buildScenario, type AgentCoding, type ScenarioName } from './scenarios';
 import { transcode, transcodedSpans } from './transcode-bound';

@@ -1,5 +1,5 @@
 /**
- * CPU per Export call of our unary client (src/export/grpc-client.ts), of grpc-js, and of OTLP/HTTP
+ * CPU per Export call of our unary client (src/core/export/grpc-client.ts), of grpc-js, and of OTLP/HTTP
  * (a keep-alive `node:http` POST to the collector's :4318), sending the same encoded log requests
  * to our built collector (debug exporter), alternating in one process with 8 calls in flight.
  * The collector runs on the other core; the client's CPU and the collector's are reported apart.
@@ -8,9 +8,9 @@
  */
 import * as grpc from '@grpc/grpc-js';
 import { Agent, request } from 'node:http';
-import { GrpcClient } from '../src/export/grpc-client';
-import { encodeExportRequests } from '../src/otlp/encode';
-import type { LogRecord } from '../src/otlp/model';
+import { GrpcClient } from '../src/core/export/grpc-client';
+import { encodeExportRequests } from '../src/core/otlp/encode';
+import type { LogRecord } from '../src/core/otlp/model';
 import { binaries, collectorPorts, cpuSeconds, launchCollector, pin } from './sut';
 
 const PATH = '/opentelemetry.proto.collector.logs.v1.LogsService/Export';

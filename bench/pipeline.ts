@@ -7,16 +7,16 @@
  *   node -r ./bench/register.js bench/pipeline.ts [scenario…] [--batch 1000] [--seconds 3]
  */
 import { loadConfig, parseArgs } from '../src/config';
-import { decodeBody } from '../src/decode';
-import type { Exporter } from '../src/export/exporter';
-import { ROUTES, tracerEndpoints } from '../src/intake';
-import type { IntakeReply, IntakeRequest, IntakeRoute, RouteContext } from '../src/intake/route';
-import { createLogger } from '../src/observability/log';
-import { BridgeMetrics } from '../src/observability/metrics';
-import type { EncodedExport } from '../src/otlp/encode';
-import { parseMediaType } from '../src/parse/media-type';
-import { deliver } from '../src/server/intake-app';
-import { createTranslatorCaches } from '../src/translate/caches';
+import { decodeBody } from '../src/http/decode';
+import type { Exporter } from '../src/core/export/exporter';
+import { ROUTES, tracerEndpoints } from '../src/signals/routes';
+import type { IntakeReply, IntakeRequest, IntakeRoute, RouteContext } from '../src/signals/route';
+import { createLogger } from '../src/core/observability/log';
+import { BridgeMetrics } from '../src/core/observability/metrics';
+import type { EncodedExport } from '../src/core/otlp/encode';
+import { parseMediaType } from '../src/core/wire/media-type';
+import { deliver } from '../src/http/intake-app';
+import { createTranslatorCaches } from '../src/signals/caches';
 import { buildScenario, SCENARIOS, type Scenario, type ScenarioName } from './scenarios';
 
 /** Takes the encoded requests the routes hand over, and drops them. */

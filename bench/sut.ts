@@ -8,9 +8,9 @@ import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ensureCollector, REPO_ROOT } from '../src/collector/build';
-import { startCollector, type OverlayName, type RunningCollector } from '../src/collector/run';
-import { createLogger } from '../src/observability/log';
+import { ensureCollector, REPO_ROOT } from '../src/tools/collector/build';
+import { startCollector, type OverlayName, type RunningCollector } from '../src/tools/collector/run';
+import { createLogger } from '../src/core/observability/log';
 import { freePort } from '../test/helpers/ports';
 import { collectorListenEnv, eventually, healthy } from '../test/helpers/stack';
 

@@ -23,15 +23,15 @@
  *   node -r ./bench/register.js bench/transcode-bound.ts [--seconds 3] [--rounds 3]
  */
 import type { IncomingHttpHeaders } from 'node:http';
-import type { DdSpan } from '../src/datadog/traces';
-import { SpanKind } from '../src/otlp/model';
-import { lenFieldSize, ProtoWriter, varintSize } from '../src/otlp/writer';
-import { tracerPayloadFromHeaders } from '../src/parse/traces/tracer-headers';
-import { KNOWN_KEYS, attributeName } from '../src/translate/known-keys';
-import { Remaining } from '../src/translate/traces/draft';
-import { BY_TAG, BY_TYPE } from '../src/translate/traces/kind';
-import { spanName } from '../src/translate/traces/name';
-import { language, payloadResource, TRACER_TAGS } from '../src/translate/traces/resource';
+import type { DdSpan } from '../src/signals/traces/datadog';
+import { SpanKind } from '../src/core/otlp/model';
+import { lenFieldSize, ProtoWriter, varintSize } from '../src/core/wire/proto-writer';
+import { tracerPayloadFromHeaders } from '../src/signals/traces/parse/tracer-headers';
+import { KNOWN_KEYS, attributeName } from '../src/signals/shared/known-keys';
+import { Remaining } from '../src/signals/traces/draft';
+import { BY_TAG, BY_TYPE } from '../src/signals/traces/kind';
+import { spanName } from '../src/signals/traces/name';
+import { language, payloadResource, TRACER_TAGS } from '../src/signals/traces/resource';
 import { lookupType } from '../test/helpers/otlp-proto';
 import { KeepingExporter } from './floor-sidecar';
 import { intakeRequest, routeContext, scenarioRoute, serveOnce } from './pipeline';

@@ -1,6 +1,6 @@
 /**
  * zstd decoding of each scenario's bodies, at 10 and 1000 records per request, by every
- * implementation this runtime has (src/decode/zstd.ts picks the first) and by @mongodb-js/zstd,
+ * implementation this runtime has (src/http/decode/zstd.ts picks the first) and by @mongodb-js/zstd,
  * the async libzstd binding used before zstd-napi (now only the tests' encoder), side by side in
  * one process: CPU per request, all threads counted, so a decoder that works on the thread pool
  * is not flattered.
@@ -8,7 +8,7 @@
  *   node -r ./bench/register.js bench/zstd-decoders.ts [--seconds 2]
  */
 import { decompress as formerAddon } from '@mongodb-js/zstd';
-import { availableZstdImplementations, decodeZstd } from '../src/decode/zstd';
+import { availableZstdImplementations, decodeZstd } from '../src/http/decode/zstd';
 import { buildScenario, type ScenarioName } from './scenarios';
 
 const ZSTD_SCENARIOS: ScenarioName[] = ['logs', 'series', 'sketches'];

@@ -1,7 +1,7 @@
 /** `dd-otlp-bridge collector build|path|validate`. */
-import { collectorBinaryPath, ensureCollector } from '../collector/build';
-import { overlayExists, validateConfig, type OverlayName } from '../collector/run';
-import type { Logger } from '../observability/log';
+import { collectorBinaryPath, ensureCollector } from '../tools/collector/build';
+import { overlayExists, validateConfig, type OverlayName } from '../tools/collector/run';
+import type { Logger } from '../core/observability/log';
 
 /** Every shipped combination: each overlay alone and with auth. */
 export const CONFIG_VARIANTS: readonly OverlayName[][] = [[], ['auth'], ['fileSink'], ['auth', 'fileSink'], ['datadog'], ['auth', 'datadog']];

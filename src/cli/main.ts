@@ -6,14 +6,14 @@
  */
 import { readFileSync } from 'node:fs';
 import { ConfigError, helpText, loadConfig, parseArgs, type Config } from '../config';
-import { createLogger, type Logger } from '../observability/log';
-import { startSidecar } from '../server/sidecar';
+import { createLogger, type Logger } from '../core/observability/log';
+import { startSidecar } from './sidecar';
 import { onShutdown } from './shutdown';
 
 // The other commands load their modules when run: a serving sidecar never needs yaml, ajv, the
 // OpenAPI document or the collector builder (~3 MiB of an idle sidecar's RSS).
-const agentConfigCli = (): typeof import('../agent-config/cli') => require('../agent-config/cli');
-const stackApiCli = (): typeof import('../stack-api/cli') => require('../stack-api/cli');
+const agentConfigCli = (): typeof import('../tools/agent-config/cli') => require('../tools/agent-config/cli');
+const stackApiCli = (): typeof import('../tools/stack-api/cli') => require('../tools/stack-api/cli');
 const collectorCli = (): typeof import('./collector') => require('./collector');
 const stackCli = (): typeof import('./stack') => require('./stack');
 

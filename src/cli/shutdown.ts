@@ -1,4 +1,4 @@
-import type { Logger } from '../observability/log';
+import type { Logger } from '../core/observability/log';
 
 /** SIGTERM/SIGINT: stop accepting, let in-flight requests finish, then exit. */
 export function onShutdown(log: Logger, stop: () => Promise<void>): void {

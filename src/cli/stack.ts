@@ -4,11 +4,11 @@
  * .cache/sink when DB_ENDPOINT is unset), then the sidecar with intake enabled.
  */
 import { join } from 'node:path';
-import { REPO_ROOT, ensureCollector } from '../collector/build';
-import { extraConfigsFrom, overlaysFor, startCollector } from '../collector/run';
+import { REPO_ROOT, ensureCollector } from '../tools/collector/build';
+import { extraConfigsFrom, overlaysFor, startCollector } from '../tools/collector/run';
 import { loadConfig, type ParsedArgs } from '../config';
-import type { Logger } from '../observability/log';
-import { startSidecar } from '../server/sidecar';
+import type { Logger } from '../core/observability/log';
+import { startSidecar } from './sidecar';
 import { onShutdown } from './shutdown';
 
 export async function stackCommand(args: ParsedArgs, log: Logger): Promise<number> {

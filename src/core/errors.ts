@@ -2,7 +2,7 @@
  * The errors the data path raises on purpose, at the bottom of the dependency graph so that
  * decoders, parsers, encoders and exporters can say what went wrong without knowing who asked.
  * Each says what happened; what the sender hears (status, Retry-After, advice) is decided in one
- * place, src/server/error-reply.ts. A message may be sent to the client verbatim, so it names what
+ * place, src/http/error-reply.ts. A message may be sent to the client verbatim, so it names what
  * was wrong (with the field path for malformed input) and never holds a secret.
  */
 

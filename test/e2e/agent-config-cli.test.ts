@@ -7,7 +7,7 @@ import { spawnSync } from 'node:child_process';
 import { chmodSync, copyFileSync, existsSync, mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { REPO_ROOT } from '../../src/collector/build';
+import { REPO_ROOT } from '../../src/tools/collector/build';
 
 const CLI = join(REPO_ROOT, 'dist', 'cli', 'main.js');
 const FIXTURES = join(REPO_ROOT, 'test', 'fixtures', 'agent-config');

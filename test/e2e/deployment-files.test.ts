@@ -6,8 +6,8 @@
 import { execFileSync, spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import { CONFIG_VARIANTS } from '../../src/cli/collector';
-import { REPO_ROOT } from '../../src/collector/build';
-import { validateConfig } from '../../src/collector/run';
+import { REPO_ROOT } from '../../src/tools/collector/build';
+import { validateConfig } from '../../src/tools/collector/run';
 import { ensureHadolint } from '../helpers/tools';
 
 const binary = (): string => process.env.DD_BRIDGE_TEST_COLLECTOR as string;

@@ -10,8 +10,8 @@ import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { REPO_ROOT } from '../../src/collector/build';
-import { loadDocument, SchemaValidator } from '../../src/stack-api/openapi';
+import { REPO_ROOT } from '../../src/tools/collector/build';
+import { loadDocument, SchemaValidator } from '../../src/tools/stack-api/openapi';
 import { startOpenApiServer, type OpenApiServer, type ServerAuth } from '../helpers/openapi-server';
 
 const CLI = join(REPO_ROOT, 'dist', 'cli', 'main.js');

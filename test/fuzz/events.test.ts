@@ -1,9 +1,9 @@
 /** Fuzzing of both event paths: parse, translate, encode (see test/helpers/fuzz.ts). */
-import { encodeExportRequests } from '../../src/otlp/encode';
-import { apiEvent, intakeEvents } from '../../src/parse/events';
-import { parseJsonBody } from '../../src/parse/json';
-import { createTranslatorCaches } from '../../src/translate/caches';
-import { translateEvents } from '../../src/translate/events';
+import { encodeExportRequests } from '../../src/core/otlp/encode';
+import { apiEvent, intakeEvents } from '../../src/signals/events/parse';
+import { parseJsonBody } from '../../src/core/wire/json';
+import { createTranslatorCaches } from '../../src/signals/caches';
+import { translateEvents } from '../../src/signals/events/translate';
 import { fuzzTarget } from '../helpers/fuzz';
 
 const { groupings } = createTranslatorCaches();

@@ -1,11 +1,11 @@
 /** Fuzzing of the logs path and the body decoders (see test/helpers/fuzz.ts). */
 import { deflateRawSync, deflateSync, gzipSync } from 'node:zlib';
-import { decodeBody } from '../../src/decode';
-import { logStreamEncoder } from '../../src/otlp/encode';
-import { decodeExportResponse } from '../../src/otlp/response';
-import { parseLogsBody } from '../../src/parse/logs';
-import { createTranslatorCaches } from '../../src/translate/caches';
-import { translateLogs } from '../../src/translate/logs/chain';
+import { decodeBody } from '../../src/http/decode';
+import { logStreamEncoder } from '../../src/core/otlp/encode';
+import { decodeExportResponse } from '../../src/core/otlp/response';
+import { parseLogsBody } from '../../src/signals/logs/parse';
+import { createTranslatorCaches } from '../../src/signals/caches';
+import { translateLogs } from '../../src/signals/logs/chain';
 import fc from 'fast-check';
 import { fuzzTarget } from '../helpers/fuzz';
 import { readdirSync, readFileSync } from 'node:fs';

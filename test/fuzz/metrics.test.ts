@@ -5,17 +5,17 @@
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { MetricsPayload } from '../../src/datadog/metrics';
-import { MetricStreamEncoder } from '../../src/otlp/encode';
-import { parseCheckRuns } from '../../src/parse/metrics-check-run';
-import { parseDistributionPoints } from '../../src/parse/metrics-distribution';
-import { decodeSketchPayload } from '../../src/parse/metrics-sketches';
-import { parseSeriesV1 } from '../../src/parse/metrics-v1';
-import { parseSeriesV2Json } from '../../src/parse/metrics-v2-json';
-import { decodeMetricPayload } from '../../src/parse/metrics-v2-proto';
-import { decodeV3Payload } from '../../src/parse/metrics-v3';
-import { translateMetrics } from '../../src/translate/metrics/chain';
-import { createTranslatorCaches } from '../../src/translate/caches';
+import type { MetricsPayload } from '../../src/signals/metrics/datadog';
+import { MetricStreamEncoder } from '../../src/core/otlp/encode';
+import { parseCheckRuns } from '../../src/signals/metrics/parse-check-run';
+import { parseDistributionPoints } from '../../src/signals/metrics/parse-distribution';
+import { decodeSketchPayload } from '../../src/signals/metrics/parse-sketches';
+import { parseSeriesV1 } from '../../src/signals/metrics/parse-v1';
+import { parseSeriesV2Json } from '../../src/signals/metrics/parse-v2-json';
+import { decodeMetricPayload } from '../../src/signals/metrics/parse-v2-proto';
+import { decodeV3Payload } from '../../src/signals/metrics/parse-v3';
+import { translateMetrics } from '../../src/signals/metrics/chain';
+import { createTranslatorCaches } from '../../src/signals/caches';
 import { encodeMetricPayload, encodeSketchPayload, v3Body, type V3Series } from '../fixtures/metrics/agent-payloads';
 import { fuzzTarget } from '../helpers/fuzz';
 

@@ -10,7 +10,7 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { isDomainError } from '../../src/core/errors';
-import { errorReplyFor } from '../../src/server/error-reply';
+import { errorReplyFor } from '../../src/http/error-reply';
 
 export const FUZZ_RUNS = Number(process.env.FUZZ_RUNS ?? '300');
 const FIXTURES = join(__dirname, '..', 'fixtures', 'fuzz');

@@ -3,8 +3,8 @@
  * (cached by manifest hash, so normally a no-op). Building inside a test would hit timeouts and
  * starve the suites running beside it of CPU.
  */
-import { ensureCollector } from '../../src/collector/build';
-import { createLogger } from '../../src/observability/log';
+import { ensureCollector } from '../../src/tools/collector/build';
+import { createLogger } from '../../src/core/observability/log';
 import { TEST_MANIFEST } from './manifest';
 
 export default async function globalSetup(): Promise<void> {

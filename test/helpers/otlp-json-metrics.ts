@@ -3,7 +3,7 @@
  * (protojson: int64 as strings, fields holding their default left out), so a metrics golden file
  * reads exactly like a line of `metrics.jsonl`.
  */
-import type { ExponentialBuckets, ExponentialHistogramDataPoint, Metric, NumberDataPoint, ResourceMetrics } from '../../src/otlp/model';
+import type { ExponentialBuckets, ExponentialHistogramDataPoint, Metric, NumberDataPoint, ResourceMetrics } from '../../src/core/otlp/model';
 import { keyValueJson } from './otlp-json';
 
 type Json = Record<string, unknown>;

@@ -2,7 +2,7 @@
  * ResourceSpans as OTLP/JSON (what the collector's file exporter writes), for trace golden files:
  * ids as lower-case hex, times as decimal strings, kinds and status codes as numbers.
  */
-import type { ResourceSpans, Span, SpanEvent, SpanLink } from '../../src/otlp/model';
+import type { ResourceSpans, Span, SpanEvent, SpanLink } from '../../src/core/otlp/model';
 import { keyValueJson } from './otlp-json';
 
 type Json = Record<string, unknown>;

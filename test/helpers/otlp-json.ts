@@ -3,7 +3,7 @@
  * int64 as strings, ids as lower-case hex, AnyValue as {stringValue: …}. Golden files use it so an
  * expected output reads exactly like what lands in the collector.
  */
-import type { AnyValue, KeyValue, LogRecord, ResourceLogs } from '../../src/otlp/model';
+import type { AnyValue, KeyValue, LogRecord, ResourceLogs } from '../../src/core/otlp/model';
 
 type Json = Record<string, unknown>;
 

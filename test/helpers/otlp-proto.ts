@@ -1,6 +1,6 @@
 /**
  * Decodes OTLP bytes with protobufjs from the project's own .proto files, independently of the
- * hand-written encoder, and maps them back onto the model in src/otlp/model.ts so tests can
+ * hand-written encoder, and maps them back onto the model in src/core/otlp/model.ts so tests can
  * compare what was sent (or what a collector received) with what a translator produced.
  *
  * The mapping is canonical: fields holding their proto3 default come back absent when the model
@@ -26,7 +26,7 @@ import type {
   Signal,
   SignalBatch,
   Span,
-} from '../../src/otlp/model';
+} from '../../src/core/otlp/model';
 
 export const PROTO_DIR = path.resolve(__dirname, '../../proto');
 

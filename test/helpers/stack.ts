@@ -7,8 +7,8 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { REPO_ROOT } from '../../src/collector/build';
-import { startCollector, type OverlayName, type RunningCollector } from '../../src/collector/run';
+import { REPO_ROOT } from '../../src/tools/collector/build';
+import { startCollector, type OverlayName, type RunningCollector } from '../../src/tools/collector/run';
 import { freePort } from './ports';
 
 export interface StackOptions {

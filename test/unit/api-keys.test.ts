@@ -1,4 +1,4 @@
-import { keyChecker, loggablePath, presentedKey, redactUrl } from '../../src/auth/api-keys';
+import { keyChecker, loggablePath, presentedKey, redactUrl } from '../../src/signals/shared/api-keys';
 
 describe('api keys', () => {
   const check = keyChecker(['alpha', 'beta-key']);

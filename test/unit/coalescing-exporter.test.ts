@@ -2,12 +2,12 @@
  * CoalescingExporter against a scripted inner exporter (unit level; test/e2e/foundation.test.ts
  * shows concurrent requests sharing exports with the real collector).
  */
-import { CoalescingExporter, packRequests } from '../../src/export/coalescing-exporter';
-import type { ExportOutcome, Exporter } from '../../src/export/exporter';
-import { GrpcStatus } from '../../src/export/grpc-client';
-import { BridgeMetrics } from '../../src/observability/metrics';
-import { encodeExportRequests, type EncodedExport } from '../../src/otlp/encode';
-import type { ResourceLogs, SignalBatch } from '../../src/otlp/model';
+import { CoalescingExporter, packRequests } from '../../src/core/export/coalescing-exporter';
+import type { ExportOutcome, Exporter } from '../../src/core/export/exporter';
+import { GrpcStatus } from '../../src/core/export/grpc-client';
+import { BridgeMetrics } from '../../src/core/observability/metrics';
+import { encodeExportRequests, type EncodedExport } from '../../src/core/otlp/encode';
+import type { ResourceLogs, SignalBatch } from '../../src/core/otlp/model';
 import { ExportRefusedError } from '../../src/core/errors';
 import { lookupType } from '../helpers/otlp-proto';
 

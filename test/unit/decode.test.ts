@@ -4,10 +4,10 @@ import os from 'node:os';
 import path from 'node:path';
 import { Readable, type Transform } from 'node:stream';
 import zlib from 'node:zlib';
-import { decodeBody, MAX_CONTENT_CODINGS, isZstdNative, parseContentEncoding, SUPPORTED_CONTENT_ENCODINGS, zstdImplementation } from '../../src/decode';
-import { hasZlibHeader } from '../../src/decode/zlib';
-import { availableZstdImplementations, decodeZstd, MAX_ZSTD_FRAMES, type ZstdImplementation } from '../../src/decode/zstd';
-import { parseZstdFrameHeader, zstdFrames } from '../../src/decode/zstd-frames';
+import { decodeBody, MAX_CONTENT_CODINGS, isZstdNative, parseContentEncoding, SUPPORTED_CONTENT_ENCODINGS, zstdImplementation } from '../../src/http/decode';
+import { hasZlibHeader } from '../../src/http/decode/zlib';
+import { availableZstdImplementations, decodeZstd, MAX_ZSTD_FRAMES, type ZstdImplementation } from '../../src/http/decode/zstd';
+import { parseZstdFrameHeader, zstdFrames } from '../../src/http/decode/zstd-frames';
 import { isDomainError } from '../../src/core/errors';
 import { replyTo } from '../helpers/error-reply';
 
@@ -651,7 +651,7 @@ describe('decompression bombs (child process, 4 MiB cap)', () => {
   ] as const)('%s: 200 MiB of zeros gives 413 without inflating past the cap', async (coding, compressor) => {
     const bomb = await compressZeros(compressor(), BOMB_SIZE);
     expect(bomb.length).toBeLessThan(BOMB_SIZE / 500);
-    const result = await runBomb(bomb, 'src/decode/index.ts', 'decodeBody', [coding, capped]);
+    const result = await runBomb(bomb, 'src/http/decode/index.ts', 'decodeBody', [coding, capped]);
     results[coding] = result;
     expect(result).toMatchObject({ status: 413, message: `decompressed body exceeds ${BOMB_CAP} bytes` });
     expectBounded(result);
@@ -669,7 +669,7 @@ describe('decompression bombs (child process, 4 MiB cap)', () => {
     it.each(bombs)('%s is refused within the cap', async (name, body, status, message) => {
       const bomb = body();
       expect(bomb.length).toBeLessThan(16 * KiB);
-      const result = await runBomb(bomb, 'src/decode/zstd.ts', 'decodeZstd', [capped, implementation]);
+      const result = await runBomb(bomb, 'src/http/decode/zstd.ts', 'decodeZstd', [capped, implementation]);
       results[`zstd/${implementation}: ${name}`] = result;
       expect(result.status).toBe(status);
       expect(result.message).toMatch(message);

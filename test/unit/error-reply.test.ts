@@ -1,5 +1,5 @@
 /**
- * The one error→reply map (src/server/error-reply.ts): every domain error's status, headers and
+ * The one error→reply map (src/http/error-reply.ts): every domain error's status, headers and
  * text, pinned to the replies the sidecar sent when each error still carried its own status.
  */
 import {
@@ -16,9 +16,9 @@ import {
   UnsupportedEncodingError,
   UnsupportedMediaTypeError,
 } from '../../src/core/errors';
-import { GrpcStatus } from '../../src/export/grpc-client';
-import { RecordTooLargeError } from '../../src/otlp/encode';
-import { errorReplyFor, type ErrorReply } from '../../src/server/error-reply';
+import { GrpcStatus } from '../../src/core/export/grpc-client';
+import { RecordTooLargeError } from '../../src/core/otlp/encode';
+import { errorReplyFor, type ErrorReply } from '../../src/http/error-reply';
 
 const cases: [string, DomainError, ErrorReply][] = [
   ['malformed input', MalformedInputError.at('series', 'series[3].points[0]', 'expected [timestamp, value], got a number'), { status: 400, text: 'series: series[3].points[0]: expected [timestamp, value], got a number', headers: {} }],

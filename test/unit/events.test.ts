@@ -1,6 +1,6 @@
-import { apiEvent, intakeEvents } from '../../src/parse/events';
-import { createTranslatorCaches } from '../../src/translate/caches';
-import { translateEvents } from '../../src/translate/events';
+import { apiEvent, intakeEvents } from '../../src/signals/events/parse';
+import { createTranslatorCaches } from '../../src/signals/caches';
+import { translateEvents } from '../../src/signals/events/translate';
 import { resourceLogsJson } from '../helpers/otlp-json';
 
 const RECEIVED = 1_795_298_400_000_000_000n;

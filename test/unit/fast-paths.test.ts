@@ -6,16 +6,16 @@
  */
 import fc from 'fast-check';
 import protobuf from 'protobufjs';
-import type { MetricResource } from '../../src/datadog/metrics';
-import { ProtoWriter } from '../../src/otlp/writer';
-import { int64Number, sint64Number, uint64Number } from '../../src/parse/metrics-proto';
-import { decodeMsgpack } from '../../src/parse/msgpack';
-import { ProtoReader, WireType } from '../../src/parse/proto-reader';
-import { memoizedOrigin, originOf, promoteOrigin, type OriginsByInternedTags } from '../../src/translate/metrics/resource';
-import { sketchBuckets } from '../../src/translate/metrics/sketch-buckets';
-import { StreamStartTimes } from '../../src/translate/metrics/start-times';
-import { resourceKey } from '../../src/translate/resource-promotion';
-import type { KeyValue } from '../../src/otlp/model';
+import type { MetricResource } from '../../src/signals/metrics/datadog';
+import { ProtoWriter } from '../../src/core/wire/proto-writer';
+import { int64Number, sint64Number, uint64Number } from '../../src/core/wire/proto-fields';
+import { decodeMsgpack } from '../../src/core/wire/msgpack';
+import { ProtoReader, WireType } from '../../src/core/wire/proto-reader';
+import { memoizedOrigin, originOf, promoteOrigin, type OriginsByInternedTags } from '../../src/signals/metrics/resource';
+import { sketchBuckets } from '../../src/signals/metrics/sketch-buckets';
+import { StreamStartTimes } from '../../src/signals/metrics/start-times';
+import { resourceKey } from '../../src/signals/shared/resource-promotion';
+import type { KeyValue } from '../../src/core/otlp/model';
 import { encodeMsgpack } from '../fixtures/traces/msgpack-writer';
 
 const varintBytes = (value: bigint): Uint8Array => protobuf.Writer.create().uint64(BigInt.asUintN(64, value).toString()).finish();

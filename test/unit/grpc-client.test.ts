@@ -7,8 +7,8 @@ import { status as grpcJsStatus } from '@grpc/grpc-js';
 import * as http2 from 'node:http2';
 import { createServer, type Socket } from 'node:net';
 import { gzipSync } from 'node:zlib';
-import { GrpcClient, GrpcError, GrpcStatus, grpcTimeout, outcomeOf, readReplyMessage, statusForHttp, statusForReset } from '../../src/export/grpc-client';
-import { freeNow, own } from '../../src/memory/owned-buffers';
+import { GrpcClient, GrpcError, GrpcStatus, grpcTimeout, outcomeOf, readReplyMessage, statusForHttp, statusForReset } from '../../src/core/export/grpc-client';
+import { freeNow, own } from '../../src/core/owned-buffers';
 import { fakeCollector } from '../helpers/fake-grpc';
 
 const PATH = '/opentelemetry.proto.collector.logs.v1.LogsService/Export';

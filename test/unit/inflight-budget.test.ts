@@ -1,5 +1,5 @@
 import { OverloadedError } from '../../src/core/errors';
-import { InflightBudget } from '../../src/server/inflight-budget';
+import { InflightBudget } from '../../src/http/inflight-budget';
 import { replyTo } from '../helpers/error-reply';
 
 describe('InflightBudget', () => {

@@ -5,12 +5,12 @@
  */
 import { connect, type Socket } from 'node:net';
 import { loadConfig, parseArgs } from '../../src/config';
-import type { Exporter } from '../../src/export/exporter';
-import { createLogger } from '../../src/observability/log';
-import type { EncodedExport } from '../../src/otlp/encode';
-import type { HealthState } from '../../src/server/admin-server';
-import { MAX_PIPELINED_REQUESTS, MAX_WAITING_REQUESTS } from '../../src/server/intake-app';
-import { startSidecar, type Sidecar } from '../../src/server/sidecar';
+import type { Exporter } from '../../src/core/export/exporter';
+import { createLogger } from '../../src/core/observability/log';
+import type { EncodedExport } from '../../src/core/otlp/encode';
+import type { HealthState } from '../../src/http/admin-server';
+import { MAX_PIPELINED_REQUESTS, MAX_WAITING_REQUESTS } from '../../src/http/intake-app';
+import { startSidecar, type Sidecar } from '../../src/cli/sidecar';
 
 const KEY = 'Sekret-Key-123';
 const WINDOW_MS = 1000;

@@ -1,4 +1,4 @@
-import { createLogger, rateLimited } from '../../src/observability/log';
+import { createLogger, rateLimited } from '../../src/core/observability/log';
 
 const capture = (): { lines: Record<string, unknown>[]; log: ReturnType<typeof createLogger> } => {
   const lines: Record<string, unknown>[] = [];

@@ -7,10 +7,10 @@
  */
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { parseLogsBody } from '../../src/parse/logs';
-import { encodeExportRequests, logStreamEncoder } from '../../src/otlp/encode';
-import { translateLogs, translateLogsToModel } from '../../src/translate/logs/chain';
-import { createTranslatorCaches } from '../../src/translate/caches';
+import { parseLogsBody } from '../../src/signals/logs/parse';
+import { encodeExportRequests, logStreamEncoder } from '../../src/core/otlp/encode';
+import { translateLogs, translateLogsToModel } from '../../src/signals/logs/chain';
+import { createTranslatorCaches } from '../../src/signals/caches';
 import { resourceLogsJson } from '../helpers/otlp-json';
 
 const DIR = join(__dirname, '..', 'fixtures', 'logs', 'chain');

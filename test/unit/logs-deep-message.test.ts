@@ -5,11 +5,11 @@
  * OTLP request.
  */
 import { loadConfig, parseArgs } from '../../src/config';
-import type { Exporter } from '../../src/export/exporter';
-import { createLogger } from '../../src/observability/log';
-import type { EncodedExport } from '../../src/otlp/encode';
-import { MAX_JSON_DEPTH } from '../../src/parse/json';
-import { startSidecar, type Sidecar } from '../../src/server/sidecar';
+import type { Exporter } from '../../src/core/export/exporter';
+import { createLogger } from '../../src/core/observability/log';
+import type { EncodedExport } from '../../src/core/otlp/encode';
+import { MAX_JSON_DEPTH } from '../../src/core/wire/json';
+import { startSidecar, type Sidecar } from '../../src/cli/sidecar';
 import { lookupType } from '../helpers/otlp-proto';
 
 const LOGS_REQUEST = lookupType('opentelemetry.proto.collector.logs.v1.ExportLogsServiceRequest');

@@ -7,24 +7,24 @@
  * expression, and the allocation-free depth check.
  */
 import fc from 'fast-check';
-import { RESERVED_GROUPS, TAGS_KEYS, type DatadogLogEntry } from '../../src/datadog/logs';
-import { parseJsonBody, type JsonValue } from '../../src/parse/json';
-import { parseLogsBody, quoteBigIds } from '../../src/parse/logs';
-import { anyValue, flattenValue, scalarText } from '../../src/translate/attributes';
-import { runLogSteps, translateLogsToModel } from '../../src/translate/logs/chain';
-import { decodeJsonMessage } from '../../src/translate/logs/decode-json-message';
-import { PromotionMemo } from '../../src/translate/logs/promotion-memo';
-import { createTranslatorCaches } from '../../src/translate/caches';
-import { createDraft, type LogDraft } from '../../src/translate/logs/draft';
-import { severityOf } from '../../src/translate/logs/severity';
-import { attributeName } from '../../src/translate/known-keys';
-import { consume, FieldsBuilder } from '../../src/translate/logs/fields';
-import { toLogRecord } from '../../src/translate/logs/finish';
-import { traceCorrelation } from '../../src/translate/logs/trace-correlation';
-import { resourceKey, toKeyValues } from '../../src/translate/resource-promotion';
-import { SCOPE } from '../../src/translate/scope';
-import type { KeyValue, LogRecord, ResourceLogs } from '../../src/otlp/model';
-import { parseSpanIdText, parseTraceIdText, spanIdBytes, traceIdBytes, TraceIdCache } from '../../src/translate/trace-id';
+import { RESERVED_GROUPS, TAGS_KEYS, type DatadogLogEntry } from '../../src/signals/logs/datadog';
+import { parseJsonBody, type JsonValue } from '../../src/core/wire/json';
+import { parseLogsBody, quoteBigIds } from '../../src/signals/logs/parse';
+import { anyValue, flattenValue, scalarText } from '../../src/signals/shared/attributes';
+import { runLogSteps, translateLogsToModel } from '../../src/signals/logs/chain';
+import { decodeJsonMessage } from '../../src/signals/logs/decode-json-message';
+import { PromotionMemo } from '../../src/signals/logs/promotion-memo';
+import { createTranslatorCaches } from '../../src/signals/caches';
+import { createDraft, type LogDraft } from '../../src/signals/logs/draft';
+import { severityOf } from '../../src/signals/logs/severity';
+import { attributeName } from '../../src/signals/shared/known-keys';
+import { consume, FieldsBuilder } from '../../src/signals/logs/fields';
+import { toLogRecord } from '../../src/signals/logs/finish';
+import { traceCorrelation } from '../../src/signals/logs/trace-correlation';
+import { resourceKey, toKeyValues } from '../../src/signals/shared/resource-promotion';
+import { SCOPE } from '../../src/signals/shared/scope';
+import type { KeyValue, LogRecord, ResourceLogs } from '../../src/core/otlp/model';
+import { parseSpanIdText, parseTraceIdText, spanIdBytes, traceIdBytes, TraceIdCache } from '../../src/signals/shared/trace-id';
 import { resourceLogsJson } from '../helpers/otlp-json';
 
 /** Nested objects flattened into a plain Map, as the log chain did before its field table: the reference. */

@@ -6,9 +6,9 @@
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { LOG_STEPS } from '../../src/translate/logs/chain';
-import { createDraft, type LogDraft } from '../../src/translate/logs/draft';
-import { TraceIdCache } from '../../src/translate/trace-id';
+import { LOG_STEPS } from '../../src/signals/logs/chain';
+import { createDraft, type LogDraft } from '../../src/signals/logs/draft';
+import { TraceIdCache } from '../../src/signals/shared/trace-id';
 import { anyValueJson } from '../helpers/otlp-json';
 
 interface StepCase {

@@ -29,9 +29,9 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { isDeepStrictEqual } from 'node:util';
-import { parseLogsBody } from '../../src/parse/logs';
-import { translateLogsToModel } from '../../src/translate/logs/chain';
-import { createTranslatorCaches } from '../../src/translate/caches';
+import { parseLogsBody } from '../../src/signals/logs/parse';
+import { translateLogsToModel } from '../../src/signals/logs/chain';
+import { createTranslatorCaches } from '../../src/signals/caches';
 import { resourceLogsJson } from '../helpers/otlp-json';
 
 const DIR = join(__dirname, '..', 'fixtures', 'logs', 'upstream');

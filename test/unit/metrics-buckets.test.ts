@@ -3,13 +3,13 @@
  * example (upstream TestDatadogSketches_EndToEnd), the index function, and the raw-value
  * distribution histogram.
  */
-import { AggregationTemporality, type ExponentialBuckets, type ExponentialHistogramDataPoint } from '../../src/otlp/model';
-import { distributionMetric, MAX_BUCKETS } from '../../src/translate/metrics/distribution';
-import { bucketIndex, bucketLowerBound, denseBuckets } from '../../src/translate/metrics/exponential';
-import { sketchBuckets, ZERO_THRESHOLD } from '../../src/translate/metrics/sketch-buckets';
-import { sketchMetric } from '../../src/translate/metrics/sketch';
-import { StreamStartTimes } from '../../src/translate/metrics/start-times';
-import type { MetricContext } from '../../src/translate/metrics/context';
+import { AggregationTemporality, type ExponentialBuckets, type ExponentialHistogramDataPoint } from '../../src/core/otlp/model';
+import { distributionMetric, MAX_BUCKETS } from '../../src/signals/metrics/distribution';
+import { bucketIndex, bucketLowerBound, denseBuckets } from '../../src/signals/metrics/exponential';
+import { sketchBuckets, ZERO_THRESHOLD } from '../../src/signals/metrics/sketch-buckets';
+import { sketchMetric } from '../../src/signals/metrics/sketch';
+import { StreamStartTimes } from '../../src/signals/metrics/start-times';
+import type { MetricContext } from '../../src/signals/metrics/context';
 
 const ctx = (): MetricContext => ({ streams: new StreamStartTimes(), internedOrigins: new WeakMap(), receivedAtNs: 0n, dropped: {}, origins: new Map() });
 

@@ -4,12 +4,12 @@
  * missing types, unknown fields) is read, not refused.
  */
 import protobuf from 'protobufjs';
-import { parseCheckRuns } from '../../src/parse/metrics-check-run';
-import { parseDistributionPoints } from '../../src/parse/metrics-distribution';
-import { decodeSketchPayload, decodeSketchPayloadInPieces } from '../../src/parse/metrics-sketches';
-import { parseSeriesV1 } from '../../src/parse/metrics-v1';
-import { parseSeriesV2Json } from '../../src/parse/metrics-v2-json';
-import { decodeMetricPayload } from '../../src/parse/metrics-v2-proto';
+import { parseCheckRuns } from '../../src/signals/metrics/parse-check-run';
+import { parseDistributionPoints } from '../../src/signals/metrics/parse-distribution';
+import { decodeSketchPayload, decodeSketchPayloadInPieces } from '../../src/signals/metrics/parse-sketches';
+import { parseSeriesV1 } from '../../src/signals/metrics/parse-v1';
+import { parseSeriesV2Json } from '../../src/signals/metrics/parse-v2-json';
+import { decodeMetricPayload } from '../../src/signals/metrics/parse-v2-proto';
 import { encodeMetricPayload, encodeSketchPayload } from '../fixtures/metrics/agent-payloads';
 import { badRequestMessage } from '../fixtures/metrics/bad-request';
 

@@ -1,5 +1,5 @@
 /** The start-time memory: window semantics, retries, and the bounds that keep memory flat. */
-import { StreamStartTimes, windowStarts } from '../../src/translate/metrics/start-times';
+import { StreamStartTimes, windowStarts } from '../../src/signals/metrics/start-times';
 
 const S = 1_000_000_000n;
 

@@ -6,9 +6,9 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import protobuf from 'protobufjs';
-import { addDrops, emptyPayload, type MetricsPayload } from '../../src/datadog/metrics';
-import { readMetricPayloadPieces } from '../../src/parse/metrics-v2-proto-direct';
-import { decodeMetricPayload, decodeMetricPayloadGeneric, decodeMetricPayloadInPieces } from '../../src/parse/metrics-v2-proto';
+import { addDrops, emptyPayload, type MetricsPayload } from '../../src/signals/metrics/datadog';
+import { readMetricPayloadPieces } from '../../src/signals/metrics/parse-v2-proto-direct';
+import { decodeMetricPayload, decodeMetricPayloadGeneric, decodeMetricPayloadInPieces } from '../../src/signals/metrics/parse-v2-proto';
 import { expectFastPathAgrees } from '../helpers/fuzz';
 import { encodeMetricPayload } from '../fixtures/metrics/agent-payloads';
 

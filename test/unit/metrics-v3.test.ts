@@ -3,8 +3,8 @@
  * types, sketch points, payload metadata, the agent's multi-stream framing, and the 400s for
  * references that point outside their dictionary or columns that do not line up.
  */
-import { decodeBody } from '../../src/decode';
-import { decodeV3Payload, MAX_EXPANDED_TAGS } from '../../src/parse/metrics-v3';
+import { decodeBody } from '../../src/http/decode';
+import { decodeV3Payload, MAX_EXPANDED_TAGS } from '../../src/signals/metrics/parse-v3';
 import { agentV3Body, encodeV3Payload, v3Body, v3MetricData, type V3Series } from '../fixtures/metrics/agent-payloads';
 import { badRequestMessage } from '../fixtures/metrics/bad-request';
 

@@ -2,7 +2,7 @@
  * The msgpack decoder on its own: every type, exact 64-bit integers, the leniencies the trace
  * parsers rely on, and hostile input — lengths checked before allocation, depth capped.
  */
-import { decodeMsgpack, MAX_MSGPACK_DEPTH, MsgpackError } from '../../src/parse/msgpack';
+import { decodeMsgpack, MAX_MSGPACK_DEPTH, MsgpackError } from '../../src/core/wire/msgpack';
 import { encodeMsgpack } from '../fixtures/traces/msgpack-writer';
 
 const hex = (h: string): Buffer => Buffer.from(h.replace(/\s+/g, ''), 'hex');

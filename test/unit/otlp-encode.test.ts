@@ -1,5 +1,5 @@
-import { encodeExportRequests, logStreamEncoder, RecordTooLargeError, type EncodedExport } from '../../src/otlp/encode';
-import { AggregationTemporality, SpanKind, StatusCode, type AnyValue, type KeyValue, type LogRecord, type Metric, type NumberDataPoint, type ResourceLogs, type ResourceMetrics, type ResourceSpans, type SignalBatch, type Span } from '../../src/otlp/model';
+import { encodeExportRequests, logStreamEncoder, RecordTooLargeError, type EncodedExport } from '../../src/core/otlp/encode';
+import { AggregationTemporality, SpanKind, StatusCode, type AnyValue, type KeyValue, type LogRecord, type Metric, type NumberDataPoint, type ResourceLogs, type ResourceMetrics, type ResourceSpans, type SignalBatch, type Span } from '../../src/core/otlp/model';
 import { TooLargeError } from '../../src/core/errors';
 import { replyTo } from '../helpers/error-reply';
 import { decodeExportRequest, decodeRequestObject, lookupType, REQUEST_TYPE } from '../helpers/otlp-proto';

@@ -1,12 +1,12 @@
 /**
- * The encoder's named field numbers (src/otlp/fields/) against the project's .proto files: each
+ * The encoder's named field numbers (src/core/otlp/fields/) against the project's .proto files: each
  * constant's keys must be fields of its message, with those numbers. Goldens catch a wrong number
  * that is in use; this also catches a name that says one field and a number that is another's.
  */
-import { ANY_VALUE, ARRAY_VALUE, EXPORT_REQUEST, INSTRUMENTATION_SCOPE, KEY_VALUE, KEY_VALUE_LIST, RESOURCE, RESOURCE_ENTRY, SCOPE_ENTRY } from '../../src/otlp/fields/common';
-import { LOG_RECORD } from '../../src/otlp/fields/logs';
-import { AGGREGATION, BUCKETS, EXPONENTIAL_HISTOGRAM_DATA_POINT, HISTOGRAM_DATA_POINT, METRIC, NUMBER_DATA_POINT } from '../../src/otlp/fields/metrics';
-import { SPAN, SPAN_EVENT, SPAN_LINK, STATUS } from '../../src/otlp/fields/traces';
+import { ANY_VALUE, ARRAY_VALUE, EXPORT_REQUEST, INSTRUMENTATION_SCOPE, KEY_VALUE, KEY_VALUE_LIST, RESOURCE, RESOURCE_ENTRY, SCOPE_ENTRY } from '../../src/core/otlp/fields/common';
+import { LOG_RECORD } from '../../src/core/otlp/fields/logs';
+import { AGGREGATION, BUCKETS, EXPONENTIAL_HISTOGRAM_DATA_POINT, HISTOGRAM_DATA_POINT, METRIC, NUMBER_DATA_POINT } from '../../src/core/otlp/fields/metrics';
+import { SPAN, SPAN_EVENT, SPAN_LINK, STATUS } from '../../src/core/otlp/fields/traces';
 import { lookupType } from '../helpers/otlp-proto';
 
 const COMMON = 'opentelemetry.proto.common.v1';

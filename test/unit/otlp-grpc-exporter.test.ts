@@ -5,12 +5,12 @@
 import * as grpc from '@grpc/grpc-js';
 import { fakeCollector } from '../helpers/fake-grpc';
 import { loadConfig, parseArgs, type Config } from '../../src/config';
-import type { ExportOutcome } from '../../src/export/exporter';
-import { OtlpGrpcExporter, parseOtlpEndpoint } from '../../src/export/otlp-grpc';
-import { createLogger } from '../../src/observability/log';
-import { BridgeMetrics } from '../../src/observability/metrics';
-import { encodeExportRequests } from '../../src/otlp/encode';
-import type { ResourceLogs } from '../../src/otlp/model';
+import type { ExportOutcome } from '../../src/core/export/exporter';
+import { OtlpGrpcExporter, parseOtlpEndpoint } from '../../src/core/export/otlp-grpc';
+import { createLogger } from '../../src/core/observability/log';
+import { BridgeMetrics } from '../../src/core/observability/metrics';
+import { encodeExportRequests } from '../../src/core/otlp/encode';
+import type { ResourceLogs } from '../../src/core/otlp/model';
 import { ExportRefusedError } from '../../src/core/errors';
 import { replyTo } from '../helpers/error-reply';
 import { lookupType } from '../helpers/otlp-proto';

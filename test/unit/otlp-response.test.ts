@@ -1,5 +1,5 @@
-import { decodeExportResponse } from '../../src/otlp/response';
-import type { Signal } from '../../src/otlp/model';
+import { decodeExportResponse } from '../../src/core/otlp/response';
+import type { Signal } from '../../src/core/otlp/model';
 import { lookupType, RESPONSE_TYPE } from '../helpers/otlp-proto';
 
 const REJECTED_FIELD: Record<Signal, string> = {

@@ -1,6 +1,6 @@
 import protobuf from 'protobufjs';
 
-import { lenFieldSize, ProtoWriter, varintSize, WireType } from '../../src/otlp/writer';
+import { lenFieldSize, ProtoWriter, varintSize, WireType } from '../../src/core/wire/proto-writer';
 
 /** protobufjs's Writer is the reference for every primitive; 64-bit values go in as decimal strings. */
 const reference = (write: (w: protobuf.Writer) => protobuf.Writer): string => Buffer.from(write(protobuf.Writer.create()).finish()).toString('hex');

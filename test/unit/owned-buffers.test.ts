@@ -1,5 +1,5 @@
 /**
- * Early freeing of large Buffers (src/memory/owned-buffers.ts): which Buffers are freed, and
+ * Early freeing of large Buffers (src/core/owned-buffers.ts): which Buffers are freed, and
  * that the two places that free them — the intake once a route returned, the coalescer once an
  * export succeeded — never free bytes something still reads.
  */
@@ -8,20 +8,20 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { deflateRawSync, deflateSync, gzipSync } from 'node:zlib';
 import { loadConfig, parseArgs } from '../../src/config';
-import { decodeBody } from '../../src/decode';
-import { decodeZstd } from '../../src/decode/zstd';
-import { CoalescingExporter } from '../../src/export/coalescing-exporter';
-import type { ExportOutcome, Exporter } from '../../src/export/exporter';
-import type { IntakeRequest, IntakeRoute, RouteContext } from '../../src/intake/route';
-import { freeNow, own, OWNED_MIN_BYTES } from '../../src/memory/owned-buffers';
-import { createLogger } from '../../src/observability/log';
-import { BridgeMetrics } from '../../src/observability/metrics';
-import { encodeExportRequests, type EncodedExport } from '../../src/otlp/encode';
+import { decodeBody } from '../../src/http/decode';
+import { decodeZstd } from '../../src/http/decode/zstd';
+import { CoalescingExporter } from '../../src/core/export/coalescing-exporter';
+import type { ExportOutcome, Exporter } from '../../src/core/export/exporter';
+import type { IntakeRequest, IntakeRoute, RouteContext } from '../../src/signals/route';
+import { freeNow, own, OWNED_MIN_BYTES } from '../../src/core/owned-buffers';
+import { createLogger } from '../../src/core/observability/log';
+import { BridgeMetrics } from '../../src/core/observability/metrics';
+import { encodeExportRequests, type EncodedExport } from '../../src/core/otlp/encode';
 import { ExportRefusedError, UnavailableError } from '../../src/core/errors';
-import { GrpcStatus } from '../../src/export/grpc-client';
-import { InflightBudget } from '../../src/server/inflight-budget';
-import { createIntakeApp } from '../../src/server/intake-app';
-import { createTranslatorCaches } from '../../src/translate/caches';
+import { GrpcStatus } from '../../src/core/export/grpc-client';
+import { InflightBudget } from '../../src/http/inflight-budget';
+import { createIntakeApp } from '../../src/http/intake-app';
+import { createTranslatorCaches } from '../../src/signals/caches';
 import { lookupType } from '../helpers/otlp-proto';
 
 const LARGE = OWNED_MIN_BYTES * 2;

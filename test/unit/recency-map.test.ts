@@ -1,9 +1,9 @@
 /** RecencyMap: least-recently-set order under any mix of sets, deletes and evictions, and flat memory for the caches built on it. */
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
-import { StreamStartTimes } from '../../src/translate/metrics/start-times';
-import { RecencyMap } from '../../src/translate/recency-map';
-import { TraceIdCache } from '../../src/translate/trace-id';
+import { StreamStartTimes } from '../../src/signals/metrics/start-times';
+import { RecencyMap } from '../../src/signals/shared/recency-map';
+import { TraceIdCache } from '../../src/signals/shared/trace-id';
 
 /** The map's keys, oldest first, read by draining it. */
 function drain<K>(map: RecencyMap<K, { key: K }>): K[] {

@@ -3,9 +3,9 @@
  * optional trailing slash, `:name` one segment, `*name` one or more. Checked against the real
  * route list too, so every path a route declares is found.
  */
-import { ROUTES } from '../../src/intake';
-import { normalizePath } from '../../src/parse/request-path';
-import { RouteTable } from '../../src/server/route-table';
+import { ROUTES } from '../../src/signals/routes';
+import { normalizePath } from '../../src/signals/shared/request-path';
+import { RouteTable } from '../../src/http/route-table';
 
 const route = (name: string, ...paths: string[]) => ({ name, paths });
 const table = new RouteTable([route('logs', '/api/v2/logs', '/v1/input', '/v1/input/:key'), route('proxy', '/telemetry/proxy/*path'), route('intake', '/intake', '/intake/')]);

@@ -12,8 +12,8 @@ import { createServer, type AddressInfo, type Server, type Socket } from 'node:n
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { loadConfig, parseArgs } from '../../src/config';
-import { createLogger } from '../../src/observability/log';
-import { startSidecar, type Sidecar } from '../../src/server/sidecar';
+import { createLogger } from '../../src/core/observability/log';
+import { startSidecar, type Sidecar } from '../../src/cli/sidecar';
 
 const GRACE_MS = 2_000;
 /** what stop() may take past the grace: two AFTER_GRACE_MS steps in sidecar.ts, and a loaded CI machine */

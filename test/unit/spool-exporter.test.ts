@@ -2,13 +2,13 @@ import { ftruncateSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renam
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ExportRefusedError, UnavailableError } from '../../src/core/errors';
-import { GrpcStatus, statusName } from '../../src/export/grpc-client';
-import { isPermanent } from '../../src/export/retry-policy';
-import { DiskSpool, type SpoolIo, type SpoolOptions } from '../../src/export/spool';
-import { SpoolingExporter, type SpoolSender } from '../../src/export/spooling-exporter';
-import { createLogger, type Logger } from '../../src/observability/log';
-import { BridgeMetrics } from '../../src/observability/metrics';
-import type { EncodedExport } from '../../src/otlp/encode';
+import { GrpcStatus, statusName } from '../../src/core/export/grpc-client';
+import { isPermanent } from '../../src/core/export/retry-policy';
+import { DiskSpool, type SpoolIo, type SpoolOptions } from '../../src/core/export/spool';
+import { SpoolingExporter, type SpoolSender } from '../../src/core/export/spooling-exporter';
+import { createLogger, type Logger } from '../../src/core/observability/log';
+import { BridgeMetrics } from '../../src/core/observability/metrics';
+import type { EncodedExport } from '../../src/core/otlp/encode';
 import { replyTo } from '../helpers/error-reply';
 
 const req = (n: number): EncodedExport => ({ signal: 'logs', records: n, body: Buffer.alloc(50, n) });

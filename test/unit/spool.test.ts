@@ -2,8 +2,8 @@ import { appendFileSync, existsSync, fsync, fsyncSync, ftruncateSync, mkdirSync,
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { SpoolFullError, SpoolWriteError } from '../../src/core/errors';
-import { DiskSpool, segmentSizeFor, type SpoolEvent, type SpoolIo, type SpoolOptions } from '../../src/export/spool';
-import type { EncodedExport } from '../../src/otlp/encode';
+import { DiskSpool, segmentSizeFor, type SpoolEvent, type SpoolIo, type SpoolOptions } from '../../src/core/export/spool';
+import type { EncodedExport } from '../../src/core/otlp/encode';
 import { replyTo } from '../helpers/error-reply';
 
 const req = (n: number, size = 100): EncodedExport => ({ signal: n % 2 ? 'logs' : 'metrics', records: n, body: Buffer.alloc(size, n % 256) });

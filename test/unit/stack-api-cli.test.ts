@@ -7,8 +7,8 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ConfigError } from '../../src/config';
-import { isStackApiCommand, parseStackApiArgs, requestBody, resolveMode, stackApiCommand, type Io } from '../../src/stack-api/cli';
-import { formatTable } from '../../src/stack-api/table';
+import { isStackApiCommand, parseStackApiArgs, requestBody, resolveMode, stackApiCommand, type Io } from '../../src/tools/stack-api/cli';
+import { formatTable } from '../../src/tools/stack-api/table';
 
 const CLOUD_ENV = { CLICKSTACK_ORG_ID: 'org', CLICKSTACK_SERVICE_ID: 'svc', CLICKSTACK_KEY_ID: 'kid', CLICKSTACK_KEY_SECRET: 'secret' };
 const io = (stdin = ''): Io & { text: () => string } => {

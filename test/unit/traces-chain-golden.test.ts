@@ -8,12 +8,12 @@
  */
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { parseMediaType } from '../../src/parse/media-type';
-import { tracerPayloadFromHeaders } from '../../src/parse/traces/tracer-headers';
-import { parseV04Traces } from '../../src/parse/traces/v04';
-import { encodeExportRequests, spanStreamEncoder } from '../../src/otlp/encode';
-import { translateTraces, translateTracesToModel } from '../../src/translate/traces/chain';
-import { createTranslatorCaches } from '../../src/translate/caches';
+import { parseMediaType } from '../../src/core/wire/media-type';
+import { tracerPayloadFromHeaders } from '../../src/signals/traces/parse/tracer-headers';
+import { parseV04Traces } from '../../src/signals/traces/parse/v04';
+import { encodeExportRequests, spanStreamEncoder } from '../../src/core/otlp/encode';
+import { translateTraces, translateTracesToModel } from '../../src/signals/traces/chain';
+import { createTranslatorCaches } from '../../src/signals/caches';
 import { resourceSpansJson } from '../helpers/otlp-json-traces';
 
 const DIR = join(__dirname, '..', 'fixtures', 'traces', 'chain');

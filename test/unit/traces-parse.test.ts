@@ -4,15 +4,15 @@
  * (classic and idx, built with protobufjs from our own .proto files) and APM stats. Bad input must
  * be a 400 whose message names the field path.
  */
-import type { DdSpan } from '../../src/datadog/traces';
-import { parseMediaType } from '../../src/parse/media-type';
-import { decodeAgentPayload } from '../../src/parse/traces/agent-payload';
-import { parseAgentStats, parseClientStats } from '../../src/parse/traces/stats';
-import { parseSpanEventsTag, parseSpanLinksTag } from '../../src/parse/traces/tag-json';
-import { tracerPayloadFromHeaders } from '../../src/parse/traces/tracer-headers';
-import { parseV04Traces } from '../../src/parse/traces/v04';
-import { parseV05Traces } from '../../src/parse/traces/v05';
-import { parseV07Payload } from '../../src/parse/traces/v07';
+import type { DdSpan } from '../../src/signals/traces/datadog';
+import { parseMediaType } from '../../src/core/wire/media-type';
+import { decodeAgentPayload } from '../../src/signals/traces/parse/agent-payload';
+import { parseAgentStats, parseClientStats } from '../../src/signals/traces/parse/stats';
+import { parseSpanEventsTag, parseSpanLinksTag } from '../../src/signals/traces/parse/tag-json';
+import { tracerPayloadFromHeaders } from '../../src/signals/traces/parse/tracer-headers';
+import { parseV04Traces } from '../../src/signals/traces/parse/v04';
+import { parseV05Traces } from '../../src/signals/traces/parse/v05';
+import { parseV07Payload } from '../../src/signals/traces/parse/v07';
 import { encodeAgentPayload } from '../fixtures/traces/datadog-proto';
 import { badRequestMessage } from '../fixtures/metrics/bad-request';
 import { idxTracerPayload, traceIdBytes } from '../fixtures/traces/agent-payloads';

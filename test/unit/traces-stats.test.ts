@@ -2,9 +2,9 @@
  * APM stats → RED metrics: hits, errors and top-level hits as Delta Sums, durations as a Histogram
  * built from the tracer's DDSketches, per service/operation/resource and stats bucket.
  */
-import { AggregationTemporality, type Metric } from '../../src/otlp/model';
-import { parseAgentStats, parseClientStats } from '../../src/parse/traces/stats';
-import { translateStats } from '../../src/translate/traces/stats';
+import { AggregationTemporality, type Metric } from '../../src/core/otlp/model';
+import { parseAgentStats, parseClientStats } from '../../src/signals/traces/parse/stats';
+import { translateStats } from '../../src/signals/traces/stats';
 import { attributesOf } from '../helpers/sink';
 import { keyValueJson } from '../helpers/otlp-json';
 import { encodeMsgpack } from '../fixtures/traces/msgpack-writer';

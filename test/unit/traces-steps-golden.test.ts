@@ -7,13 +7,13 @@
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { chunkOf } from '../../src/datadog/traces';
-import { parseJsonTree } from '../../src/parse/traces/json';
-import { parseSpanMap } from '../../src/parse/traces/span-map';
-import { SPAN_STEPS } from '../../src/translate/traces/chain';
-import { createSpanDraft, type SpanDraft } from '../../src/translate/traces/draft';
-import { lastIds } from '../../src/translate/traces/last-id';
-import { TraceIdCache } from '../../src/translate/trace-id';
+import { chunkOf } from '../../src/signals/traces/datadog';
+import { parseJsonTree } from '../../src/signals/traces/parse/json';
+import { parseSpanMap } from '../../src/signals/traces/parse/span-map';
+import { SPAN_STEPS } from '../../src/signals/traces/chain';
+import { createSpanDraft, type SpanDraft } from '../../src/signals/traces/draft';
+import { lastIds } from '../../src/signals/traces/last-id';
+import { TraceIdCache } from '../../src/signals/shared/trace-id';
 import { anyValueJson } from '../helpers/otlp-json';
 import { eventJson, linkJson } from '../helpers/otlp-json-traces';
 

@@ -3,15 +3,15 @@
  * shared cache across payloads (for every format that announces the high half), the logs path
  * reading the same cache, and the cache's bounds.
  */
-import { decodeAgentPayload } from '../../src/parse/traces/agent-payload';
-import { parseLogsBody } from '../../src/parse/logs';
-import { parseMediaType } from '../../src/parse/media-type';
-import { tracerPayloadFromHeaders } from '../../src/parse/traces/tracer-headers';
-import { parseV04Traces } from '../../src/parse/traces/v04';
-import { translateLogsToModel } from '../../src/translate/logs/chain';
-import { translateTracesToModel } from '../../src/translate/traces/chain';
-import { TraceIdCache } from '../../src/translate/trace-id';
-import { createTranslatorCaches } from '../../src/translate/caches';
+import { decodeAgentPayload } from '../../src/signals/traces/parse/agent-payload';
+import { parseLogsBody } from '../../src/signals/logs/parse';
+import { parseMediaType } from '../../src/core/wire/media-type';
+import { tracerPayloadFromHeaders } from '../../src/signals/traces/parse/tracer-headers';
+import { parseV04Traces } from '../../src/signals/traces/parse/v04';
+import { translateLogsToModel } from '../../src/signals/logs/chain';
+import { translateTracesToModel } from '../../src/signals/traces/chain';
+import { TraceIdCache } from '../../src/signals/shared/trace-id';
+import { createTranslatorCaches } from '../../src/signals/caches';
 import { idxTracerPayload, traceIdBytes } from '../fixtures/traces/agent-payloads';
 import { encodeAgentPayload } from '../fixtures/traces/datadog-proto';
 import { encodeMsgpack, type Encodable } from '../fixtures/traces/msgpack-writer';

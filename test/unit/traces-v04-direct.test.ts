@@ -5,10 +5,10 @@
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { parseMediaType } from '../../src/parse/media-type';
-import { parseV04Traces, parseV04Tree } from '../../src/parse/traces/v04';
-import { readV04Msgpack } from '../../src/parse/traces/v04-msgpack';
-import { tracerPayloadFromHeaders } from '../../src/parse/traces/tracer-headers';
+import { parseMediaType } from '../../src/core/wire/media-type';
+import { parseV04Traces, parseV04Tree } from '../../src/signals/traces/parse/v04';
+import { readV04Msgpack } from '../../src/signals/traces/parse/v04-msgpack';
+import { tracerPayloadFromHeaders } from '../../src/signals/traces/parse/tracer-headers';
 import { expectFastPathAgrees } from '../helpers/fuzz';
 import { encodeMsgpack, type Encodable } from '../fixtures/traces/msgpack-writer';
 

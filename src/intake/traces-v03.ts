@@ -1,6 +1,0 @@
-/** PUT/POST /v0.3/traces: old tracers, msgpack or JSON; answered with a plain `OK`. */
-import { parseV04Traces } from '../parse/traces/v04';
-import { tracerPayloadFromHeaders } from '../parse/traces/tracer-headers';
-import { okReply, tracerTracesRoute } from './traces-reply';
-
-export const tracesV03Route = tracerTracesRoute('v0.3', (req) => parseV04Traces(req.body, req.mediaType, tracerPayloadFromHeaders(req.headers), 'v0.3 traces'), okReply);

@@ -1,6 +1,0 @@
-/** PUT/POST /v0.5/traces: the string-table form (dd-trace-js with protocolVersion 0.5). */
-import { parseV05Traces } from '../parse/traces/v05';
-import { tracerPayloadFromHeaders } from '../parse/traces/tracer-headers';
-import { rateByServiceReply, tracerTracesRoute } from './traces-reply';
-
-export const tracesV05Route = tracerTracesRoute('v0.5', (req) => parseV05Traces(req.body, tracerPayloadFromHeaders(req.headers), 'v0.5 traces'), rateByServiceReply);

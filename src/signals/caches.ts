@@ -1,0 +1,43 @@
+/**
+ * Every cache the translators keep for the life of the process, in one place. The composition
+ * root (server/sidecar.ts) creates them once and hands them to the routes in RouteContext, and
+ * the routes to the chains; no translator module keeps state of its own. Tables that never
+ * change (known-keys.ts, the severity names, …) are constants, not caches, and stay where they are.
+ */
+import type { ResourceGroupings } from './shared/group';
+import { PromotionMemos } from './logs/promotion-memo';
+import type { OriginsByInternedTags } from './metrics/resource';
+import { DEFAULT_START_TIME_OPTIONS, StreamStartTimes, type StartTimeOptions } from './metrics/start-times';
+import { TraceIdCache, type TraceIdCacheOptions } from './shared/trace-id';
+import { AttributeNames } from './traces/finish';
+
+export interface TranslatorCaches {
+  /** low 64 → high 64 bits of trace ids, learned on the traces path and read on the logs path */
+  traceIds: TraceIdCache;
+  /** start-time memory of metric streams, shared by every metric route */
+  metricStreams: StreamStartTimes;
+  /** the logs resource step's promotions, by `?ddtags=` (logs/promotion-memo.ts) */
+  logPromotions: PromotionMemos;
+  /** a resource map's KeyValues and grouping key (group.ts) */
+  groupings: ResourceGroupings;
+  /** metric origins of tag lists the direct series reader interned (metrics/resource.ts) */
+  internedOrigins: OriginsByInternedTags;
+  /** span attribute names by meta / metrics key (traces/finish.ts) */
+  spanAttributeNames: AttributeNames;
+}
+
+export interface TranslatorCacheOptions {
+  traceIds: TraceIdCacheOptions;
+  metricStreams: StartTimeOptions;
+}
+
+export function createTranslatorCaches(options: Partial<TranslatorCacheOptions> = {}): TranslatorCaches {
+  return {
+    traceIds: new TraceIdCache(options.traceIds),
+    metricStreams: new StreamStartTimes(options.metricStreams ?? DEFAULT_START_TIME_OPTIONS),
+    logPromotions: new PromotionMemos(),
+    groupings: new WeakMap(),
+    internedOrigins: new WeakMap(),
+    spanAttributeNames: new AttributeNames(),
+  };
+}

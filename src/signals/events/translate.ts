@@ -1,0 +1,58 @@
+/**
+ * Datadog events → OTLP log records (OTLP has no event signal of its own; a log record with an
+ * event name is how OpenTelemetry carries events). Body = title, then the text on the next line;
+ * severity from alert_type; the event's fields as `datadog.event.*` attributes; host and tags
+ * through the shared resource promotion, so an event lands next to its host's logs.
+ */
+import type { DatadogEvent } from './datadog';
+import type { LogRecord, ResourceLogs } from '../../core/otlp/model';
+import { promoteTag, promoteTags, toKeyValues, type Promoted } from '../shared/resource-promotion';
+import { ResourceGrouper, resourceLogsOf, type ResourceGroupings } from '../shared/group';
+import { ModelSink } from '../shared/model-sink';
+import { epochToNs } from '../logs/timestamps';
+
+const SEVERITY: Readonly<Record<string, [number, string]>> = {
+  error: [17, 'error'],
+  warning: [13, 'warn'],
+  success: [9, 'info'],
+  info: [9, 'info'],
+};
+
+const EVENT_FIELDS: readonly [keyof DatadogEvent, string][] = [
+  ['title', 'datadog.event.title'],
+  ['priority', 'datadog.event.priority'],
+  ['alertType', 'datadog.event.alert_type'],
+  ['aggregationKey', 'datadog.event.aggregation_key'],
+  ['sourceTypeName', 'datadog.event.source_type_name'],
+  ['eventType', 'datadog.event.type'],
+  ['deviceName', 'device.name'],
+];
+
+function eventRecord(event: DatadogEvent, receivedAtNs: bigint, promoted: Promoted): LogRecord {
+  for (const [field, key] of EVENT_FIELDS) {
+    const value = event[field];
+    if (typeof value === 'string' && value !== '') promoted.attributes.set(key, { string: value });
+  }
+  const [severityNumber, severityText] = SEVERITY[event.alertType ?? 'info'] ?? [9, 'info'];
+  return {
+    timeUnixNano: (event.timestamp === undefined ? undefined : epochToNs(event.timestamp)) ?? receivedAtNs,
+    observedTimeUnixNano: receivedAtNs,
+    severityNumber,
+    severityText,
+    body: { string: event.text ? `${event.title}\n${event.text}` : event.title },
+    attributes: toKeyValues(promoted.attributes),
+    eventName: 'datadog.event',
+  };
+}
+
+export function translateEvents(events: readonly DatadogEvent[], receivedAtNs: bigint, groupings: ResourceGroupings): ResourceLogs[] {
+  const sink = new ModelSink<LogRecord>();
+  const grouper = new ResourceGrouper((resource, scope) => sink.group(resource, scope));
+  for (const event of events) {
+    const promoted: Promoted = { resource: new Map(), attributes: new Map() };
+    promoteTags(event.tags, promoted);
+    if (event.host) promoteTag('host', event.host, promoted);
+    sink.add(grouper.ofMap(promoted.resource, groupings), eventRecord(event, receivedAtNs, promoted));
+  }
+  return resourceLogsOf(sink);
+}

@@ -1,0 +1,180 @@
+/**
+ * The logs resource step's promotions (resource.ts), shared by every record made from the same
+ * texts. What the step produces depends only on a handful of texts (ddtags, ddsource, and the
+ * host / service / env / version fields), and an agent repeats the same ones for every line of a
+ * container, in this request and the next. Equal texts therefore share one promotion, worked out
+ * the first time the process sees them: the tags are split and promoted once per container rather
+ * than once per line or per request, and records from one container share one resource map,
+ * which the grouper recognises by identity (group.ts).
+ */
+import { HOST_KEYS, SERVICE_KEYS, SOURCE_KEYS, TAGS_KEYS } from './datadog';
+import type { KeyValue } from '../../core/otlp/model';
+import { promoteTag, promoteTags, tagList, toKeyValues, type Promoted } from '../shared/resource-promotion';
+
+/** [field alias group, tag key it is promoted as] in increasing precedence. */
+export const FIELD_TAGS: readonly [readonly string[], string][] = [
+  [HOST_KEYS, 'host'],
+  [SERVICE_KEYS, 'service'],
+  [['env'], 'env'],
+  [['version'], 'version'],
+  [['dd.service'], 'service'],
+  [['dd.env'], 'env'],
+  [['dd.version'], 'version'],
+];
+
+/** Always consumed, whether present or not. */
+const ALWAYS_CONSUMED: readonly string[] = [...TAGS_KEYS, ...SOURCE_KEYS];
+
+/** A promotion shared by every record made from the same texts; nothing writes to it. */
+export interface SharedPromotion extends Promoted {
+  /** The field keys the step consumes. */
+  readonly consumed: readonly string[];
+  /** `attributes` as KeyValues, in order: what every record made from these texts starts with. */
+  readonly attributeList: readonly KeyValue[];
+}
+
+export const isSharedPromotion = (promoted: Promoted): promoted is SharedPromotion => 'attributeList' in promoted;
+
+/** The texts the step reads from one record: ddtags, ddsource, then one per FIELD_TAGS group. */
+export type Texts = (string | undefined)[];
+
+/** Distinct text combinations remembered per ddtags value; past it, records are promoted one by one. */
+const MAX_PER_TAGS = 64;
+
+interface Remembered {
+  texts: Texts;
+  shared: SharedPromotion;
+}
+
+/** What one ddtags value (with `?ddtags=`) promotes, and the combinations of other texts seen with it. */
+interface TagsNode {
+  tags: string | undefined;
+  tagged: Promoted;
+  remembered: Remembered[];
+}
+
+function sameTexts(a: Texts, b: Texts): boolean {
+  for (let i = 1; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
+}
+
+/** ddtags values of one length compared in turn, past which they are found by hashing. */
+const MAX_PER_LENGTH = 16;
+
+/**
+ * Promotions by ddtags (the long, telling text: one value per container), then by the other texts
+ * compared in turn (undefined, an absent or non-scalar field, counts as a value): no key string is
+ * built per record, and the tags are split once per ddtags value.
+ *
+ * ddtags values are first told apart by length and then compared, not looked up in a Map: each
+ * record's ddtags is a new string of some 200 characters, whose hash V8 computes character by
+ * character on first use (≈ 0.3 µs), while comparing equal strings runs word by word.
+ */
+export class PromotionMemo {
+  private readonly byLength = new Map<number, TagsNode[]>();
+  private readonly byTags = new Map<string | undefined, TagsNode>();
+  /** Promotions made since the last {@link forgetAll}. */
+  private made = 0;
+
+  constructor(
+    private readonly queryTags: string | undefined,
+    private readonly maxPromotions = Number.POSITIVE_INFINITY,
+  ) {}
+
+  /** Starts afresh: a memo that outlives requests must not grow with every container ever seen. */
+  private forgetAll(): void {
+    this.byLength.clear();
+    this.byTags.clear();
+    this.made = 0;
+  }
+
+  private tagsNode(tags: string | undefined): TagsNode {
+    let nodes: TagsNode[] | undefined;
+    if (tags !== undefined) {
+      nodes = this.byLength.get(tags.length);
+      if (nodes === undefined) {
+        nodes = [];
+        this.byLength.set(tags.length, nodes);
+      }
+      for (let i = 0; i < nodes.length; i++) if ((nodes[i] as TagsNode).tags === tags) return nodes[i] as TagsNode;
+      if (nodes.length >= MAX_PER_LENGTH) nodes = undefined;
+    }
+    if (nodes === undefined) {
+      const known = this.byTags.get(tags);
+      if (known !== undefined) return known;
+    }
+    const tagged: Promoted = { resource: new Map(), attributes: new Map() };
+    promoteTagTexts(tags, this.queryTags, tagged);
+    const node: TagsNode = { tags, tagged, remembered: [] };
+    if (nodes !== undefined) nodes.push(node);
+    else this.byTags.set(tags, node);
+    return node;
+  }
+
+  /** The promotion for `texts`; undefined when `queryTags` is not this memo's or too many combinations share a ddtags. */
+  promotionFor(texts: Texts, queryTags: string | undefined): SharedPromotion | undefined {
+    if (queryTags !== this.queryTags) return undefined;
+    const node = this.tagsNode(texts[0]);
+    const { remembered } = node;
+    for (let i = 0; i < remembered.length; i++) {
+      const r = remembered[i] as Remembered;
+      if (sameTexts(r.texts, texts)) return r.shared;
+    }
+    if (remembered.length >= MAX_PER_TAGS) return undefined;
+    if (++this.made > this.maxPromotions) {
+      this.forgetAll();
+      return this.promotionFor(texts, queryTags);
+    }
+    const promoted: Promoted = { resource: new Map(node.tagged.resource), attributes: new Map(node.tagged.attributes) };
+    const consumed = promoteFields(texts, promoted);
+    const shared: SharedPromotion = { resource: promoted.resource, attributes: promoted.attributes, consumed, attributeList: toKeyValues(promoted.attributes) };
+    remembered.push({ texts, shared });
+    return shared;
+  }
+}
+
+/**
+ * Promotions the process keeps between requests: an agent sends the same containers' texts in
+ * every request, so at 10 lines per request working them out per request was about a third of
+ * the route's work in process. Past these bounds a memo, or the set of memos, starts afresh; a
+ * `?ddtags=` value is rare (old agents, API clients) and gets a memo of its own. One instance per
+ * process, made with the other caches (caches.ts).
+ */
+const MAX_SHARED_PROMOTIONS = 1024;
+const MAX_QUERY_TAG_MEMOS = 64;
+
+export class PromotionMemos {
+  private readonly byQueryTags = new Map<string | undefined, PromotionMemo>();
+
+  forQueryTags(queryTags: string | undefined): PromotionMemo {
+    let memo = this.byQueryTags.get(queryTags);
+    if (memo === undefined) {
+      if (this.byQueryTags.size >= MAX_QUERY_TAG_MEMOS) this.byQueryTags.clear();
+      memo = new PromotionMemo(queryTags, MAX_SHARED_PROMOTIONS);
+      this.byQueryTags.set(queryTags, memo);
+    }
+    return memo;
+  }
+}
+
+/** First part of the promotion: the record's ddtags, then `?ddtags=`. */
+export function promoteTagTexts(tags: string | undefined, queryTags: string | undefined, promoted: Promoted): void {
+  promoteTags([...tagList(tags), ...tagList(queryTags)], promoted);
+}
+
+/** The rest, after the tags: ddsource and the FIELD_TAGS groups. Returns the field keys consumed. */
+export function promoteFields(texts: Texts, promoted: Promoted): string[] {
+  // consumed keys are dropped once at the end: the alias groups are disjoint, so no lookup sees another's removal
+  const consumed: string[] = [...ALWAYS_CONSUMED];
+  const source = texts[1];
+  if (source) promoted.attributes.set('datadog.ddsource', { string: source });
+
+  for (let i = 0; i < FIELD_TAGS.length; i++) {
+    const text = texts[i + 2];
+    if (text === undefined) continue;
+    const [aliases, tag] = FIELD_TAGS[i] as [readonly string[], string];
+    consumed.push(...aliases);
+    if (text !== '') promoteTag(tag, text, promoted);
+  }
+  return consumed;
+}

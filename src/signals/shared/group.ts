@@ -1,0 +1,67 @@
+/**
+ * The one grouper, shared by logs, events, traces and metrics: resource → scope → records.
+ * Records with equal resources (by resourceKey, so attribute order does not split them) share one
+ * group of the sink, opened under SCOPE in first-seen order.
+ */
+import type { InstrumentationScope, KeyValue, LogRecord, Resource, ResourceLogs } from '../../core/otlp/model';
+import type { ModelSink } from './model-sink';
+import { resourceKey, toKeyValues, type AttributeMap } from './resource-promotion';
+import { SCOPE } from './scope';
+
+interface Grouping {
+  attributes: KeyValue[];
+  key: string;
+}
+
+/**
+ * A resource map's KeyValues and resourceKey, once per map for the life of the map: the logs
+ * resource step hands out the same maps request after request (a container's promotion is kept
+ * process-wide), and nothing writes to a map once it is a record's resource. Weak, so a map
+ * nobody else holds takes its entry with it; one per process (caches.ts).
+ */
+export type ResourceGroupings = WeakMap<AttributeMap, Grouping>;
+
+function groupingOf(groupings: ResourceGroupings, resource: AttributeMap): Grouping {
+  let grouping = groupings.get(resource);
+  if (grouping === undefined) {
+    const attributes = toKeyValues(resource);
+    grouping = { attributes, key: resourceKey(attributes) };
+    groupings.set(resource, grouping);
+  }
+  return grouping;
+}
+
+/**
+ * One translation's groups. A resource given as a map (logs, events, spans) is found first by the
+ * map's identity, since records of one container or process share one map; one given as
+ * KeyValues with its key (metrics, whose origins carry both) by the key.
+ */
+export class ResourceGrouper<G> {
+  private readonly byKey = new Map<string, G>();
+  private readonly byMap = new Map<AttributeMap, G>();
+
+  constructor(private readonly open: (resource: Resource, scope: InstrumentationScope) => G) {}
+
+  /** The group of `resource`, whose grouping the process's `groupings` may already know. */
+  ofMap(resource: AttributeMap, groupings: ResourceGroupings): G {
+    let group = this.byMap.get(resource);
+    if (group === undefined) {
+      const { attributes, key } = groupingOf(groupings, resource);
+      group = this.ofKey(attributes, key);
+      this.byMap.set(resource, group);
+    }
+    return group;
+  }
+
+  ofKey(attributes: KeyValue[], key: string): G {
+    let group = this.byKey.get(key);
+    if (group === undefined) {
+      group = this.open({ attributes }, SCOPE);
+      this.byKey.set(key, group);
+    }
+    return group;
+  }
+}
+
+/** The ResourceLogs of what a ModelSink kept. */
+export const resourceLogsOf = (sink: ModelSink<LogRecord>): ResourceLogs[] => sink.groups.map((g) => ({ resource: g.resource, scopeLogs: [{ scope: g.scope, logRecords: g.records }] }));

@@ -1,0 +1,80 @@
+/**
+ * The span translator chain. THE ORDER LIVES HERE. Ids and times come first (the exception
+ * event is stamped with the end time); the resource step runs before naming so the name step
+ * sees the meta that is left; events run before status so that an exception the tracer already
+ * recorded is not recorded twice.
+ */
+import { PRIORITY_NONE, type DdTraceChunk, type DdTracePayload } from './datadog';
+import type { RecordSink, ResourceSpans, Span } from '../../core/otlp/model';
+import { ModelSink } from '../shared/model-sink';
+import type { TranslatorCaches } from '../caches';
+import { ResourceGrouper } from '../shared/group';
+import { runSteps, type NamedStep } from '../shared/step';
+import { createSpanDraft, type SpanContext, type SpanDraft } from './draft';
+import { events } from './events';
+import { toSpan } from './finish';
+import { ids } from './ids';
+import { lastIds } from './last-id';
+import { kind } from './kind';
+import { links } from './links';
+import { learnTraceIdHighs } from './look-ahead';
+import { name } from './name';
+import { payloadResource, PayloadResources, resource } from './resource';
+import { SAMPLING_PRIORITY, sampling } from './sampling';
+import { status } from './status';
+import { timing } from './timing';
+
+export const SPAN_STEPS: readonly NamedStep<SpanDraft, SpanContext>[] = [
+  { name: 'ids', step: ids },
+  { name: 'timing', step: timing },
+  { name: 'resource', step: resource },
+  { name: 'name', step: name },
+  { name: 'kind', step: kind },
+  { name: 'links', step: links },
+  { name: 'events', step: events },
+  { name: 'status', step: status },
+  { name: 'sampling', step: sampling },
+];
+
+export const runSpanSteps = (draft: SpanDraft, ctx: SpanContext): SpanDraft => runSteps(SPAN_STEPS, draft, ctx);
+
+export interface TraceTranslationContext {
+  caches: TranslatorCaches;
+  receivedAtNs: bigint;
+}
+
+function chunkPriority(chunk: DdTraceChunk): number | undefined {
+  if (chunk.priority !== PRIORITY_NONE) return chunk.priority;
+  for (const span of chunk.spans) {
+    const p = span.metrics.get(SAMPLING_PRIORITY);
+    if (p !== undefined && Number.isSafeInteger(p)) return p;
+  }
+  return undefined;
+}
+
+/** Spans sharing a resource share one group of `sink`, in first-seen order. */
+export function translateTraces<G>(payload: DdTracePayload, ctx: TraceTranslationContext, sink: RecordSink<Span, G>): void {
+  const { caches, receivedAtNs } = ctx;
+  const highs = learnTraceIdHighs(payload, caches.traceIds);
+  // spans of a chunk share their resource map (see the resource step): most lookups end at the first map
+  const grouper = new ResourceGrouper((resource, scope) => sink.group(resource, scope));
+  const converted = lastIds();
+  for (const tracer of payload.tracerPayloads) {
+    const payloadResources = new PayloadResources(payloadResource(tracer, payload.agent));
+    for (const chunk of tracer.chunks) {
+      const { inheritedResource, resources } = payloadResources.forChunk(chunk);
+      const stepCtx: SpanContext = { traceIds: caches.traceIds, receivedAtNs, highs, inheritedResource, samplingPriority: chunkPriority(chunk), resources, lastIds: converted };
+      for (const span of chunk.spans) {
+        const draft = runSpanSteps(createSpanDraft(span, chunk), stepCtx);
+        sink.add(grouper.ofMap(draft.resource, caches.groupings), toSpan(draft, caches.spanAttributeNames));
+      }
+    }
+  }
+}
+
+/** The translated model itself, for golden files and tests (the routes stream into the encoder). */
+export function translateTracesToModel(payload: DdTracePayload, ctx: TraceTranslationContext): ResourceSpans[] {
+  const sink = new ModelSink<Span>();
+  translateTraces(payload, ctx, sink);
+  return sink.groups.map((g) => ({ resource: g.resource, scopeSpans: [{ scope: g.scope, spans: g.records }] }));
+}

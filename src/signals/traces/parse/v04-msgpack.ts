@@ -1,0 +1,211 @@
+/**
+ * /v0.4/traces msgpack straight into spans. The generic path decodes the whole body into a tree
+ * (a Map per span, per meta, per metrics) and then coerces it field by field; that tree was the
+ * traces path's largest source of garbage. This reader walks the same bytes with the same reader
+ * checks and applies the same coercions (fields.ts) to the same values, but builds each DdSpan
+ * directly.
+ *
+ * It only ever answers for bodies it can read without a doubt: anything unusual — a decode or
+ * field error, a non-string key, a trace or span that is not an array or map, bytes after the
+ * value — makes it give up (undefined), and the caller parses the body the generic way, whose
+ * answer (and error, with its precedence: decode errors before field errors, duplicate keys at
+ * their first position with their last value) stays the only one. What it accepts, the generic
+ * path accepts with the same result: every key is a string, so applying each entry in wire order
+ * leaves every field with its last value, as the tree's Map would; and every value is coerced,
+ * the tree's last values among them.
+ */
+import { chunkOf, type DdSpan, type DdTraceChunk } from '../datadog';
+import { MAX_MSGPACK_DEPTH, MsgpackError, MsgpackReader } from '../../../core/wire/msgpack';
+import { f64, FieldError, i64, int, str, u64 } from './fields';
+import { SPAN_FIELDS } from './span-map';
+
+/** Thrown to give up: the generic path decides. */
+const GIVE_UP: unique symbol = Symbol('give up');
+
+/** A span's maps until the span says otherwise; replaced by a map of its own at the end. */
+const NONE = new Map<never, never>();
+
+/** Length of the array starting here (after the checks `value` makes), or give up. */
+function arrayHeader(r: MsgpackReader, depth: number): number {
+  const b = r.peek();
+  let length: number;
+  if (b >= 0x90 && b <= 0x9f) {
+    r.pos++;
+    length = b & 0x0f;
+  } else if (b === 0xdc) {
+    r.pos++;
+    length = r.u16();
+  } else if (b === 0xdd) {
+    r.pos++;
+    length = r.u32();
+  } else throw GIVE_UP;
+  r.arrayOf(length, depth);
+  return length;
+}
+
+/** Entries of the map starting here (after the checks `value` makes); -1 for nil; else give up. */
+function mapHeader(r: MsgpackReader, depth: number): number {
+  const b = r.peek();
+  let length: number;
+  if (b >= 0x80 && b <= 0x8f) {
+    r.pos++;
+    length = b & 0x0f;
+  } else if (b === 0xde) {
+    r.pos++;
+    length = r.u16();
+  } else if (b === 0xdf) {
+    r.pos++;
+    length = r.u32();
+  } else if (b === 0xc0) {
+    r.pos++;
+    return -1;
+  } else throw GIVE_UP;
+  r.mapOf(length, depth);
+  return length;
+}
+
+/** A map key: a str, or give up (the generic path turns nil and bin keys into strings, and refuses the rest). */
+function key(r: MsgpackReader): string {
+  const b = r.peek();
+  if (b >= 0xa0 && b <= 0xbf) {
+    r.pos++;
+    return r.str(b & 0x1f);
+  }
+  if (b === 0xd9) {
+    r.pos++;
+    return r.str(r.u8());
+  }
+  if (b === 0xda) {
+    r.pos++;
+    return r.str(r.u16());
+  }
+  if (b === 0xdb) {
+    r.pos++;
+    return r.str(r.u32());
+  }
+  throw GIVE_UP;
+}
+
+/** meta at `depth`: str values as the tree holds them (str() is the identity there), others coerced. */
+function stringMap(r: MsgpackReader, depth: number): Map<string, string> {
+  const length = mapHeader(r, depth);
+  const out = new Map<string, string>();
+  const inner = depth + 1;
+  for (let i = 0; i < length; i++) {
+    const k = key(r);
+    const b = r.peek();
+    const fixstr = b >= 0xa0 && b <= 0xbf;
+    if (fixstr) r.pos++;
+    out.set(k, fixstr ? r.str(b & 0x1f) : str(r.value(inner)));
+  }
+  return out;
+}
+
+function floatMap(r: MsgpackReader, depth: number): Map<string, number> {
+  const length = mapHeader(r, depth);
+  const out = new Map<string, number>();
+  const inner = depth + 1;
+  for (let i = 0; i < length; i++) {
+    const k = key(r);
+    out.set(k, f64(r.value(inner)));
+  }
+  return out;
+}
+
+/** u64(value) without the detour through a number and back for the usual uint64 */
+function u64At(r: MsgpackReader, depth: number): bigint {
+  if (r.peek() === 0xcf) {
+    r.pos++;
+    return r.bigUint64();
+  }
+  return u64(r.value(depth));
+}
+
+function i64At(r: MsgpackReader, depth: number): bigint {
+  const b = r.peek();
+  if (b === 0xd3) {
+    r.pos++;
+    return r.bigInt64();
+  }
+  if (b === 0xcf) {
+    r.pos++;
+    return BigInt.asIntN(64, r.bigUint64());
+  }
+  return i64(r.value(depth));
+}
+
+/** One span map at `depth`; its values sit one level deeper. */
+function span(r: MsgpackReader, depth: number): DdSpan {
+  const length = mapHeader(r, depth);
+  if (length < 0) throw GIVE_UP; // a nil span: rare, and the generic path knows it
+  const inner = depth + 1;
+  const s: DdSpan = { service: '', name: '', resource: '', type: '', traceId: 0n, spanId: 0n, parentId: 0n, start: 0n, duration: 0n, error: 0, meta: NONE, metrics: NONE, links: [], events: [] };
+  for (let i = 0; i < length; i++) {
+    const k = key(r);
+    switch (k) {
+      case 'service':
+        s.service = str(r.value(inner));
+        break;
+      case 'name':
+        s.name = str(r.value(inner));
+        break;
+      case 'resource':
+        s.resource = str(r.value(inner));
+        break;
+      case 'type':
+        s.type = str(r.value(inner));
+        break;
+      case 'trace_id':
+        s.traceId = u64At(r, inner);
+        break;
+      case 'span_id':
+        s.spanId = u64At(r, inner);
+        break;
+      case 'parent_id':
+        s.parentId = u64At(r, inner);
+        break;
+      case 'start':
+        s.start = i64At(r, inner);
+        break;
+      case 'duration':
+        s.duration = i64At(r, inner);
+        break;
+      case 'error':
+        s.error = int(r.value(inner));
+        break;
+      case 'meta':
+        s.meta = stringMap(r, inner);
+        break;
+      case 'metrics':
+        s.metrics = floatMap(r, inner);
+        break;
+      default: {
+        // span_links, span_events, and keys skipped like meta_struct
+        const value = r.value(inner);
+        SPAN_FIELDS.get(k)?.(s, value);
+      }
+    }
+  }
+  if (s.meta === NONE) s.meta = new Map();
+  if (s.metrics === NONE) s.metrics = new Map();
+  return s;
+}
+
+/** The chunks of a v0.4 msgpack body, or undefined to let the generic path answer. */
+export function readV04Msgpack(body: Uint8Array): DdTraceChunk[] | undefined {
+  const r = new MsgpackReader(body, MAX_MSGPACK_DEPTH);
+  try {
+    const traces = arrayHeader(r, 0);
+    const chunks: DdTraceChunk[] = [];
+    for (let i = 0; i < traces; i++) {
+      const length = arrayHeader(r, 1);
+      const spans: DdSpan[] = [];
+      for (let j = 0; j < length; j++) spans.push(span(r, 2));
+      chunks.push(chunkOf(spans));
+    }
+    return r.done ? chunks : undefined;
+  } catch (err) {
+    if (err === GIVE_UP || err instanceof MsgpackError || err instanceof FieldError) return undefined;
+    throw err;
+  }
+}

@@ -1,0 +1,114 @@
+/**
+ * APM stats → OTLP metrics: RED metrics per service/operation/resource, which ClickStack can chart
+ * directly. Upstream stores each stats payload as one opaque bytes attribute (docs/translation.md,
+ * APM stats → RED metrics). Per stats group and 10 s bucket (Delta, start = bucket start, time =
+ * bucket end):
+ *
+ * - `dd.trace.hits`, `dd.trace.errors`, `dd.trace.top_level_hits`: monotonic Sums;
+ * - `dd.trace.duration`: a Histogram in seconds whose buckets are the bins of the tracer's ok and
+ *   error DDSketches (relative accuracy ~1 %), with the exact total duration as its sum.
+ *
+ * The resource is the group's service with the payload's env, version, host and language; the
+ * data points carry the same names spans do (`datadog.span.name`, `dd.span.Resource`, …) so a
+ * chart and a span search speak the same language.
+ */
+import type { DdClientStatsPayload, DdGroupedStats, DdSketch, DdStatsPayload } from './datadog';
+import { AggregationTemporality, type HistogramDataPoint, type KeyValue, type Metric, type NumberDataPoint, type ResourceMetrics } from '../../core/otlp/model';
+import type { MetricItem } from '../metrics/context';
+import { groupByResource } from '../metrics/group';
+import { resourceKey } from '../shared/resource-promotion';
+import { language } from './resource';
+
+const NS_PER_S = 1e9;
+const U64_MAX = (1n << 64n) - 1n;
+
+/** Bucket times are uint64 on the wire; their sum may not be. */
+const capped = (ns: bigint): bigint => (ns > U64_MAX ? U64_MAX : ns);
+
+const strings = (pairs: [string, string][]): KeyValue[] => pairs.filter(([, v]) => v !== '').map(([key, value]) => ({ key, value: { string: value } }));
+
+function resourceOf(client: DdClientStatsPayload, group: DdGroupedStats, payload: DdStatsPayload): KeyValue[] {
+  return strings([
+    ['service.name', group.service || client.service],
+    ['deployment.environment.name', client.env || payload.agentEnv],
+    ['service.version', client.version],
+    ['host.name', client.hostname || payload.agentHostname],
+    ['container.id', client.containerId],
+    ['telemetry.sdk.language', language(client.lang)],
+  ]);
+}
+
+function pointAttributes(g: DdGroupedStats): KeyValue[] {
+  return [
+    ...strings([
+      ['datadog.span.name', g.name],
+      ['dd.span.Resource', g.resource],
+      ['datadog.span.type', g.type],
+      ['span.kind', g.spanKind],
+      ['http.request.method', g.httpMethod],
+      ['http.route', g.httpEndpoint],
+      ['rpc.grpc.status_code', g.grpcStatusCode],
+      ['db.system.name', g.dbType],
+    ]),
+    ...(Number.isSafeInteger(g.httpStatusCode) && g.httpStatusCode !== 0 ? [{ key: 'http.response.status_code', value: { int: BigInt(g.httpStatusCode) } }] : []),
+    ...(g.synthetics ? [{ key: 'datadog.synthetics', value: { bool: true } }] : []),
+  ];
+}
+
+/** ok and error sketches merged into explicit buckets: bounds are the bins' upper bounds, in seconds. */
+function durationPoint(g: DdGroupedStats, base: Omit<HistogramDataPoint, 'count' | 'bucketCounts' | 'explicitBounds'>): HistogramDataPoint | undefined {
+  const sketches: DdSketch[] = [g.okSummary, g.errorSummary];
+  const byUpper = new Map<number, number>();
+  for (const bin of sketches.flatMap((s) => s.bins)) byUpper.set(bin.upper, (byUpper.get(bin.upper) ?? 0) + bin.count);
+  const bins = [...byUpper].sort(([a], [b]) => a - b);
+  const zero = sketches.reduce((n, s) => n + s.zeroCount, 0);
+  const bucketCounts = bins.map(([, c]) => BigInt(Math.round(c)));
+  if (bucketCounts.length === 0) bucketCounts.push(0n);
+  bucketCounts[0] = (bucketCounts[0] as bigint) + BigInt(Math.round(zero));
+  const count = bucketCounts.reduce((a, b) => a + b, 0n);
+  if (count === 0n) return undefined;
+  return {
+    ...base,
+    count,
+    // the total is exact, but only describes these buckets when they count every hit
+    ...(count === g.hits ? { sum: Number(g.duration) / NS_PER_S } : {}),
+    bucketCounts,
+    explicitBounds: bins.slice(0, -1).map(([upper]) => upper / NS_PER_S),
+  };
+}
+
+const sum = (name: string, description: string, point: NumberDataPoint): Metric => ({
+  name,
+  description,
+  unit: '{span}',
+  sum: { dataPoints: [point], aggregationTemporality: AggregationTemporality.Delta, isMonotonic: true },
+});
+
+const durationMetric = (point: HistogramDataPoint): Metric => ({
+  name: 'dd.trace.duration',
+  description: 'Span duration',
+  unit: 's',
+  histogram: { dataPoints: [point], aggregationTemporality: AggregationTemporality.Delta },
+});
+
+/** One metric per measure and stats group; the metrics translator's grouping merges them per resource. */
+export function translateStats(payload: DdStatsPayload): ResourceMetrics[] {
+  const items: MetricItem[] = [];
+  for (const client of payload.stats) {
+    for (const bucket of client.buckets) {
+      const startTimeUnixNano = bucket.start;
+      const timeUnixNano = capped(bucket.start + bucket.duration);
+      for (const g of bucket.stats) {
+        const resource = resourceOf(client, g, payload);
+        const key = resourceKey(resource);
+        const attributes = pointAttributes(g);
+        const point = (value: bigint): NumberDataPoint => ({ attributes, startTimeUnixNano, timeUnixNano, value: { int: value } });
+        const metrics = [sum('dd.trace.hits', 'Spans counted by the tracer', point(g.hits)), sum('dd.trace.errors', 'Spans with an error', point(g.errors)), sum('dd.trace.top_level_hits', 'Top-level spans (service entry points)', point(g.topLevelHits))];
+        const duration = durationPoint(g, { attributes, startTimeUnixNano, timeUnixNano });
+        if (duration) metrics.push(durationMetric(duration));
+        for (const metric of metrics) items.push({ resource, resourceKey: key, metric });
+      }
+    }
+  }
+  return groupByResource(items);
+}

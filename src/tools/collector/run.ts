@@ -1,0 +1,121 @@
+/**
+ * Runs a built collector as a child process and waits until its health_check extension says it
+ * is ready, so callers never race the collector's start-up.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { createWriteStream, existsSync, mkdirSync } from 'node:fs';
+import { request } from 'node:http';
+import { dirname, join } from 'node:path';
+import { REPO_ROOT } from './build';
+
+export const BASE_CONFIG = join(REPO_ROOT, 'collector-config.yaml');
+export const OVERLAYS = {
+  auth: join(REPO_ROOT, 'src', 'tools', 'collector', 'overlays', 'auth.yaml'),
+  fileSink: join(REPO_ROOT, 'src', 'tools', 'collector', 'overlays', 'file-sink.yaml'),
+  datadog: join(REPO_ROOT, 'src', 'tools', 'collector', 'overlays', 'datadog.yaml'),
+} as const;
+export type OverlayName = keyof typeof OVERLAYS;
+
+/** Which overlays the environment asks for: auth with a token, file sink without a DB, Datadog when keyed and asked. */
+export function overlaysFor(env: NodeJS.ProcessEnv): OverlayName[] {
+  const overlays: OverlayName[] = [];
+  if (env.OTLP_AUTH_TOKEN) overlays.push('auth');
+  if (!env.DB_ENDPOINT) overlays.push('fileSink');
+  else if (env.COLLECTOR_DATADOG_FANOUT === 'true') overlays.push('datadog');
+  return overlays;
+}
+
+export const configArgs = (overlays: readonly OverlayName[], extra: readonly string[] = [], base = BASE_CONFIG): string[] => [base, ...overlays.map((o) => OVERLAYS[o]), ...extra].flatMap((c) => ['--config', c]);
+
+/** COLLECTOR_EXTRA_CONFIG: comma-separated config files merged last (like ClickStack's CUSTOM_OTELCOL_CONFIG_FILE). */
+export const extraConfigsFrom = (env: NodeJS.ProcessEnv): string[] =>
+  (env.COLLECTOR_EXTRA_CONFIG ?? '')
+    .split(',')
+    .map((f) => f.trim())
+    .filter((f) => f !== '');
+
+export interface RunningCollector {
+  process: ChildProcess;
+  logFile: string;
+  stop(): Promise<void>;
+}
+
+export interface RunOptions {
+  binary: string;
+  overlays: readonly OverlayName[];
+  /** Merged after the overlays (the benchmark's sinks, COLLECTOR_EXTRA_CONFIG, test TLS). */
+  extraConfigs?: readonly string[];
+  /** Instead of collector-config.yaml (the benchmark's reference collector). */
+  baseConfig?: string;
+  env: NodeJS.ProcessEnv;
+  healthUrl: string;
+  logFile: string;
+  /** Show the collector's output on our stdout too (the interactive stack). */
+  echo?: boolean;
+  readyTimeoutMs?: number;
+}
+
+const probe = (url: string): Promise<boolean> =>
+  new Promise((resolve) => {
+    const req = request(url, { timeout: 1000 }, (res) => {
+      res.resume();
+      resolve(res.statusCode === 200);
+    });
+    req.on('error', () => resolve(false));
+    req.on('timeout', () => req.destroy());
+    req.end();
+  });
+
+export async function startCollector(options: RunOptions): Promise<RunningCollector> {
+  mkdirSync(dirname(options.logFile), { recursive: true });
+  // the file exporter opens its files at start-up and does not create their folder
+  if (options.overlays.includes('fileSink')) mkdirSync(options.env.FILE_SINK_DIR ?? join(process.cwd(), '.cache', 'sink'), { recursive: true });
+  const out = createWriteStream(options.logFile, { flags: 'a' });
+  const child = spawn(options.binary, configArgs(options.overlays, options.extraConfigs, options.baseConfig), { env: options.env, stdio: ['ignore', 'pipe', 'pipe'] });
+  for (const stream of [child.stdout, child.stderr]) {
+    stream.pipe(out, { end: false });
+    if (options.echo) stream.pipe(process.stdout, { end: false });
+  }
+  let exited: number | null | undefined;
+  const exit = new Promise<void>((resolve) =>
+    child.on('exit', (code) => {
+      exited = code;
+      resolve();
+    }),
+  );
+  const deadline = Date.now() + (options.readyTimeoutMs ?? 60_000);
+  while (!(await probe(options.healthUrl))) {
+    if (exited !== undefined) throw new Error(`collector exited with ${exited} during start-up; see ${options.logFile}`);
+    if (Date.now() > deadline) {
+      child.kill('SIGKILL');
+      throw new Error(`collector not healthy at ${options.healthUrl} in time; see ${options.logFile}`);
+    }
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  return {
+    process: child,
+    logFile: options.logFile,
+    async stop() {
+      if (exited === undefined) {
+        child.kill('SIGTERM');
+        const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
+        await exit;
+        clearTimeout(timer);
+      }
+      out.end();
+    },
+  };
+}
+
+/** `otelcol validate` on the base config plus the given overlays. */
+export function validateConfig(binary: string, overlays: readonly OverlayName[], env: NodeJS.ProcessEnv): Promise<{ ok: boolean; output: string }> {
+  return new Promise((resolve) => {
+    const child = spawn(binary, ['validate', ...configArgs(overlays)], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+    let output = '';
+    child.stdout.on('data', (d: Buffer) => (output += d.toString()));
+    child.stderr.on('data', (d: Buffer) => (output += d.toString()));
+    child.on('close', (code) => resolve({ ok: code === 0, output }));
+  });
+}
+
+export const overlayExists = (name: OverlayName): boolean => existsSync(OVERLAYS[name]);
