@@ -23,10 +23,19 @@ const bindable = (port: number): Promise<boolean> =>
     server.listen(port, '127.0.0.1', () => server.close(() => resolve(true)));
   });
 
+/**
+ * Each jest worker draws from its own slice of the range: a test that restarts a sidecar on its
+ * ports leaves them free for a moment, and a test file running beside it in another worker must
+ * not pick one of them then.
+ */
+const SLICES = 4;
+const WORKER_SLICE = (Number(process.env.JEST_WORKER_ID ?? '1') - 1) % SLICES;
+const SLICE_SIZE = Math.floor((EPHEMERAL_LOW - LOWEST) / SLICES);
+
 /** A port that was free a moment ago, outside the range outgoing connections draw from. */
 export async function freePort(): Promise<number> {
   for (;;) {
-    const port = LOWEST + Math.floor(Math.random() * (EPHEMERAL_LOW - LOWEST));
+    const port = LOWEST + WORKER_SLICE * SLICE_SIZE + Math.floor(Math.random() * SLICE_SIZE);
     if (await bindable(port)) return port;
   }
 }
