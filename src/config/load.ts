@@ -4,7 +4,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { parseArgs as parseArgTokens } from 'node:util';
-import { ConfigError, OPTIONS, type Config, type Option } from './options';
+import { ConfigError, OPTIONS, parseBool, type Config, type Option } from './options';
 
 const fileValue = (file: Record<string, unknown>, dotted: string): unknown => dotted.split('.').reduce<unknown>((node, part) => (node && typeof node === 'object' ? (node as Record<string, unknown>)[part] : undefined), file);
 
@@ -27,7 +27,7 @@ export interface ParsedArgs {
 }
 
 /** The parseArgs declaration of every flag: booleans may stand alone, everything else takes a value. */
-const isBooleanOption = (o: (typeof OPTIONS)[number]): boolean => typeof o.default === 'boolean' || o.key === 'otlpInsecure';
+const isBooleanOption = (o: (typeof OPTIONS)[number]): boolean => o.parse === parseBool;
 const FLAGS: Record<string, { type: 'string' | 'boolean'; short?: string }> = {
   ...Object.fromEntries(OPTIONS.map((o) => [o.flag.slice(2), { type: isBooleanOption(o) ? 'boolean' : 'string' }])),
   config: { type: 'string' },

@@ -60,7 +60,7 @@ export interface Option<K extends keyof Config> {
   help: string;
 }
 
-const parseBool = (raw: string, source: string): boolean => {
+export const parseBool = (raw: string, source: string): boolean => {
   const v = raw.trim().toLowerCase();
   if (['true', '1', 'yes', 'on'].includes(v)) return true;
   if (['false', '0', 'no', 'off', ''].includes(v)) return false;
