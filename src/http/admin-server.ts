@@ -10,7 +10,7 @@ import { normalizePath } from '../signals/shared/request-path';
 export interface HealthState {
   status: 'ok' | 'disabled' | 'stopping';
   intake: { enabled: boolean; listen?: string };
-  /** as redactUrl (auth/api-keys.ts) leaves it: no credentials */
+  /** as redactUrl (src/signals/shared/api-keys.ts) leaves it: no credentials */
   collector: { endpoint: string };
 }
 

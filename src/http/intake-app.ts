@@ -225,7 +225,7 @@ function acceptAndFree(route: IntakeRoute, req: IntakeRequest, raw: Buffer, ctx:
 /**
  * Exports what a route encoded (when it encoded anything), then makes its reply; a failed export
  * rejects with the domain error whose reply the sender gets (error-reply.ts). Not an async function, so that only `reply` waits
- * on the collector (see exportThen in intake/route.ts). The benches serve routes through it too.
+ * on the collector (see exportThen in src/signals/route.ts). The benches serve routes through it too.
  */
 export function deliver(accepted: Accepted, exporter: Exporter): Promise<IntakeReply> {
   if (!('exports' in accepted)) return Promise.resolve(accepted);

@@ -1,6 +1,6 @@
 /**
  * Every cache the translators keep for the life of the process, in one place. The composition
- * root (server/sidecar.ts) creates them once and hands them to the routes in RouteContext, and
+ * root (src/cli/sidecar.ts) creates them once and hands them to the routes in RouteContext, and
  * the routes to the chains; no translator module keeps state of its own. Tables that never
  * change (known-keys.ts, the severity names, …) are constants, not caches, and stay where they are.
  */

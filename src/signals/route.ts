@@ -66,7 +66,7 @@ export interface IntakeRoute {
   /**
    * Parses, translates and encodes the request, and says what to export and how to reply. It is
    * synchronous on purpose: the server frees the body's memory as soon as it returns
-   * (memory/owned-buffers.ts), so no route can read the body across an await; what is left to do
+   * (src/core/owned-buffers.ts), so no route can read the body across an await; what is left to do
    * with the bytes afterwards — the export — works on copies (the encoded requests).
    */
   accept(req: IntakeRequest, ctx: RouteContext): Accepted;

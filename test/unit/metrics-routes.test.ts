@@ -209,7 +209,7 @@ describe('metric routes', () => {
     expect(exporter.batches).toEqual([]);
   });
 
-  it('after a malformed later piece, the streams of the earlier pieces keep the time their points ended at, as documented in metrics-route.ts', async () => {
+  it('after a malformed later piece, the streams of the earlier pieces keep the time their points ended at, as documented in route-common.ts', async () => {
     const c = LARGE.sketches;
     const at = (ts: number, prefix: string) => encodeSketchPayload({ sketches: Array.from({ length: c.records }, (_, i) => ({ metric: `${prefix}.s${i % 7}`, host: `h${i % 3}`, tags: [`shard:${i % 5}`], dogsketches: [{ ...dogsketch(i), ts }] })) });
     const refused = await post(c.path, await compress(Buffer.concat([at(T, 'kept'), c.malformed]), 1), AGENT_PROTOBUF_HEADERS);

@@ -1,6 +1,6 @@
 /**
  * POST /intake/: the agent's events, host metadata (start-up, then about every 30 min) and
- * agent-check metadata. Events become log records (translate/events.ts) and are exported before
+ * agent-check metadata. Events become log records (translate.ts) and are exported before
  * the 202; metadata is validated and acknowledged (the agent retries 404/405 forever).
  */
 import { parseJsonBody } from '../../core/wire/json';

@@ -41,7 +41,7 @@ function flattenedNameBits(object: Record<string, JsonValue>, prefix: string): n
 
 /**
  * The message as a JSON object, or undefined when it is not one. A message nested deeper than a
- * body may be (parse/json.ts) stays the string it was: flattening it into fields, and later the
+ * body may be (src/core/wire/json.ts) stays the string it was: flattening it into fields, and later the
  * encoder, recurse once per level, and one such line must not overflow the stack and cost the
  * whole batch. V8's JSON.parse keeps its own stack, so parsing first is safe (the test parses
  * 100,000 levels: test/unit/logs-deep-message.test.ts).

@@ -44,7 +44,7 @@ export const METRIC_STEPS: readonly NamedStep<MetricsPayload, MetricChainContext
 
 /**
  * One request's translation, fed one payload or several pieces of one (a large body is parsed
- * and translated a piece at a time, metrics-route.ts): origins are memoized and drops counted
+ * and translated a piece at a time, route-common.ts): origins are memoized and drops counted
  * across pieces, and every translated metric goes to `sink`.
  */
 export class MetricTranslation<G, M> {

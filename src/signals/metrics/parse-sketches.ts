@@ -57,7 +57,7 @@ const DOGSKETCH: FieldReaders<SketchPoint> = {
 
 /**
  * Hands the body's sketches to `take` in order, in pieces of at most `pieceSize`, so that a large
- * body's parsed sketches need not all be alive at once (metrics-route.ts). A malformed sketch
+ * body's parsed sketches need not all be alive at once (route-common.ts). A malformed sketch
  * stops it with the error of its field path, after the pieces before it were handed over.
  */
 export function decodeSketchPayloadInPieces(body: Uint8Array, pieceSize: number, take: (piece: MetricsPayload) => void): void {

@@ -79,7 +79,7 @@ export function decodeMetricPayload(body: Uint8Array): MetricsPayload {
 
 /**
  * As decodeMetricPayload, handed to `take` in pieces of at most `pieceSize` series, so that a
- * large body's parsed series need not all be alive at once (metrics-route.ts). Whatever the
+ * large body's parsed series need not all be alive at once (route-common.ts). Whatever the
  * direct reader gives up on is read by the generic path from that field on, as the last piece.
  */
 export function decodeMetricPayloadInPieces(body: Uint8Array, pieceSize: number, take: (piece: MetricsPayload) => void): void {

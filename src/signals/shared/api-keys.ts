@@ -22,7 +22,7 @@ export function keyChecker(keys: readonly string[]): (candidate: string | undefi
 
 const first = (v: string | string[] | undefined): string | undefined => (Array.isArray(v) ? v[0] : v);
 
-/** The `<key>` of `/v1/input/<key>`, in a path from normalizePath (parse/request-path.ts), as the route table matches it: any case. */
+/** The `<key>` of `/v1/input/<key>`, in a path from normalizePath (request-path.ts), as the route table matches it: any case. */
 const PATH_KEY = /^(\/v1\/input\/)([^/]+)/i;
 
 /** The path segment as sent, percent-decoded; one that cannot be decoded (`%ZZ`) is no key at all. */
