@@ -6,7 +6,7 @@
  */
 import type { ResourceGroupings } from './shared/group';
 import { PromotionMemos } from './logs/promotion-memo';
-import type { OriginsByInternedTags } from './metrics/resource';
+import { newInternedOrigins, type OriginsByInternedTags } from './metrics/resource';
 import { DEFAULT_START_TIME_OPTIONS, StreamStartTimes, type StartTimeOptions } from './metrics/start-times';
 import { TraceIdCache, type TraceIdCacheOptions } from './shared/trace-id';
 import { AttributeNames } from './traces/finish';
@@ -37,7 +37,7 @@ export function createTranslatorCaches(options: Partial<TranslatorCacheOptions> 
     metricStreams: new StreamStartTimes(options.metricStreams ?? DEFAULT_START_TIME_OPTIONS),
     logPromotions: new PromotionMemos(),
     groupings: new WeakMap(),
-    internedOrigins: new WeakMap(),
+    internedOrigins: newInternedOrigins(),
     spanAttributeNames: new AttributeNames(),
   };
 }

@@ -11,7 +11,7 @@ import { ProtoWriter } from '../../src/core/wire/proto-writer';
 import { int64Number, sint64Number, uint64Number } from '../../src/core/wire/proto-fields';
 import { decodeMsgpack } from '../../src/core/wire/msgpack';
 import { ProtoReader, WireType } from '../../src/core/wire/proto-reader';
-import { memoizedOrigin, originOf, promoteOrigin, type OriginsByInternedTags } from '../../src/signals/metrics/resource';
+import { memoizedOrigin, newInternedOrigins, newOriginMemo, originOf, promoteOrigin, type OriginsByInternedTags } from '../../src/signals/metrics/resource';
 import { sketchBuckets } from '../../src/signals/metrics/sketch-buckets';
 import { StreamStartTimes } from '../../src/signals/metrics/start-times';
 import { resourceKey } from '../../src/signals/shared/resource-promotion';
@@ -143,12 +143,12 @@ describe('memoised metric origins', () => {
   /** the process's origins of interned tag lists (caches.ts), shared by every request of a test */
   let interned: OriginsByInternedTags;
   beforeEach(() => {
-    interned = new WeakMap();
+    interned = newInternedOrigins();
   });
   const host = (name: string): MetricResource[] => [{ type: 'host', name }];
 
   it('give what a fresh promotion gives, shared between equal tag sets', () => {
-    const memo = new Map();
+    const memo = newOriginMemo();
     const tags = ['service:web', 'env:prod', 'endpoint:/cart'];
     const first = memoizedOrigin(memo, interned, tags, host('h1'), 'nginx');
     expect(first).toEqual(originOf(promoteOrigin(tags, host('h1'), 'nginx')));
@@ -161,7 +161,7 @@ describe('memoised metric origins', () => {
     const input = fc.tuple(fc.array(tag, { maxLength: 6 }), fc.array(resource, { maxLength: 2 }), fc.constantFrom('', 'nginx'));
     fc.assert(
       fc.property(fc.array(input, { minLength: 1, maxLength: 20 }), (inputs) => {
-        const memo = new Map();
+        const memo = newOriginMemo();
         for (const [tags, resources, source] of inputs) expect(memoizedOrigin(memo, interned, tags, resources, source)).toEqual(originOf(promoteOrigin(tags, resources, source)));
       }),
     );
@@ -169,19 +169,19 @@ describe('memoised metric origins', () => {
 
   it('give a frozen (interned) tag list one origin across requests, still per resources and source type', () => {
     const tags = Object.freeze(['service:web', 'env:prod', 'endpoint:/cart']);
-    const first = memoizedOrigin(new Map(), interned, tags, host('h1'), 'nginx');
-    expect(memoizedOrigin(new Map(), interned, tags, host('h1'), 'nginx')).toBe(first);
-    expect(memoizedOrigin(new Map(), interned, [...tags], host('h1'), 'nginx')).not.toBe(first); // not frozen: per request
-    const other = memoizedOrigin(new Map(), interned, tags, host('h2'), 'nginx');
+    const first = memoizedOrigin(newOriginMemo(), interned, tags, host('h1'), 'nginx');
+    expect(memoizedOrigin(newOriginMemo(), interned, tags, host('h1'), 'nginx')).toBe(first);
+    expect(memoizedOrigin(newOriginMemo(), interned, [...tags], host('h1'), 'nginx')).not.toBe(first); // not frozen: per request
+    const other = memoizedOrigin(newOriginMemo(), interned, tags, host('h2'), 'nginx');
     expect(other).toEqual(originOf(promoteOrigin(tags, host('h2'), 'nginx')));
-    expect(memoizedOrigin(new Map(), interned, tags, host('h1'), '')).toEqual(originOf(promoteOrigin(tags, host('h1'), '')));
+    expect(memoizedOrigin(newOriginMemo(), interned, tags, host('h1'), '')).toEqual(originOf(promoteOrigin(tags, host('h1'), '')));
   });
 
   it('give a frozen tag list sent from many hosts the right origin for each, keeping a bounded few', () => {
     const tags = Object.freeze(['env:prod', 'endpoint:/x']);
     const hosts = Array.from({ length: 30 }, (_, i) => host(`h${i}`));
     for (let round = 0; round < 2; round++) {
-      for (const resources of hosts) expect(memoizedOrigin(new Map(), interned, tags, resources)).toEqual(originOf(promoteOrigin(tags, resources)));
+      for (const resources of hosts) expect(memoizedOrigin(newOriginMemo(), interned, tags, resources)).toEqual(originOf(promoteOrigin(tags, resources)));
     }
   });
 
@@ -191,7 +191,7 @@ describe('memoised metric origins', () => {
     ['the source type', [['a:1'], [], 'x'], [['a:1'], [], '']],
     ['resource type and name', [[], [{ type: 'a', name: 'bc' }], ''], [[], [{ type: 'ab', name: 'c' }], '']],
   ] as const)('keep apart %s', (_name, left, right) => {
-    const memo = new Map();
+    const memo = newOriginMemo();
     const a = memoizedOrigin(memo, interned, left[0], left[1], left[2]);
     const b = memoizedOrigin(memo, interned, right[0], right[1], right[2]);
     expect(a).toEqual(originOf(promoteOrigin(left[0], left[1], left[2])));

@@ -8,10 +8,11 @@ import { distributionMetric, MAX_BUCKETS } from '../../src/signals/metrics/distr
 import { bucketIndex, bucketLowerBound, denseBuckets } from '../../src/signals/metrics/exponential';
 import { sketchBuckets, ZERO_THRESHOLD } from '../../src/signals/metrics/sketch-buckets';
 import { sketchMetric } from '../../src/signals/metrics/sketch';
+import { newInternedOrigins, newOriginMemo } from '../../src/signals/metrics/resource';
 import { StreamStartTimes } from '../../src/signals/metrics/start-times';
 import type { MetricContext } from '../../src/signals/metrics/context';
 
-const ctx = (): MetricContext => ({ streams: new StreamStartTimes(), internedOrigins: new WeakMap(), receivedAtNs: 0n, dropped: {}, origins: new Map() });
+const ctx = (): MetricContext => ({ streams: new StreamStartTimes(), internedOrigins: newInternedOrigins(), receivedAtNs: 0n, dropped: {}, origins: newOriginMemo() });
 
 /** Position → count of the non-zero entries, the way upstream's test states its expectations. */
 const nonZero = (counts: number[]): Record<number, number> => Object.fromEntries(counts.flatMap((c, i) => (c === 0 ? [] : [[i, c]])));

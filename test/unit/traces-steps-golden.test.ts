@@ -16,6 +16,7 @@ import { lastIds } from '../../src/signals/traces/last-id';
 import { TraceIdCache } from '../../src/signals/shared/trace-id';
 import { anyValueJson } from '../helpers/otlp-json';
 import { eventJson, linkJson } from '../helpers/otlp-json-traces';
+import { MemoTrie } from '../../src/signals/shared/memo-trie';
 
 interface StepCase {
   name: string;
@@ -68,7 +69,7 @@ describe.each(SPAN_STEPS.map((s) => [s.name, s.step] as const))('step %s', (name
     const chunk = { ...chunkOf([span]), tags: new Map(Object.entries(c.chunkTags ?? {})) };
     const draft = { ...createSpanDraft(span, chunk), ...(c.endTimeUnixNano ? { endTimeUnixNano: BigInt(c.endTimeUnixNano) } : {}) };
     const inheritedResource = new Map(Object.entries(c.inheritedResource ?? {}).map(([k, v]) => [k, { string: v }]));
-    const out = project(step(draft, { traceIds: cache, highs: highsOf(c.highs), receivedAtNs: RECEIVED, inheritedResource, samplingPriority: c.samplingPriority, resources: new Map(), lastIds: lastIds() }));
+    const out = project(step(draft, { traceIds: cache, highs: highsOf(c.highs), receivedAtNs: RECEIVED, inheritedResource, samplingPriority: c.samplingPriority, resources: new MemoTrie(), lastIds: lastIds() }));
     const compared = Object.fromEntries(Object.keys(c.expected).map((k) => [k, out[k]]));
     expect(compared).toEqual(c.expected);
   });

@@ -3,12 +3,13 @@
  * texts. What the step produces depends only on a handful of texts (ddtags, ddsource, and the
  * host / service / env / version fields), and an agent repeats the same ones for every line of a
  * container, in this request and the next. Equal texts therefore share one promotion, worked out
- * the first time the process sees them: the tags are split and promoted once per container rather
- * than once per line or per request, and records from one container share one resource map,
- * which the grouper recognises by identity (group.ts).
+ * the first time the process sees them (a MemoTrie, memo-trie.ts): the tags are split and promoted
+ * once per container rather than once per line or per request, and records from one container
+ * share one resource map, which the grouper recognises by identity (group.ts).
  */
 import { HOST_KEYS, SERVICE_KEYS, SOURCE_KEYS, TAGS_KEYS } from './datadog';
 import type { KeyValue } from '../../core/otlp/model';
+import { LastingMemoTrie, MemoTrie } from '../shared/memo-trie';
 import { promoteTag, promoteTags, tagList, toKeyValues, type Promoted } from '../shared/resource-promotion';
 
 /** [field alias group, tag key it is promoted as] in increasing precedence. */
@@ -41,96 +42,62 @@ export type Texts = (string | undefined)[];
 /** Distinct text combinations remembered per ddtags value; past it, records are promoted one by one. */
 const MAX_PER_TAGS = 64;
 
-interface Remembered {
-  texts: Texts;
-  shared: SharedPromotion;
+/** What one ddtags value (with `?ddtags=`) promotes, and the promotions of the other texts seen with it. */
+interface TagsEntry {
+  readonly tagged: Promoted;
+  /** by the other texts in order (undefined, an absent or non-scalar field, counts as a value) */
+  readonly combinations: MemoTrie<SharedPromotion>;
+  remembered: number;
 }
-
-/** What one ddtags value (with `?ddtags=`) promotes, and the combinations of other texts seen with it. */
-interface TagsNode {
-  tags: string | undefined;
-  tagged: Promoted;
-  remembered: Remembered[];
-}
-
-function sameTexts(a: Texts, b: Texts): boolean {
-  for (let i = 1; i < a.length; i++) if (a[i] !== b[i]) return false;
-  return true;
-}
-
-/** ddtags values of one length compared in turn, past which they are found by hashing. */
-const MAX_PER_LENGTH = 16;
 
 /**
- * Promotions by ddtags (the long, telling text: one value per container), then by the other texts
- * compared in turn (undefined, an absent or non-scalar field, counts as a value): no key string is
- * built per record, and the tags are split once per ddtags value.
- *
- * ddtags values are first told apart by length and then compared, not looked up in a Map: each
- * record's ddtags is a new string of some 200 characters, whose hash V8 computes character by
- * character on first use (≈ 0.3 µs), while comparing equal strings runs word by word.
+ * Promotions by ddtags (the long, telling text: one value per container), then by the other texts:
+ * the tags are split once per ddtags value, and no key string is built per record.
  */
 export class PromotionMemo {
-  private readonly byLength = new Map<number, TagsNode[]>();
-  private readonly byTags = new Map<string | undefined, TagsNode>();
-  /** Promotions made since the last {@link forgetAll}. */
-  private made = 0;
+  private readonly byTags: LastingMemoTrie<TagsEntry>;
 
   constructor(
     private readonly queryTags: string | undefined,
-    private readonly maxPromotions = Number.POSITIVE_INFINITY,
-  ) {}
-
-  /** Starts afresh: a memo that outlives requests must not grow with every container ever seen. */
-  private forgetAll(): void {
-    this.byLength.clear();
-    this.byTags.clear();
-    this.made = 0;
+    maxPromotions = Number.POSITIVE_INFINITY,
+  ) {
+    this.byTags = new LastingMemoTrie(maxPromotions);
   }
 
-  private tagsNode(tags: string | undefined): TagsNode {
-    let nodes: TagsNode[] | undefined;
-    if (tags !== undefined) {
-      nodes = this.byLength.get(tags.length);
-      if (nodes === undefined) {
-        nodes = [];
-        this.byLength.set(tags.length, nodes);
-      }
-      for (let i = 0; i < nodes.length; i++) if ((nodes[i] as TagsNode).tags === tags) return nodes[i] as TagsNode;
-      if (nodes.length >= MAX_PER_LENGTH) nodes = undefined;
+  private tagsEntry(tags: string | undefined): TagsEntry {
+    const node = this.byTags.next(tags);
+    if (node.value === undefined) {
+      const tagged: Promoted = { resource: new Map(), attributes: new Map() };
+      promoteTagTexts(tags, this.queryTags, tagged);
+      node.value = { tagged, combinations: new MemoTrie(), remembered: 0 };
     }
-    if (nodes === undefined) {
-      const known = this.byTags.get(tags);
-      if (known !== undefined) return known;
-    }
-    const tagged: Promoted = { resource: new Map(), attributes: new Map() };
-    promoteTagTexts(tags, this.queryTags, tagged);
-    const node: TagsNode = { tags, tagged, remembered: [] };
-    if (nodes !== undefined) nodes.push(node);
-    else this.byTags.set(tags, node);
-    return node;
+    return node.value;
   }
 
   /** The promotion for `texts`; undefined when `queryTags` is not this memo's or too many combinations share a ddtags. */
   promotionFor(texts: Texts, queryTags: string | undefined): SharedPromotion | undefined {
     if (queryTags !== this.queryTags) return undefined;
-    const node = this.tagsNode(texts[0]);
-    const { remembered } = node;
-    for (let i = 0; i < remembered.length; i++) {
-      const r = remembered[i] as Remembered;
-      if (sameTexts(r.texts, texts)) return r.shared;
-    }
-    if (remembered.length >= MAX_PER_TAGS) return undefined;
-    if (++this.made > this.maxPromotions) {
-      this.forgetAll();
-      return this.promotionFor(texts, queryTags);
-    }
-    const promoted: Promoted = { resource: new Map(node.tagged.resource), attributes: new Map(node.tagged.attributes) };
+    const entry = this.tagsEntry(texts[0]);
+    const known = findPath(entry.combinations, texts);
+    if (known !== undefined) return known;
+    if (entry.remembered >= MAX_PER_TAGS) return undefined;
+    if (!this.byTags.admit()) return this.promotionFor(texts, queryTags);
+    const promoted: Promoted = { resource: new Map(entry.tagged.resource), attributes: new Map(entry.tagged.attributes) };
     const consumed = promoteFields(texts, promoted);
     const shared: SharedPromotion = { resource: promoted.resource, attributes: promoted.attributes, consumed, attributeList: toKeyValues(promoted.attributes) };
-    remembered.push({ texts, shared });
+    let node = entry.combinations;
+    for (let i = 1; i < texts.length; i++) node = node.next(texts[i]);
+    node.value = shared;
+    entry.remembered++;
     return shared;
   }
+}
+
+/** The promotion remembered for the texts after ddtags, without adding nodes for a miss. */
+function findPath(root: MemoTrie<SharedPromotion>, texts: Texts): SharedPromotion | undefined {
+  let node: MemoTrie<SharedPromotion> | undefined = root;
+  for (let i = 1; i < texts.length && node !== undefined; i++) node = node.find(texts[i]);
+  return node?.value;
 }
 
 /**

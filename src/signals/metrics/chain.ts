@@ -16,6 +16,7 @@ import type { MetricContext, MetricItem } from './context';
 import { distributionMetric } from './distribution';
 import { MetricGrouper } from './group';
 import { seriesMetric } from './series';
+import { newOriginMemo } from './resource';
 import { serviceCheckMetric } from './service-check';
 import { sketchMetric } from './sketch';
 
@@ -51,7 +52,7 @@ export class MetricTranslation<G, M> {
   private readonly ctx: MetricChainContext;
 
   constructor(caches: TranslatorCaches, receivedAtNs: bigint, sink: MetricSink<G, M>) {
-    this.ctx = { streams: caches.metricStreams, internedOrigins: caches.internedOrigins, receivedAtNs, dropped: {}, origins: new Map(), grouper: new MetricGrouper(sink) };
+    this.ctx = { streams: caches.metricStreams, internedOrigins: caches.internedOrigins, receivedAtNs, dropped: {}, origins: newOriginMemo(), grouper: new MetricGrouper(sink) };
   }
 
   add(payload: MetricsPayload): void {

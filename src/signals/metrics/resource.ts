@@ -11,6 +11,7 @@
 import type { MetricResource } from './datadog';
 import type { KeyValue } from '../../core/otlp/model';
 import { KNOWN_KEYS } from '../shared/known-keys';
+import { LastingMemoTrie, MemoTrie } from '../shared/memo-trie';
 import { promoteTag, promoteTags, resourceKey, splitTag, toKeyValues, type Promoted } from '../shared/resource-promotion';
 
 /** A series' resource and point attributes, final; `resourceKey` groups equal resources. */
@@ -37,15 +38,6 @@ export function originOf(promoted: Promoted): MetricOrigin {
   return { resource, resourceKey: resourceKey(resource), attributes: toKeyValues(promoted.attributes) };
 }
 
-/** Roots of the memo's halves (see composeOrigin), and the key of what a tag path leads to (see findBuilt). */
-const RESOURCES = Symbol('resources');
-const ATTRIBUTES = Symbol('attributes');
-const BUILT = Symbol('built');
-/** The memo's table of tag sides (see sideOf). */
-const SIDES = Symbol('sides');
-type MemoNode = Map<string | symbol, unknown>;
-export type OriginMemo = MemoNode;
-
 /** What was built for one tag path with one list of resources and one source type. */
 interface Built<T> {
   resources: readonly MetricResource[];
@@ -53,15 +45,21 @@ interface Built<T> {
   value: T;
 }
 
-/** The memo node under `key`, created when missing. */
-function child(node: MemoNode, key: string | symbol): MemoNode {
-  let next = node.get(key) as MemoNode | undefined;
-  if (!next) {
-    next = new Map();
-    node.set(key, next);
-  }
-  return next;
+/** The origins built at one node of a tag path, for each list of resources and source type seen there. */
+type BuiltNode<T> = MemoTrie<Built<T>[]>;
+
+/**
+ * One request's origin memos (see memoizedOrigin): whole tag lists, then each half of a new tag
+ * list (see composeOrigin), and which half each tag goes to (see sideOf).
+ */
+export interface OriginMemo {
+  readonly byTags: BuiltNode<MetricOrigin>;
+  readonly resourceHalves: BuiltNode<MetricOrigin>;
+  readonly attributeHalves: BuiltNode<KeyValue[]>;
+  readonly sides: MemoTrie<TagSide>;
 }
+
+export const newOriginMemo = (): OriginMemo => ({ byTags: new MemoTrie(), resourceHalves: new MemoTrie(), attributeHalves: new MemoTrie(), sides: new MemoTrie() });
 
 function sameResources(a: readonly MetricResource[], b: readonly MetricResource[]): boolean {
   if (a.length !== b.length) return false;
@@ -71,11 +69,11 @@ function sameResources(a: readonly MetricResource[], b: readonly MetricResource[
 
 /**
  * What was built at the end of a tag path for these resources and source type: a short list
- * compared entry by entry rather than more tree levels, as a tag path nearly always comes with
+ * compared entry by entry rather than more trie levels, as a tag path nearly always comes with
  * one host, and a Map lookup per resource field was a third of the lookups per series.
  */
-function findBuilt<T>(node: MemoNode, resources: readonly MetricResource[], sourceTypeName: string): T | undefined {
-  const list = node.get(BUILT) as Built<T>[] | undefined;
+function findBuilt<T>(node: BuiltNode<T>, resources: readonly MetricResource[], sourceTypeName: string): T | undefined {
+  const list = node.value;
   if (list) for (const b of list) if (b.sourceTypeName === sourceTypeName && sameResources(b.resources, resources)) return b.value;
   return undefined;
 }
@@ -83,10 +81,10 @@ function findBuilt<T>(node: MemoNode, resources: readonly MetricResource[], sour
 /** Past this many resource lists, a node that outlives requests starts its list again: a tag list sent from every host of a fleet must not make each lookup a long scan. */
 const MAX_BUILT_PER_LASTING_NODE = 8;
 
-function addBuilt<T>(node: MemoNode, resources: readonly MetricResource[], sourceTypeName: string, value: T, lasting = false): T {
-  const list = node.get(BUILT) as Built<T>[] | undefined;
+function addBuilt<T>(node: BuiltNode<T>, resources: readonly MetricResource[], sourceTypeName: string, value: T, lasting = false): T {
+  const list = node.value;
   if (list && !(lasting && list.length >= MAX_BUILT_PER_LASTING_NODE)) list.push({ resources, sourceTypeName, value });
-  else node.set(BUILT, [{ resources, sourceTypeName, value }]);
+  else node.value = [{ resources, sourceTypeName, value }];
   return value;
 }
 
@@ -94,40 +92,40 @@ function addBuilt<T>(node: MemoNode, resources: readonly MetricResource[], sourc
  * originOf(promoteOrigin(…)) once per distinct tags and resources of a payload (`memo` lives as
  * long as the request): an agent payload repeats them in every metric of a container, and
  * promoting, ordering and keying them again for each series was a fifth of the series path.
- * The memo is a tree walked tag by tag, so no key string is built per series (the tag strings
- * themselves are interned by the decoder); a frozen tag list skips the tree (internedNode).
+ * The memo is walked tag by tag, so no key string is built per series (the tag strings
+ * themselves are interned by the decoder); a frozen tag list skips the walk (internedNode).
  * Items of equal origin share its arrays, which nothing changes once built.
  */
 export function memoizedOrigin(memo: OriginMemo, interned: OriginsByInternedTags, tags: readonly string[], resources: readonly MetricResource[], sourceTypeName = ''): MetricOrigin {
   const lasting = Object.isFrozen(tags);
-  const node = lasting ? internedNode(interned, tags) : treeNode(memo, tags);
-  return findBuilt<MetricOrigin>(node, resources, sourceTypeName) ?? addBuilt(node, resources, sourceTypeName, composeOrigin(memo, tags, resources, sourceTypeName), lasting);
+  const node = lasting ? interned.next(tags) : treeNode(memo.byTags, tags);
+  const found = findBuilt<MetricOrigin>(node, resources, sourceTypeName);
+  if (found !== undefined) return found;
+  const origin = composeOrigin(memo, tags, resources, sourceTypeName);
+  // a lasting trie that starts afresh has let go of `node`: add to the new one
+  if (lasting && !interned.admit()) return addBuilt(interned.next(tags), resources, sourceTypeName, origin, true);
+  return addBuilt(node, resources, sourceTypeName, origin, lasting);
 }
 
-function treeNode(memo: OriginMemo, tags: readonly string[]): MemoNode {
-  let node = memo;
-  for (const tag of tags) node = child(node, tag);
+function treeNode<T>(root: BuiltNode<T>, tags: readonly string[]): BuiltNode<T> {
+  let node = root;
+  for (const tag of tags) node = node.next(tag);
   return node;
 }
 
 /**
  * Built origins of a frozen tag list, across requests: the direct series reader interns tag runs
  * process-wide (metrics-v2-proto-direct.ts), so one list object stands for the same tags in
- * payload after payload, and one WeakMap lookup replaces the walk down the tree and the composing
- * of each new tag set in each request. A frozen list never changes, so what was built for it
- * stays right. Weak, so a list the reader's cache let go takes its origins with it. One per
- * process (caches.ts).
+ * payload after payload, and one lookup by that object replaces the walk along its tags and the
+ * composing of each new tag set in each request. A frozen list never changes, so what was built
+ * for it stays right. Bounded like every lasting memo: one per process (caches.ts).
  */
-export type OriginsByInternedTags = WeakMap<readonly string[], MemoNode>;
+export type OriginsByInternedTags = LastingMemoTrie<Built<MetricOrigin>[]>;
 
-function internedNode(interned: OriginsByInternedTags, tags: readonly string[]): MemoNode {
-  let node = interned.get(tags);
-  if (!node) {
-    node = new Map();
-    interned.set(tags, node);
-  }
-  return node;
-}
+/** Origins remembered across requests for this many (frozen tag list, resources) pairs, then afresh. */
+const MAX_INTERNED_ORIGINS = 16384;
+
+export const newInternedOrigins = (): OriginsByInternedTags => new LastingMemoTrie(MAX_INTERNED_ORIGINS);
 
 /**
  * A new tag set's origin from its two halves, each memoized on its own inputs: a tag's key alone
@@ -138,21 +136,20 @@ function internedNode(interned: OriginsByInternedTags, tags: readonly string[]):
 function composeOrigin(memo: OriginMemo, tags: readonly string[], resources: readonly MetricResource[], sourceTypeName: string): MetricOrigin {
   const resourceTags: string[] = [];
   const attributeTags: string[] = [];
-  let resourceNode = child(memo, RESOURCES);
-  let attributeNode = child(memo, ATTRIBUTES);
-  const sides = child(memo, SIDES);
+  let resourceNode = memo.resourceHalves;
+  let attributeNode = memo.attributeHalves;
   for (const tag of tags) {
-    const side = sideOf(sides, tag);
+    const side = sideOf(memo.sides, tag);
     if (side === 'resource') {
       resourceTags.push(tag);
-      resourceNode = child(resourceNode, tag);
+      resourceNode = resourceNode.next(tag);
     } else if (side === 'point') {
       attributeTags.push(tag);
-      attributeNode = child(attributeNode, tag);
+      attributeNode = attributeNode.next(tag);
     }
   }
-  const half = findBuilt<MetricOrigin>(resourceNode, resources, sourceTypeName) ?? addBuilt(resourceNode, resources, sourceTypeName, originOf(promoteOrigin(resourceTags, resources, sourceTypeName)));
-  const attributes = findBuilt<KeyValue[]>(attributeNode, NO_RESOURCES, '') ?? addBuilt(attributeNode, NO_RESOURCES, '', originOf(promoteOrigin(attributeTags, NO_RESOURCES)).attributes);
+  const half = findBuilt(resourceNode, resources, sourceTypeName) ?? addBuilt(resourceNode, resources, sourceTypeName, originOf(promoteOrigin(resourceTags, resources, sourceTypeName)));
+  const attributes = findBuilt(attributeNode, NO_RESOURCES, '') ?? addBuilt(attributeNode, NO_RESOURCES, '', originOf(promoteOrigin(attributeTags, NO_RESOURCES)).attributes);
   return { resource: half.resource, resourceKey: half.resourceKey, attributes };
 }
 
@@ -165,12 +162,11 @@ type TagSide = 'resource' | 'point' | 'none';
  * of the request: splitting and looking up a fresh key string for every tag of every new tag set
  * was most of composing it.
  */
-function sideOf(sides: MemoNode, tag: string): TagSide {
-  let side = sides.get(tag) as TagSide | undefined;
-  if (side === undefined) {
+function sideOf(sides: MemoTrie<TagSide>, tag: string): TagSide {
+  const node = sides.next(tag);
+  if (node.value === undefined) {
     const key = splitTag(tag)?.[0];
-    side = key === undefined ? 'none' : KNOWN_KEYS.get(key)?.resource ? 'resource' : 'point';
-    sides.set(tag, side);
+    node.value = key === undefined ? 'none' : KNOWN_KEYS.get(key)?.resource ? 'resource' : 'point';
   }
-  return side;
+  return node.value;
 }

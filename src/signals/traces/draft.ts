@@ -13,7 +13,7 @@ import type { AttributeMap } from '../shared/resource-promotion';
 import type { TraceIdCache } from '../shared/trace-id';
 import type { Step } from '../shared/step';
 import type { LastIds } from './last-id';
-import type { MemoTrie } from './memo-trie';
+import type { MemoTrie } from '../shared/memo-trie';
 
 /** Shared by every view that consumed nothing; never written to. */
 const NOTHING_GONE: string[] = [];
@@ -89,7 +89,7 @@ export interface SpanContext {
    * resource tags (see the resource step): spans of one process share one map instead of
    * building an equal one each.
    */
-  resources: Map<string, MemoTrie<AttributeMap>>;
+  resources: MemoTrie<AttributeMap>;
   /** The ids last converted, for the ids step: this translation's, not the process's. */
   lastIds: LastIds;
 }

@@ -21,7 +21,7 @@ import type { DdAgentInfo, DdTraceChunk, DdTracerPayload } from './datadog';
 import { KNOWN_KEYS } from '../shared/known-keys';
 import { promoteTag, promoteTags, type AttributeMap, type Promoted } from '../shared/resource-promotion';
 import type { SpanStep } from './draft';
-import { MemoTrie } from './memo-trie';
+import { MemoTrie } from '../shared/memo-trie';
 
 const BASE_SERVICE = '_dd.base_service';
 const PROCESS_ID = 'process_id';
@@ -139,7 +139,8 @@ function tagResource(meta: Tags<string>, metrics: Tags<number>): AttributeMap {
 /** What the spans of one chunk inherit, and the resources built on it so far (SpanContext). */
 export interface ChunkResources {
   inheritedResource: AttributeMap;
-  resources: Map<string, MemoTrie<AttributeMap>>;
+  /** by service, then as ownNode walks */
+  resources: MemoTrie<AttributeMap>;
 }
 
 /**
@@ -168,7 +169,7 @@ export class PayloadResources {
       seen.add(own);
       node = node.next(own);
     }
-    node.value ??= { inheritedResource: this.inherited(seen), resources: new Map() };
+    node.value ??= { inheritedResource: this.inherited(seen), resources: new MemoTrie() };
     return node.value;
   }
 
@@ -192,11 +193,7 @@ export const resource: SpanStep = (draft, ctx) => {
   const base = meta.get(BASE_SERVICE);
   const service = base || span.service || UNNAMED_SERVICE;
   const taken = [BASE_SERVICE];
-  let byService = ctx.resources.get(service);
-  if (!byService) {
-    byService = new MemoTrie();
-    ctx.resources.set(service, byService);
-  }
+  const byService = ctx.resources.next(service);
   // equal inputs give an equal resource: built once, the map shared (nothing changes it later)
   const node = ownNode(byService, meta, metrics, taken);
   node.value ??= spanResource(service, tagResource(meta, metrics), ctx.inheritedResource);
