@@ -6,7 +6,7 @@
  * translating it: method, path, headers without anything key-like, and the body exactly as sent
  * (still compressed if the client compressed it).
  *
- * Run: node -r ./bench/register.js test/clients/capture-agent.ts --out DIR [--port 8126] [--skip REGEX]
+ * Run: node -r ./bench/register.js test/clients/capture-agent.ts --out DIR [--port 8126] [--skip REGEX] [--without-v1]
  * It prints `listening <url>` once ready and writes DIR/requests.json after every request.
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
@@ -22,10 +22,17 @@ import { AGENT_VERSION, agentState, infoDocument } from '../../src/signals/contr
  */
 export const CAPTURE_ENDPOINTS = ['/v0.3/traces', '/v0.4/traces', '/v0.5/traces', '/v0.7/traces', '/v1.0/traces', '/v0.6/stats', '/telemetry/proxy/', '/info'];
 
-/** Our sidecar's own /info document (src/signals/control/info.ts), with the endpoints above. */
-export const captureInfoDocument = (port: number): string => {
+/** The V1 trace protocol endpoint: left out of /info to capture what a tracer sends an older agent. */
+const V1_TRACES = '/v1.0/traces';
+
+/**
+ * Our sidecar's own /info document (src/signals/control/info.ts), with the endpoints above, less
+ * `/v1.0/traces` when `withoutV1`.
+ */
+export const captureInfoDocument = (port: number, withoutV1 = false): string => {
   const config = optionsFor(loadConfig(parseArgs([]), {}), ROUTE_OPTIONS);
-  return infoDocument({ tracerEndpoints: CAPTURE_ENDPOINTS, config: { ...config, listen: { ...config.listen, port } } });
+  const tracerEndpoints = withoutV1 ? CAPTURE_ENDPOINTS.filter((e) => e !== V1_TRACES) : CAPTURE_ENDPOINTS;
+  return infoDocument({ tracerEndpoints, config: { ...config, listen: { ...config.listen, port } } });
 };
 
 /** One recorded request, as listed in requests.json. */
@@ -103,6 +110,8 @@ export interface CaptureAgentOptions {
   host?: string;
   /** Paths matching this are listed but their bodies not kept (tracer self-telemetry, say). */
   skip?: RegExp;
+  /** Leave `/v1.0/traces` out of /info, so tracers that would switch to it stay on v0.4. */
+  withoutV1?: boolean;
 }
 
 export interface CaptureAgent {
@@ -165,7 +174,7 @@ export async function startCaptureAgent(o: CaptureAgentOptions): Promise<Capture
   });
   await new Promise<void>((resolve) => server.listen(o.port ?? 0, o.host ?? '127.0.0.1', resolve));
   const port = (server.address() as AddressInfo).port;
-  info = captureInfoDocument(port);
+  info = captureInfoDocument(port, o.withoutV1);
   state = agentState(info);
   return {
     url: `http://${o.host ?? '127.0.0.1'}:${port}`,
@@ -186,11 +195,11 @@ const argValue = (name: string): string | undefined => {
 if (require.main === module) {
   const dir = argValue('--out');
   if (!dir) {
-    process.stderr.write('usage: capture-agent.ts --out DIR [--port 8126] [--host 127.0.0.1] [--skip REGEX]\n');
+    process.stderr.write('usage: capture-agent.ts --out DIR [--port 8126] [--host 127.0.0.1] [--skip REGEX] [--without-v1]\n');
     process.exit(2);
   }
   const skip = argValue('--skip');
-  startCaptureAgent({ dir, port: Number(argValue('--port') ?? 8126), host: argValue('--host'), skip: skip ? new RegExp(skip) : undefined }).then((agent) => {
+  startCaptureAgent({ dir, port: Number(argValue('--port') ?? 8126), host: argValue('--host'), skip: skip ? new RegExp(skip) : undefined, withoutV1: process.argv.includes('--without-v1') }).then((agent) => {
     process.stdout.write(`listening ${agent.url}\n`);
     const stop = (): void => {
       agent.close().then(() => process.exit(0));

@@ -7,9 +7,10 @@ CLIENTS_CACHE=${DD_BRIDGE_CLIENTS_CACHE:-$HOME/.cache/dd-otlp-bridge/clients}
 CAPTURE_PORT=${CAPTURE_PORT:-0}
 
 # A re-capture replaces everything in the fixture directory but its hand-written README.md.
+# start_capture_agent [capture-agent options, e.g. --without-v1]
 start_capture_agent() {
   mkdir -p "$OUT" && find "$OUT" -mindepth 1 ! -name README.md -delete
-  node -r "$ROOT/bench/register.js" "$ROOT/test/clients/capture-agent.ts" --out "$OUT" --port "$CAPTURE_PORT" --skip '^/telemetry/' >"$OUT/.agent.out" &
+  node -r "$ROOT/bench/register.js" "$ROOT/test/clients/capture-agent.ts" --out "$OUT" --port "$CAPTURE_PORT" --skip '^/telemetry/' "$@" >"$OUT/.agent.out" &
   CAPTURE_PID=$!
   until grep -q '^listening' "$OUT/.agent.out" 2>/dev/null; do
     kill -0 "$CAPTURE_PID" || { echo "capture agent did not start" >&2; return 1; }
