@@ -17,7 +17,7 @@ export function helpText(): string {
   return [
     'Usage: dd-otlp-bridge [serve] [options]',
     '       dd-otlp-bridge collector build|path|validate',
-    '       dd-otlp-bridge stack            (collector + sidecar, intake on, file sink unless DB_ENDPOINT is set)',
+    '       dd-otlp-bridge stack [--sink clickhouse|file]   (ClickHouse (DB_ENDPOINT, else an embedded one) + collector + sidecar, intake on)',
     '       dd-otlp-bridge stack dashboards|alerts create|list|get|update|delete [ID] [--file body.json] [--table]',
     '       dd-otlp-bridge stack sources list [--table]   (ClickStack management API, Cloud or open source; see stack dashboards --help)',
     '       dd-otlp-bridge agent-config <datadog.yaml> --url http://host:8126 [--api-key KEY] [--dry-run] [--revert]   (point an agent here; see agent-config --help)',

@@ -41,8 +41,17 @@ export interface Config {
   traceIdCacheTtlMs: number;
   metricStreamsMax: number;
   metricStreamsIdleMs: number;
+  hostMetadataMaxHosts: number;
+  hostMetadataTtlMs: number;
   logLevel: LogLevel;
+  stackSink: StackSink;
+  clickhouseHttpPort: number;
+  clickhouseTcpPort: number;
+  clickhouseHome: string | undefined;
 }
+
+/** Where `dd-otlp-bridge stack` has the collector write. */
+export type StackSink = 'clickhouse' | 'file';
 
 export type LogLevel = 'debug' | 'info' | 'warn' | 'error';
 export interface HostPort {
@@ -78,6 +87,18 @@ export const parseHostPort = (raw: string, source: string): HostPort => {
   const port = m ? Number(m[3]) : NaN;
   if (!m || port > 65535) throw new ConfigError(`${source}: expected host:port, got "${raw}"`);
   return { host: m[1] ?? (m[2] || '0.0.0.0'), port };
+};
+
+const parsePort = (raw: string, source: string): number => {
+  const n = Number(raw);
+  if (!Number.isSafeInteger(n) || n <= 0 || n > 65535) throw new ConfigError(`${source}: expected a port (1-65535), got "${raw}"`);
+  return n;
+};
+
+const parseStackSink = (raw: string, source: string): StackSink => {
+  const v = raw.trim().toLowerCase();
+  if (v === 'clickhouse' || v === 'file') return v;
+  throw new ConfigError(`${source}: expected clickhouse or file, got "${raw}"`);
 };
 
 const parseList = (raw: string): string[] =>
@@ -432,6 +453,24 @@ export const OPTIONS = [
     help: 'A metric stream not seen for this long is forgotten.',
   }),
   option({
+    key: 'hostMetadataMaxHosts',
+    flag: '--host-metadata-max-hosts',
+    env: ['DD_BRIDGE_HOST_METADATA_MAX_HOSTS'],
+    file: 'host_metadata.max_hosts',
+    default: 10_000,
+    parse: parsePositiveInt,
+    help: 'Hosts whose agent host metadata (host tags, cloud, Kubernetes) is kept to enrich their signals (least recently updated evicted).',
+  }),
+  option({
+    key: 'hostMetadataTtlMs',
+    flag: '--host-metadata-ttl-ms',
+    env: ['DD_BRIDGE_HOST_METADATA_TTL_MS'],
+    file: 'host_metadata.ttl_ms',
+    default: 7_200_000,
+    parse: parsePositiveInt,
+    help: 'A host whose agent sent no host metadata for this long is forgotten (agents send it every 30 minutes).',
+  }),
+  option({
     key: 'logLevel',
     flag: '--log-level',
     env: ['DD_BRIDGE_LOG_LEVEL', 'LOG_LEVEL'],
@@ -439,6 +478,42 @@ export const OPTIONS = [
     default: 'info',
     parse: parseLogLevel,
     help: 'debug, info, warn or error.',
+  }),
+  option({
+    key: 'stackSink',
+    flag: '--sink',
+    env: ['DD_BRIDGE_STACK_SINK'],
+    file: 'stack.sink',
+    default: 'clickhouse',
+    parse: parseStackSink,
+    help: '`stack` only: clickhouse (DB_ENDPOINT when set, else an embedded ClickHouse it starts) or file (OTLP JSON files under .cache/sink).',
+  }),
+  option({
+    key: 'clickhouseHttpPort',
+    flag: '--clickhouse-http-port',
+    env: ['DD_BRIDGE_CLICKHOUSE_HTTP_PORT'],
+    file: 'stack.clickhouse.http_port',
+    default: 8123,
+    parse: parsePort,
+    help: "`stack` only: the embedded ClickHouse's HTTP port on 127.0.0.1 (curl, HyperDX).",
+  }),
+  option({
+    key: 'clickhouseTcpPort',
+    flag: '--clickhouse-tcp-port',
+    env: ['DD_BRIDGE_CLICKHOUSE_TCP_PORT'],
+    file: 'stack.clickhouse.tcp_port',
+    default: 9000,
+    parse: parsePort,
+    help: "`stack` only: the embedded ClickHouse's native port on 127.0.0.1 (the collector's exporter).",
+  }),
+  option({
+    key: 'clickhouseHome',
+    flag: '--clickhouse-home',
+    env: ['DD_BRIDGE_CLICKHOUSE_HOME'],
+    file: 'stack.clickhouse.home',
+    default: undefined,
+    parse: optionalString,
+    help: '`stack` only: folder of the embedded ClickHouse: its Python venv (chdb-core), data/ (kept across restarts) and logs/. Default: .cache/clickhouse in the repo.',
   }),
 ] as const;
 

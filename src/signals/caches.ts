@@ -5,6 +5,7 @@
  * change (known-keys.ts, the severity names, …) are constants, not caches, and stay where they are.
  */
 import type { ResourceGroupings } from './shared/group';
+import { HostMetadataTable, type HostMetadataOptions } from './shared/host-metadata';
 import { PromotionMemos } from './logs/promotion-memo';
 import { newInternedOrigins, type OriginsByInternedTags } from './metrics/resource';
 import { DEFAULT_START_TIME_OPTIONS, StreamStartTimes, type StartTimeOptions } from './metrics/start-times';
@@ -24,11 +25,14 @@ export interface TranslatorCaches {
   internedOrigins: OriginsByInternedTags;
   /** span attribute names by meta / metrics key (traces/finish.ts) */
   spanAttributeNames: AttributeNames;
+  /** host tags, cloud and Kubernetes facts by host, from agent host metadata, added to every signal's resource (host-metadata.ts) */
+  hosts: HostMetadataTable;
 }
 
 export interface TranslatorCacheOptions {
   traceIds: TraceIdCacheOptions;
   metricStreams: StartTimeOptions;
+  hosts: HostMetadataOptions;
 }
 
 export function createTranslatorCaches(options: Partial<TranslatorCacheOptions> = {}): TranslatorCaches {
@@ -39,5 +43,6 @@ export function createTranslatorCaches(options: Partial<TranslatorCacheOptions> 
     groupings: new WeakMap(),
     internedOrigins: newInternedOrigins(),
     spanAttributeNames: new AttributeNames(),
+    hosts: new HostMetadataTable(options.hosts),
   };
 }

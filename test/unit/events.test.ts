@@ -15,7 +15,7 @@ describe('events → log records', () => {
         api: [{ msg_title: 'Deploy', timestamp: 1700000100, alert_type: 'success', tags: ['service:shop'] }],
       },
     });
-    expect(resourceLogsJson(translateEvents(events, RECEIVED, createTranslatorCaches().groupings))).toEqual({
+    expect(resourceLogsJson(translateEvents(events, RECEIVED, createTranslatorCaches()))).toEqual({
       resourceLogs: [
         {
           resource: {
@@ -82,9 +82,9 @@ describe('events → log records', () => {
   });
 
   it('API events: date_happened, warning severity; no time → receive time', () => {
-    const [withTime] = translateEvents([apiEvent({ title: 'T', text: 'x', date_happened: 1700000000, alert_type: 'warning' })], RECEIVED, createTranslatorCaches().groupings);
+    const [withTime] = translateEvents([apiEvent({ title: 'T', text: 'x', date_happened: 1700000000, alert_type: 'warning' })], RECEIVED, createTranslatorCaches());
     expect(withTime!.scopeLogs[0]!.logRecords[0]).toMatchObject({ timeUnixNano: 1_700_000_000_000_000_000n, severityNumber: 13, severityText: 'warn', eventName: 'datadog.event' });
-    const [noTime] = translateEvents([apiEvent({ title: 'T' })], RECEIVED, createTranslatorCaches().groupings);
+    const [noTime] = translateEvents([apiEvent({ title: 'T' })], RECEIVED, createTranslatorCaches());
     expect(noTime!.scopeLogs[0]!.logRecords[0]!.timeUnixNano).toBe(RECEIVED);
   });
 });

@@ -5,6 +5,7 @@
 import { AggregationTemporality, type Metric } from '../../src/core/otlp/model';
 import { parseAgentStats, parseClientStats } from '../../src/signals/traces/parse/stats';
 import { translateStats } from '../../src/signals/traces/stats';
+import { HostMetadataTable } from '../../src/signals/shared/host-metadata';
 import { attributesOf } from '../helpers/sink';
 import { keyValueJson } from '../helpers/otlp-json';
 import { encodeMsgpack } from '../fixtures/traces/msgpack-writer';
@@ -17,7 +18,7 @@ const byName = (metrics: Metric[], name: string): Metric => metrics.find((m) => 
 
 describe('APM stats → metrics', () => {
   it('turns one stats group into hits, errors, top-level hits and a duration histogram', () => {
-    const [resource, ...others] = translateStats(parseClientStats(encodeMsgpack(client([group()]) as never), 'v0.6 stats'));
+    const [resource, ...others] = translateStats(parseClientStats(encodeMsgpack(client([group()]) as never), 'v0.6 stats'), new HostMetadataTable());
     expect(others).toEqual([]);
     expect(plainAttributes(resource!.resource.attributes)).toEqual({ 'service.name': 'checkout', 'deployment.environment.name': 'prod', 'service.version': '1.0', 'host.name': 'h', 'telemetry.sdk.language': 'nodejs' });
     const metrics = resource!.scopeMetrics[0]!.metrics;
@@ -53,7 +54,7 @@ describe('APM stats → metrics', () => {
   });
 
   it('merges equal bins of the ok and error sketches and leaves out a sum the buckets do not describe', () => {
-    const [resource] = translateStats(parseClientStats(encodeMsgpack(client([group({ Hits: 5, OkSummary: ddSketch(2e6), ErrorSummary: ddSketch(2e6) })]) as never), 'v0.6 stats'));
+    const [resource] = translateStats(parseClientStats(encodeMsgpack(client([group({ Hits: 5, OkSummary: ddSketch(2e6), ErrorSummary: ddSketch(2e6) })]) as never), 'v0.6 stats'), new HostMetadataTable());
     const duration = byName(resource!.scopeMetrics[0]!.metrics, 'dd.trace.duration');
     const h = 'histogram' in duration ? duration.histogram.dataPoints[0] : undefined;
     expect(h).toMatchObject({ count: 2n, bucketCounts: [2n], explicitBounds: [] });
@@ -62,7 +63,7 @@ describe('APM stats → metrics', () => {
 
   it('groups the agent payload by service, with the agent host and env as defaults', () => {
     const body = encodeMsgpack({ AgentHostname: 'agent-h', AgentEnv: 'staging', Stats: [{ ...client([group(), group({ Service: 'worker', OkSummary: new Uint8Array(), ErrorSummary: new Uint8Array() })]), Hostname: '', Env: '' }] } as never);
-    const resources = translateStats(parseAgentStats(body, 'agent stats'));
+    const resources = translateStats(parseAgentStats(body, 'agent stats'), new HostMetadataTable());
     expect(resources.map((r) => plainAttributes(r.resource.attributes)['service.name'])).toEqual(['checkout', 'worker']);
     expect(plainAttributes(resources[1]!.resource.attributes)).toMatchObject({ 'host.name': 'agent-h', 'deployment.environment.name': 'staging' });
     // no sketch, no histogram: a count without a distribution would chart as a lie

@@ -7,7 +7,8 @@
 import type { DatadogEvent } from './datadog';
 import type { LogRecord, ResourceLogs } from '../../core/otlp/model';
 import { promoteTag, promoteTags, toKeyValues, type Promoted } from '../shared/resource-promotion';
-import { ResourceGrouper, resourceLogsOf, type ResourceGroupings } from '../shared/group';
+import { ResourceGrouper, resourceLogsOf } from '../shared/group';
+import type { TranslatorCaches } from '../caches';
 import { ModelSink } from '../shared/model-sink';
 import { epochToNs } from '../logs/timestamps';
 
@@ -45,14 +46,14 @@ function eventRecord(event: DatadogEvent, receivedAtNs: bigint, promoted: Promot
   };
 }
 
-export function translateEvents(events: readonly DatadogEvent[], receivedAtNs: bigint, groupings: ResourceGroupings): ResourceLogs[] {
+export function translateEvents(events: readonly DatadogEvent[], receivedAtNs: bigint, caches: Pick<TranslatorCaches, 'groupings' | 'hosts'>): ResourceLogs[] {
   const sink = new ModelSink<LogRecord>();
-  const grouper = new ResourceGrouper((resource, scope) => sink.group(resource, scope));
+  const grouper = new ResourceGrouper((resource, scope) => sink.group(resource, scope), caches.hosts);
   for (const event of events) {
     const promoted: Promoted = { resource: new Map(), attributes: new Map() };
     promoteTags(event.tags, promoted);
     if (event.host) promoteTag('host', event.host, promoted);
-    sink.add(grouper.ofMap(promoted.resource, groupings), eventRecord(event, receivedAtNs, promoted));
+    sink.add(grouper.ofMap(promoted.resource, caches.groupings), eventRecord(event, receivedAtNs, promoted));
   }
   return resourceLogsOf(sink);
 }

@@ -1,9 +1,11 @@
 /**
  * The one grouper, shared by logs, events, traces and metrics: resource → scope → records.
  * Records with equal resources (by resourceKey, so attribute order does not split them) share one
- * group of the sink, opened under SCOPE in first-seen order.
+ * group of the sink, opened under SCOPE in first-seen order, with what the host's metadata adds to
+ * the resource (host-metadata.ts): once per group, not per record.
  */
 import type { InstrumentationScope, KeyValue, LogRecord, Resource, ResourceLogs } from '../../core/otlp/model';
+import type { HostMetadataTable } from './host-metadata';
 import type { ModelSink } from './model-sink';
 import { resourceKey, toKeyValues, type AttributeMap } from './resource-promotion';
 import { SCOPE } from './scope';
@@ -40,7 +42,10 @@ export class ResourceGrouper<G> {
   private readonly byKey = new Map<string, G>();
   private readonly byMap = new Map<AttributeMap, G>();
 
-  constructor(private readonly open: (resource: Resource, scope: InstrumentationScope) => G) {}
+  constructor(
+    private readonly open: (resource: Resource, scope: InstrumentationScope) => G,
+    private readonly hosts: HostMetadataTable,
+  ) {}
 
   /** The group of `resource`, whose grouping the process's `groupings` may already know. */
   ofMap(resource: AttributeMap, groupings: ResourceGroupings): G {
@@ -56,7 +61,7 @@ export class ResourceGrouper<G> {
   ofKey(attributes: KeyValue[], key: string): G {
     let group = this.byKey.get(key);
     if (group === undefined) {
-      group = this.open({ attributes }, SCOPE);
+      group = this.open({ attributes: this.hosts.enrich(attributes) }, SCOPE);
       this.byKey.set(key, group);
     }
     return group;

@@ -6,7 +6,7 @@
  * the traces and logs paths; bounded in entries and in age (upstream's is a 100-entry LRU).
  */
 
-import { RecencyMap } from './recency-map';
+import { ExpiringMap } from './recency-map';
 
 const U64 = (1n << 64n) - 1n;
 const U128 = (1n << 128n) - 1n;
@@ -17,27 +17,18 @@ export interface TraceIdCacheOptions {
 }
 
 export class TraceIdCache {
-  /** Least recently remembered first. */
-  private readonly entries = new RecencyMap<bigint, { high: bigint; expiresAt: number }>();
-  constructor(
-    private readonly options: TraceIdCacheOptions = { maxEntries: 100_000, ttlMs: 10 * 60_000 },
-    private readonly now: () => number = Date.now,
-  ) {}
+  /** low → high, least recently remembered first */
+  private readonly entries: ExpiringMap<bigint, bigint>;
+  constructor(options: TraceIdCacheOptions = { maxEntries: 100_000, ttlMs: 10 * 60_000 }, now: () => number = Date.now) {
+    this.entries = new ExpiringMap(options.maxEntries, options.ttlMs, now);
+  }
 
   remember(low: bigint, high: bigint): void {
-    if (high === 0n) return;
-    this.entries.set(low, { high, expiresAt: this.now() + this.options.ttlMs });
-    if (this.entries.size > this.options.maxEntries) this.entries.dropOldest();
+    if (high !== 0n) this.entries.set(low, high);
   }
 
   highFor(low: bigint): bigint | undefined {
-    const hit = this.entries.get(low);
-    if (!hit) return undefined;
-    if (hit.expiresAt <= this.now()) {
-      this.entries.delete(low);
-      return undefined;
-    }
-    return hit.high;
+    return this.entries.get(low);
   }
 
   get size(): number {

@@ -57,7 +57,7 @@ export function translateTraces<G>(payload: DdTracePayload, ctx: TraceTranslatio
   const { caches, receivedAtNs } = ctx;
   const highs = learnTraceIdHighs(payload, caches.traceIds);
   // spans of a chunk share their resource map (see the resource step): most lookups end at the first map
-  const grouper = new ResourceGrouper((resource, scope) => sink.group(resource, scope));
+  const grouper = new ResourceGrouper((resource, scope) => sink.group(resource, scope), caches.hosts);
   const converted = lastIds();
   for (const tracer of payload.tracerPayloads) {
     const payloadResources = new PayloadResources(payloadResource(tracer, payload.agent));

@@ -16,6 +16,7 @@ import type { DdClientStatsPayload, DdGroupedStats, DdSketch, DdStatsPayload } f
 import { AggregationTemporality, type HistogramDataPoint, type KeyValue, type Metric, type NumberDataPoint, type ResourceMetrics } from '../../core/otlp/model';
 import type { MetricItem } from '../metrics/context';
 import { groupByResource } from '../metrics/group';
+import type { HostMetadataTable } from '../shared/host-metadata';
 import { resourceKey } from '../shared/resource-promotion';
 import { language } from './resource';
 
@@ -92,7 +93,7 @@ const durationMetric = (point: HistogramDataPoint): Metric => ({
 });
 
 /** One metric per measure and stats group; the metrics translator's grouping merges them per resource. */
-export function translateStats(payload: DdStatsPayload): ResourceMetrics[] {
+export function translateStats(payload: DdStatsPayload, hosts: HostMetadataTable): ResourceMetrics[] {
   const items: MetricItem[] = [];
   for (const client of payload.stats) {
     for (const bucket of client.buckets) {
@@ -110,5 +111,5 @@ export function translateStats(payload: DdStatsPayload): ResourceMetrics[] {
       }
     }
   }
-  return groupByResource(items);
+  return groupByResource(items, hosts);
 }

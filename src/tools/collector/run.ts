@@ -3,9 +3,10 @@
  * is ready, so callers never race the collector's start-up.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { createWriteStream, existsSync, mkdirSync } from 'node:fs';
+import { createWriteStream, existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { request } from 'node:http';
 import { dirname, join } from 'node:path';
+import { parseDocument } from 'yaml';
 import { REPO_ROOT } from './build';
 
 export const BASE_CONFIG = join(REPO_ROOT, 'collector-config.yaml');
@@ -13,19 +14,51 @@ export const OVERLAYS = {
   auth: join(REPO_ROOT, 'src', 'tools', 'collector', 'overlays', 'auth.yaml'),
   fileSink: join(REPO_ROOT, 'src', 'tools', 'collector', 'overlays', 'file-sink.yaml'),
   datadog: join(REPO_ROOT, 'src', 'tools', 'collector', 'overlays', 'datadog.yaml'),
+  persistentQueue: join(REPO_ROOT, 'src', 'tools', 'collector', 'overlays', 'persistent-queue.yaml'),
 } as const;
 export type OverlayName = keyof typeof OVERLAYS;
 
-/** Which overlays the environment asks for: auth with a token, file sink without a DB, Datadog when keyed and asked. */
+/**
+ * Which overlays the environment asks for: auth with a token, file sink without a DB; with one,
+ * the persistent queue, and Datadog when keyed and asked.
+ */
 export function overlaysFor(env: NodeJS.ProcessEnv): OverlayName[] {
   const overlays: OverlayName[] = [];
   if (env.OTLP_AUTH_TOKEN) overlays.push('auth');
-  if (!env.DB_ENDPOINT) overlays.push('fileSink');
-  else if (env.COLLECTOR_DATADOG_FANOUT === 'true') overlays.push('datadog');
-  return overlays;
+  if (!env.DB_ENDPOINT) return [...overlays, 'fileSink'];
+  if (env.COLLECTOR_DATADOG_FANOUT === 'true') overlays.push('datadog');
+  return [...overlays, 'persistentQueue'];
 }
 
-export const configArgs = (overlays: readonly OverlayName[], extra: readonly string[] = [], base = BASE_CONFIG): string[] => [base, ...overlays.map((o) => OVERLAYS[o]), ...extra].flatMap((c) => ['--config', c]);
+/** The `service.extensions` a config file enables. */
+const extensionsOf = (file: string): string[] => {
+  const doc = parseDocument(readFileSync(file, 'utf8')).toJS() as { service?: { extensions?: string[] } } | null;
+  return doc?.service?.extensions ?? [];
+};
+
+/**
+ * `--config` arguments: the base, the overlays, then the extra files. The collector's merge
+ * replaces lists, so when overlays each enable extensions (auth's authenticator, the persistent
+ * queue's storage) their union is given after them.
+ */
+/**
+ * The collector's environment for writing to a ClickHouse that the exporter sets up itself
+ * (create_schema): the endpoint, the persistent queue's folder, and the exponential-histogram
+ * table under the name HyperDX's metrics auto-detection looks for (see collector-config.yaml).
+ */
+export const clickHouseSinkEnv = (tcpEndpoint: string, queueDir: string): NodeJS.ProcessEnv => ({
+  DB_ENDPOINT: tcpEndpoint,
+  COLLECTOR_QUEUE_DIR: queueDir,
+  DB_EXP_HISTOGRAM_TABLE: 'otel_metrics_exp_histogram',
+});
+
+export const configArgs = (overlays: readonly OverlayName[], extra: readonly string[] = [], base = BASE_CONFIG): string[] => {
+  const layers = [base, ...overlays.map((o) => OVERLAYS[o])];
+  const enabling = layers.map(extensionsOf).filter((list) => list.length > 0);
+  const all = [...new Set(enabling.flat())];
+  const union = all.length > (enabling.at(-1)?.length ?? 0) ? [`yaml:service::extensions: [${all.join(', ')}]`] : [];
+  return [...layers, ...union, ...extra].flatMap((c) => ['--config', c]);
+};
 
 /** COLLECTOR_EXTRA_CONFIG: comma-separated config files merged last (like ClickStack's CUSTOM_OTELCOL_CONFIG_FILE). */
 export const extraConfigsFrom = (env: NodeJS.ProcessEnv): string[] =>
@@ -52,6 +85,8 @@ export interface RunOptions {
   logFile: string;
   /** Show the collector's output on our stdout too (the interactive stack). */
   echo?: boolean;
+  /** Have the kernel send the collector SIGTERM when this process dies, even by kill -9 (the interactive stack). */
+  stopWithParent?: boolean;
   readyTimeoutMs?: number;
 }
 
@@ -66,12 +101,21 @@ const probe = (url: string): Promise<boolean> =>
     req.end();
   });
 
+const SETPRIV = '/usr/bin/setpriv';
+
+/**
+ * util-linux's setpriv sets the parent-death signal and execs the collector in its place (same
+ * pid); it is kept across exec. Without setpriv the collector runs as is and outlives a killed parent.
+ */
+const withParentDeathSignal = (binary: string, args: string[], wanted: boolean): [string, string[]] => (wanted && existsSync(SETPRIV) ? [SETPRIV, ['--pdeathsig', 'TERM', '--', binary, ...args]] : [binary, args]);
+
 export async function startCollector(options: RunOptions): Promise<RunningCollector> {
   mkdirSync(dirname(options.logFile), { recursive: true });
   // the file exporter opens its files at start-up and does not create their folder
   if (options.overlays.includes('fileSink')) mkdirSync(options.env.FILE_SINK_DIR ?? join(process.cwd(), '.cache', 'sink'), { recursive: true });
   const out = createWriteStream(options.logFile, { flags: 'a' });
-  const child = spawn(options.binary, configArgs(options.overlays, options.extraConfigs, options.baseConfig), { env: options.env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const [command, args] = withParentDeathSignal(options.binary, configArgs(options.overlays, options.extraConfigs, options.baseConfig), options.stopWithParent === true);
+  const child = spawn(command, args, { env: options.env, stdio: ['ignore', 'pipe', 'pipe'] });
   for (const stream of [child.stdout, child.stderr]) {
     stream.pipe(out, { end: false });
     if (options.echo) stream.pipe(process.stdout, { end: false });
