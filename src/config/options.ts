@@ -31,6 +31,7 @@ export interface Config {
   exportMaxBytes: number;
   exportRetryMaxElapsedMs: number;
   decodeJsonMessage: boolean;
+  logTextCorrelation: boolean;
   spoolDir: string | undefined;
   spoolMaxBytes: number;
   spoolFsync: 'always' | 'never';
@@ -417,6 +418,15 @@ export const OPTIONS = [
     help: 'Unpack log messages that are JSON objects into severity, time, service, trace ids and attributes.',
   }),
   option({
+    key: 'logTextCorrelation',
+    flag: '--log-text-correlation',
+    env: ['DD_BRIDGE_LOG_TEXT_CORRELATION'],
+    file: 'logs.text_correlation',
+    default: true,
+    parse: parseBool,
+    help: 'Read injected dd.trace_id/dd.span_id/dd.service/dd.env/dd.version and the level out of plain-text log lines (the body is kept as sent).',
+  }),
+  option({
     key: 'traceIdCacheSize',
     flag: '--trace-id-cache-size',
     env: ['DD_BRIDGE_TRACE_ID_CACHE_SIZE'],
@@ -518,7 +528,7 @@ export const OPTIONS = [
 ] as const;
 
 /** What the routes read (RouteContext.config): encoding, log options, and what /info advertises. */
-export const ROUTE_OPTIONS = ['exportMaxBytes', 'decodeJsonMessage', 'listen', 'maxBodyBytes'] as const;
+export const ROUTE_OPTIONS = ['exportMaxBytes', 'decodeJsonMessage', 'logTextCorrelation', 'listen', 'maxBodyBytes'] as const;
 export type RouteOptions = Pick<Config, (typeof ROUTE_OPTIONS)[number]>;
 
 /** What the intake server reads per request: auth scope, body limits, decompression. */

@@ -145,7 +145,7 @@ describe('every signal from a host that sent metadata carries its host tags', ()
   });
 
   it('logs', () => {
-    const [logs] = translateLogsToModel({ entries: [{ message: 'hi', hostname: 'web-1', service: 'shop' }], queryTags: undefined }, RECEIVED, { caches, decodeJsonMessage: false });
+    const [logs] = translateLogsToModel({ entries: [{ message: 'hi', hostname: 'web-1', service: 'shop' }], queryTags: undefined }, RECEIVED, { caches, decodeJsonMessage: false, textCorrelation: true });
     hasHostTags(logs?.resource.attributes);
   });
 

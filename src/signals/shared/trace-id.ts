@@ -79,6 +79,17 @@ export function parseSpanIdText(text: string): bigint | undefined {
   return id > 0n && id <= U64 ? id : undefined;
 }
 
+/**
+ * `otel.trace_id` / `otel.span_id`: the ids of a span or log that began in OpenTelemetry, as the
+ * collector's datadog exporter writes them (lower-case hex of the id's bytes: 32 chars for a trace
+ * id, 16 for a span id). Exactly `hexChars` hex characters, not all zero; anything else → undefined.
+ */
+export function parseOtelHexId(text: string | undefined, hexChars: 32 | 16): bigint | undefined {
+  if (text === undefined || text.length !== hexChars || hexLetters(text) < 0) return undefined;
+  const id = BigInt('0x' + text);
+  return id > 0n ? id : undefined;
+}
+
 /** Full id from a 64-bit low half: explicit high half, else what the cache learned. */
 export function widenTraceId(id: bigint, tidHigh: bigint | undefined, cache: TraceIdCache): bigint {
   if (id > U64) return id;
