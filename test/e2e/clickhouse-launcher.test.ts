@@ -10,16 +10,7 @@ import { join } from 'node:path';
 import { REPO_ROOT } from '../../src/tools/collector/build';
 import { startTestClickHouse, TEST_CLICKHOUSE_HOME, type TestClickHouse } from '../helpers/clickhouse';
 import { freePort } from '../helpers/ports';
-import { eventually } from '../helpers/stack';
-
-const alive = (pid: number): boolean => {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-};
+import { eventually, processAlive as alive } from '../helpers/stack';
 
 describe('embedded ClickHouse launcher', () => {
   let ch: TestClickHouse;

@@ -11,7 +11,7 @@ import { dirname, join } from 'node:path';
 import { REPO_ROOT } from '../../src/tools/collector/build';
 import { clickHouseQuery, TEST_CLICKHOUSE_HOME } from '../helpers/clickhouse';
 import { freePort } from '../helpers/ports';
-import { collectorListenEnv, eventually } from '../helpers/stack';
+import { collectorListenEnv, eventually, processAlive as alive } from '../helpers/stack';
 
 jest.setTimeout(120_000);
 
@@ -24,15 +24,6 @@ interface StackRun {
   /** The pid a start-up log line names (`msg` is matched as a substring). */
   pidOf(msg: string): number;
 }
-
-const alive = (pid: number): boolean => {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-};
 
 const logLines = (output: string): Record<string, unknown>[] =>
   output

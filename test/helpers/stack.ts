@@ -85,6 +85,16 @@ export async function healthy(url: string): Promise<boolean> {
   }
 }
 
+/** Whether a process with this id exists (signal 0 checks without sending anything). */
+export const processAlive = (pid: number): boolean => {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+};
+
 /** Resolves true as soon as `check` does, false after `timeoutMs`. */
 export async function eventually(check: () => Promise<boolean>, timeoutMs: number): Promise<boolean> {
   const deadline = Date.now() + timeoutMs;

@@ -32,10 +32,10 @@ interface Run {
   spawnError?: Error;
 }
 
-function runCommand(cmd: string, args: string[], env: NodeJS.ProcessEnv = process.env): Promise<Run> {
+function runCommand(cmd: string, args: string[]): Promise<Run> {
   return new Promise((resolve) => {
     let output = '';
-    const child = spawn(cmd, args, { env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(cmd, args, { stdio: ['ignore', 'pipe', 'pipe'] });
     child.stdout.on('data', (d: Buffer) => (output += d.toString()));
     child.stderr.on('data', (d: Buffer) => (output += d.toString()));
     child.on('error', (err) => resolve({ code: null, output, spawnError: err }));
@@ -58,7 +58,7 @@ export async function ensureClickHouseVenv(home: string, log?: Logger): Promise<
   const venv = join(home, 'venv');
   const marker = join(venv, MARKER);
   if (venvReady(marker)) return venvPython(venv);
-  const python = process.env.DD_BRIDGE_PYTHON || 'python3';
+  const python = 'python3';
   const probe = await runCommand(python, ['-c', 'import venv, ensurepip']);
   if (probe.spawnError) throw new ClickHouseSetupError(`${python} not found: ${INSTALL_HINT}`);
   if (probe.code !== 0) throw new ClickHouseSetupError(`${python} lacks the venv module or ensurepip: ${INSTALL_HINT}\n${tail(probe.output, 3)}`);
@@ -157,7 +157,9 @@ export async function startClickHouse(options: ClickHouseOptions): Promise<Runni
   mkdirSync(dirname(logFile), { recursive: true });
   const runDir = mkdtempSync(join(home, 'run-'));
   const out = createWriteStream(logFile, { flags: 'a' });
-  const child = spawn(python, [SERVER_SCRIPT, '--data-dir', dataDir, '--run-dir', runDir, '--http-port', String(httpPort), '--tcp-port', String(tcpPort)], { stdio: ['ignore', 'pipe', 'pipe'] });
+  // its own process group: a terminal's Ctrl-C must not stop it before the collector has drained
+  // into it; server.py stops it when this process dies
+  const child = spawn(python, [SERVER_SCRIPT, '--data-dir', dataDir, '--run-dir', runDir, '--http-port', String(httpPort), '--tcp-port', String(tcpPort)], { stdio: ['ignore', 'pipe', 'pipe'], detached: true });
   child.stdout.pipe(out, { end: false });
   child.stderr.pipe(out, { end: false });
   let exitCode: number | null | undefined;

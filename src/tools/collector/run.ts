@@ -115,7 +115,9 @@ export async function startCollector(options: RunOptions): Promise<RunningCollec
   if (options.overlays.includes('fileSink')) mkdirSync(options.env.FILE_SINK_DIR ?? join(process.cwd(), '.cache', 'sink'), { recursive: true });
   const out = createWriteStream(options.logFile, { flags: 'a' });
   const [command, args] = withParentDeathSignal(options.binary, configArgs(options.overlays, options.extraConfigs, options.baseConfig), options.stopWithParent === true);
-  const child = spawn(command, args, { env: options.env, stdio: ['ignore', 'pipe', 'pipe'] });
+  // its own process group with stopWithParent: a terminal's Ctrl-C then reaches only us, and we
+  // stop the parts in order (the sidecar drains into the collector before the collector stops)
+  const child = spawn(command, args, { env: options.env, stdio: ['ignore', 'pipe', 'pipe'], detached: options.stopWithParent === true });
   for (const stream of [child.stdout, child.stderr]) {
     stream.pipe(out, { end: false });
     if (options.echo) stream.pipe(process.stdout, { end: false });
