@@ -147,6 +147,7 @@ export async function startSidecar(config: Config, log: Logger, overrides: Sidec
       traceIds: { maxEntries: config.traceIdCacheSize, ttlMs: config.traceIdCacheTtlMs },
       metricStreams: { maxEntries: config.metricStreamsMax, idleMs: config.metricStreamsIdleMs },
       hosts: { maxHosts: config.hostMetadataMaxHosts, ttlMs: config.hostMetadataTtlMs },
+      semconv: config.semconvOptIn,
     }),
     metrics,
   };

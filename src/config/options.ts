@@ -32,6 +32,7 @@ export interface Config {
   exportRetryMaxElapsedMs: number;
   decodeJsonMessage: boolean;
   logTextCorrelation: boolean;
+  semconvOptIn: SemconvOptIn;
   spoolDir: string | undefined;
   spoolMaxBytes: number;
   spoolFsync: 'always' | 'never';
@@ -55,6 +56,17 @@ export interface Config {
 export type StackSink = 'clickhouse' | 'file';
 
 export type LogLevel = 'debug' | 'info' | 'warn' | 'error';
+
+/**
+ * Which attribute names a semantic-convention group is written under, as OpenTelemetry's
+ * `OTEL_SEMCONV_STABILITY_OPT_IN` says: `old` (no opt-in: `http.url`, `db.statement`), `stable`
+ * (`http`: `url.full`, `database`: `db.query.text`) or `dup` (`http/dup`: both).
+ */
+export type SemconvNames = 'old' | 'stable' | 'dup';
+export interface SemconvOptIn {
+  http: SemconvNames;
+  database: SemconvNames;
+}
 export interface HostPort {
   host: string;
   port: number;
@@ -130,6 +142,17 @@ const parseCompression = (raw: string, source: string): 'gzip' | 'none' => {
   const v = raw.trim().toLowerCase();
   if (v === 'gzip' || v === 'none') return v;
   throw new ConfigError(`${source}: expected gzip or none, got "${raw}"`);
+};
+
+/**
+ * `OTEL_SEMCONV_STABILITY_OPT_IN`: a comma-separated list shared by every OpenTelemetry component
+ * of a process, so entries for other groups (`messaging`, `rpc`, …) are ignored rather than refused.
+ * `<group>/dup` wins over `<group>`, as the OpenTelemetry specification says.
+ */
+export const parseSemconvOptIn = (raw: string): SemconvOptIn => {
+  const entries = new Set(parseList(raw.toLowerCase()));
+  const names = (group: keyof SemconvOptIn): SemconvNames => (entries.has(`${group}/dup`) ? 'dup' : entries.has(group) ? 'stable' : 'old');
+  return { http: names('http'), database: names('database') };
 };
 
 export class ConfigError extends Error {
@@ -407,6 +430,15 @@ export const OPTIONS = [
     default: 20_000,
     parse: parsePositiveInt,
     help: 'On SIGTERM: stop accepting, let in-flight requests finish for up to this long, then exit.',
+  }),
+  option({
+    key: 'semconvOptIn',
+    flag: '--semconv-stability-opt-in',
+    env: ['OTEL_SEMCONV_STABILITY_OPT_IN'],
+    file: 'semconv_stability_opt_in',
+    default: { http: 'old', database: 'old' },
+    parse: parseSemconvOptIn,
+    help: 'HTTP and database attribute names on spans and APM-stats metrics: empty = the names HyperDX reads (http.url, http.method, http.status_code, db.statement); http / database = the stable names (url.full, db.query.text, …); http/dup, database/dup = both.',
   }),
   option({
     key: 'decodeJsonMessage',

@@ -116,10 +116,10 @@ describe('dd-trace → sidecar → real collector', () => {
     expect(root?.span).toMatchObject({ name: 'GET /orders/:id', kind: 2 });
     expect(root?.span.parentSpanId ?? '').toBe('');
     expect(root?.span.status?.code ?? 0).toBe(0);
-    expect(root?.attributes).toMatchObject({ 'datadog.span.name': 'web.request', 'dd.span.Resource': 'GET /orders/:id', 'http.route': '/orders/:id', 'http.request.method': 'GET', 'http.response.status_code': '200', 'sampling.priority': '1' });
+    expect(root?.attributes).toMatchObject({ 'datadog.span.name': 'web.request', 'dd.span.Resource': 'GET /orders/:id', 'http.route': '/orders/:id', 'http.method': 'GET', 'http.status_code': '200', 'sampling.priority': '1' });
 
-    expect(db?.span).toMatchObject({ name: 'SELECT shop', kind: 3, parentSpanId: app.root.spanId });
-    expect(db?.attributes).toMatchObject({ 'db.system.name': 'postgres', 'dd.span.Resource': 'SELECT * FROM orders WHERE id = ?' });
+    expect(db?.span).toMatchObject({ name: 'SELECT orders', kind: 3, parentSpanId: app.root.spanId });
+    expect(db?.attributes).toMatchObject({ 'db.system': 'postgres', 'db.statement': 'SELECT * FROM orders WHERE id = ?', 'dd.span.Resource': 'SELECT * FROM orders WHERE id = ?' });
     const fetched = db?.events.find((e) => e.name === 'rows.fetched');
     expect(fetched?.attributes).toEqual({ rows: expect.anything(), cached: false });
     expect(String(fetched?.attributes.rows)).toBe('3');

@@ -6,6 +6,7 @@
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { gunzipSync } from 'node:zlib';
 import type { DdTracePayload } from '../../src/signals/traces/datadog';
 import { encodeExportRequests, spanStreamEncoder } from '../../src/core/otlp/encode';
 import { parseMediaType } from '../../src/core/wire/media-type';
@@ -34,6 +35,10 @@ const jsonSeeds = readdirSync(CHAIN).flatMap((f) => {
 });
 const traces = jsonSeeds.map((b) => JSON.parse(b.toString()) as Encodable[]);
 
+/** Real clients' bytes (test/fixtures/captured/*, see their READMEs): OTel-origin spans, DB spans, errors with stacks, sampling rates. */
+const CAPTURED = join(__dirname, '..', 'fixtures', 'captured');
+const captured = (file: string): Buffer => readFileSync(join(CAPTURED, file));
+
 const caches = createTranslatorCaches();
 const identity = tracerPayloadFromHeaders({ 'datadog-meta-lang': 'nodejs' });
 const RECEIVED = 1_700_000_000_000_000_000n;
@@ -47,10 +52,8 @@ function translateAndEncode(payload: DdTracePayload): void {
 
 fuzzTarget('traces-v04-json', jsonSeeds, (input) => translateAndEncode({ tracerPayloads: [parseV04Traces(input, parseMediaType('application/json'), identity, 'v0.4')] }));
 
-fuzzTarget(
-  'traces-v04-msgpack',
-  traces.map((t) => encodeMsgpack(t)),
-  (input) => translateAndEncode({ tracerPayloads: [parseV04Traces(input, parseMediaType('application/msgpack'), identity, 'v0.4')] }),
+fuzzTarget('traces-v04-msgpack', [...traces.map((t) => encodeMsgpack(t)), captured('node-dd-trace-5.132.0/007-v0.4_traces.msgpack'), captured('go-dd-trace-go-2.12.0-v0.4/006-v0.4_traces.msgpack')], (input) =>
+  translateAndEncode({ tracerPayloads: [parseV04Traces(input, parseMediaType('application/msgpack'), identity, 'v0.4')] }),
 );
 
 const v05Seed = encodeMsgpack([
@@ -78,7 +81,7 @@ const v05Seed = encodeMsgpack([
     ],
   ],
 ]);
-fuzzTarget('traces-v05', [v05Seed], (input) => translateAndEncode({ tracerPayloads: [parseV05Traces(input, identity, 'v0.5')] }));
+fuzzTarget('traces-v05', [v05Seed, captured('python-ddtrace-4.16.0/006-v0.5_traces.msgpack')], (input) => translateAndEncode({ tracerPayloads: [parseV05Traces(input, identity, 'v0.5')] }));
 
 fuzzTarget(
   'traces-v07',
@@ -134,10 +137,11 @@ const agentSeeds = [
     }),
   ),
   Buffer.from(encodeAgentPayload({ idxTracerPayloads: [idx] })),
+  gunzipSync(captured('datadog-exporter-0.155.0/009-api_v0.2_traces.pb.gzip')),
 ];
 fuzzTarget('traces-agent-payload', agentSeeds, (input) => translateAndEncode(decodeAgentPayload(input)));
 
 const client = clientStatsPayload([statsGroup(), statsGroup({ HTTPStatusCode: 500, OkSummary: new Uint8Array() })]);
 const encodeMetrics = (resources: ReturnType<typeof translateStats>): void => void encodeExportRequests({ signal: 'metrics', resources }, 64 * 1024);
-fuzzTarget('stats-tracer', [encodeMsgpack(client as never)], (input) => encodeMetrics(translateStats(parseClientStats(input, 'v0.6 stats'), caches.hosts)));
-fuzzTarget('stats-agent', [encodeMsgpack({ AgentHostname: 'h', Stats: [client, client] } as never)], (input) => encodeMetrics(translateStats(parseAgentStats(input, 'agent stats'), caches.hosts)));
+fuzzTarget('stats-tracer', [encodeMsgpack(client as never)], (input) => encodeMetrics(translateStats(parseClientStats(input, 'v0.6 stats'), caches)));
+fuzzTarget('stats-agent', [encodeMsgpack({ AgentHostname: 'h', Stats: [client, client] } as never)], (input) => encodeMetrics(translateStats(parseAgentStats(input, 'agent stats'), caches)));
