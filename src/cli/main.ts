@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 /**
  * dd-otlp-bridge command line: `serve` (default) runs the sidecar; `collector …` builds and checks
- * the stock collector; `stack` runs both for local use; `stack dashboards|alerts|sources …` drives
+ * the stock collector; `stack` runs both for local use (`--ui`: with HyperDX; `hyperdx` builds or serves it alone); `stack dashboards|alerts|sources …` drives
  * the ClickStack management API; `agent-config` points a Datadog Agent here.
  */
 import { readFileSync } from 'node:fs';
@@ -16,6 +16,7 @@ const agentConfigCli = (): typeof import('../tools/agent-config/cli') => require
 const stackApiCli = (): typeof import('../tools/stack-api/cli') => require('../tools/stack-api/cli');
 const collectorCli = (): typeof import('./collector') => require('./collector');
 const stackCli = (): typeof import('./stack') => require('./stack');
+const hyperdxCli = (): typeof import('./hyperdx') => require('./hyperdx');
 
 export async function serve(config: Config, log: Logger): Promise<() => Promise<void>> {
   const sidecar = await startSidecar(config, log);
@@ -49,6 +50,8 @@ async function main(argv: string[]): Promise<number> {
       return collectorCli().collectorCommand(rest, log);
     case 'stack':
       return stackCli().stackCommand(args, log);
+    case 'hyperdx':
+      return hyperdxCli().hyperdxCommand(rest, config, log, (stop) => onShutdown(log, stop));
     default:
       process.stderr.write(`unknown command "${command}"\n\n${helpText()}`);
       return 2;

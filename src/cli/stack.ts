@@ -12,6 +12,7 @@ import { DEFAULT_CLICKHOUSE_HOME, startClickHouse, type RunningClickHouse } from
 import { clickHouseSinkEnv, extraConfigsFrom, overlaysFor, startCollector } from '../tools/collector/run';
 import { loadConfig, type Config, type ParsedArgs } from '../config';
 import type { Logger } from '../core/observability/log';
+import { serveUi } from './hyperdx';
 import { startSidecar } from './sidecar';
 import { onShutdown } from './shutdown';
 
@@ -66,9 +67,19 @@ export async function stackCommand(args: ParsedArgs, log: Logger): Promise<numbe
     throw err;
   });
 
+  const hyperdx = config.ui
+    ? await serveUi(config, log, clickhouse?.httpUrl).catch(async (err: unknown) => {
+        await sidecar.stop();
+        await collector.stop();
+        await clickhouse?.stop();
+        throw err;
+      })
+    : undefined;
+
   let stopping: Promise<void> | undefined;
   const stopAll = (): Promise<void> =>
     (stopping ??= (async () => {
+      await hyperdx?.stop();
       await sidecar.stop();
       await collector.stop();
       await clickhouse?.stop();

@@ -50,6 +50,9 @@ export interface Config {
   clickhouseHttpPort: number;
   clickhouseTcpPort: number;
   clickhouseHome: string | undefined;
+  ui: boolean;
+  uiSource: string | undefined;
+  uiPort: number;
 }
 
 /** Where `dd-otlp-bridge stack` has the collector write. */
@@ -556,6 +559,33 @@ export const OPTIONS = [
     default: undefined,
     parse: optionalString,
     help: '`stack` only: folder of the embedded ClickHouse: its Python venv (chdb-core), data/ (kept across restarts) and logs/. Default: .cache/clickhouse in the repo.',
+  }),
+  option({
+    key: 'ui',
+    flag: '--ui',
+    env: ['DD_BRIDGE_UI'],
+    file: 'stack.ui.enabled',
+    default: false,
+    parse: parseBool,
+    help: "`stack` only: also build (once per source, cached under DD_BRIDGE_HYPERDX_CACHE, default ~/.cache/dd-otlp-bridge/hyperdx) and serve the HyperDX UI in local mode, connected to the stack's ClickHouse. See docs/hyperdx-ui.md.",
+  }),
+  option({
+    key: 'uiSource',
+    flag: '--ui-source',
+    env: ['DD_BRIDGE_HYPERDX_SOURCE'],
+    file: 'stack.ui.source',
+    default: undefined,
+    parse: optionalString,
+    help: '`stack --ui` and `hyperdx`: the HyperDX source, a hyperdxio/hyperdx clone or its .tar.gz. Default: the newest ../shared/vendor/hyperdx/*.tar.gz beside the repo.',
+  }),
+  option({
+    key: 'uiPort',
+    flag: '--ui-port',
+    env: ['DD_BRIDGE_UI_PORT'],
+    file: 'stack.ui.port',
+    default: 8080,
+    parse: parsePort,
+    help: "`stack --ui` and `hyperdx serve`: the HyperDX UI's port on 127.0.0.1.",
   }),
 ] as const;
 

@@ -3,7 +3,7 @@
  * is ready, so callers never race the collector's start-up.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { createWriteStream, existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { createWriteStream, existsSync, mkdirSync, readFileSync, type WriteStream } from 'node:fs';
 import { request } from 'node:http';
 import { dirname, join } from 'node:path';
 import { parseDocument } from 'yaml';
@@ -90,7 +90,8 @@ export interface RunOptions {
   readyTimeoutMs?: number;
 }
 
-const probe = (url: string): Promise<boolean> =>
+/** True when `url` answers 200 within a second. */
+export const probe = (url: string): Promise<boolean> =>
   new Promise((resolve) => {
     const req = request(url, { timeout: 1000 }, (res) => {
       res.resume();
@@ -107,7 +108,7 @@ const SETPRIV = '/usr/bin/setpriv';
  * util-linux's setpriv sets the parent-death signal and execs the collector in its place (same
  * pid); it is kept across exec. Without setpriv the collector runs as is and outlives a killed parent.
  */
-const withParentDeathSignal = (binary: string, args: string[], wanted: boolean): [string, string[]] => (wanted && existsSync(SETPRIV) ? [SETPRIV, ['--pdeathsig', 'TERM', '--', binary, ...args]] : [binary, args]);
+export const withParentDeathSignal = (binary: string, args: string[], wanted: boolean): [string, string[]] => (wanted && existsSync(SETPRIV) ? [SETPRIV, ['--pdeathsig', 'TERM', '--', binary, ...args]] : [binary, args]);
 
 export async function startCollector(options: RunOptions): Promise<RunningCollector> {
   mkdirSync(dirname(options.logFile), { recursive: true });
@@ -122,6 +123,32 @@ export async function startCollector(options: RunOptions): Promise<RunningCollec
     stream.pipe(out, { end: false });
     if (options.echo) stream.pipe(process.stdout, { end: false });
   }
+  const stop = await superviseChild(child, () => probe(options.healthUrl), {
+    what: 'collector',
+    notReady: `collector not healthy at ${options.healthUrl} in time`,
+    logFile: options.logFile,
+    out,
+    readyTimeoutMs: options.readyTimeoutMs,
+  });
+  return { process: child, logFile: options.logFile, stop };
+}
+
+export interface SuperviseOptions {
+  /** Names the child in errors. */
+  what: string;
+  /** The error when `ready` never says so in time. */
+  notReady: string;
+  logFile: string;
+  /** The child's log stream, ended by stop(). */
+  out: WriteStream;
+  readyTimeoutMs?: number | undefined;
+}
+
+/**
+ * Polls `ready` until the child is up; a child that exits first, or is not ready in time (then it
+ * is killed), rejects, naming its log. Resolves with its stop: SIGTERM, then SIGKILL after 10 s.
+ */
+export async function superviseChild(child: ChildProcess, ready: () => Promise<boolean>, options: SuperviseOptions): Promise<() => Promise<void>> {
   let exited: number | null | undefined;
   const exit = new Promise<void>((resolve) =>
     child.on('exit', (code) => {
@@ -130,26 +157,22 @@ export async function startCollector(options: RunOptions): Promise<RunningCollec
     }),
   );
   const deadline = Date.now() + (options.readyTimeoutMs ?? 60_000);
-  while (!(await probe(options.healthUrl))) {
-    if (exited !== undefined) throw new Error(`collector exited with ${exited} during start-up; see ${options.logFile}`);
+  while (!(await ready())) {
+    if (exited !== undefined) throw new Error(`${options.what} exited with ${exited} during start-up; see ${options.logFile}`);
     if (Date.now() > deadline) {
       child.kill('SIGKILL');
-      throw new Error(`collector not healthy at ${options.healthUrl} in time; see ${options.logFile}`);
+      throw new Error(`${options.notReady}; see ${options.logFile}`);
     }
     await new Promise((r) => setTimeout(r, 100));
   }
-  return {
-    process: child,
-    logFile: options.logFile,
-    async stop() {
-      if (exited === undefined) {
-        child.kill('SIGTERM');
-        const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
-        await exit;
-        clearTimeout(timer);
-      }
-      out.end();
-    },
+  return async () => {
+    if (exited === undefined) {
+      child.kill('SIGTERM');
+      const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
+      await exit;
+      clearTimeout(timer);
+    }
+    options.out.end();
   };
 }
 
