@@ -90,7 +90,7 @@ fuzzTarget(
 );
 
 const v1Seeds = [
-  readFileSync(join(__dirname, '..', 'fixtures', 'captured', 'go-dd-trace-go-2.12.0-v1', '006-v1.0_traces.msgpack')),
+  readFileSync(join(__dirname, '..', 'fixtures', 'captured', 'go-dd-trace-go-2.12.0-v1', '005-v1.0_traces.msgpack')),
   encodeV1Payload({
     env: 'prod',
     attributes: { k: { a: new Uint8Array([1]), list: ['x', 1n, 2.5, true] } },
