@@ -5,8 +5,8 @@
  * pointing at the sidecar; everything else (what the library aggregates, serializes, compresses
  * and sends: v1 submitMetrics and submitDistributionPoints) is the library's own.
  */
-import { BufferedMetricsLogger } from 'datadog-metrics';
 import { randomUUID } from 'node:crypto';
+import { sendWorkload } from '../helpers/datadog-metrics';
 import { waitFor } from '../helpers/sink';
 import { pointNamed, pointsNamed } from '../helpers/sink-metrics';
 import { startStack, type TestStack } from '../helpers/stack';
@@ -33,17 +33,8 @@ afterAll(async () => {
 describe('datadog-metrics → real collector', () => {
   it('gauges, counters, histograms and distributions land with their types, values, times and resources', async () => {
     const prefix = `dm.${randomUUID().slice(0, 8)}.`;
-    const metrics = new BufferedMetricsLogger({ apiKey: 'dm-key', host: 'dm-host', prefix, defaultTags: ['env:prod', 'service:worker'], flushIntervalSeconds: 0 });
-    const before = BigInt(Math.floor(Date.now() / 1000) - 1) * S;
-    metrics.gauge('queue.depth', 7, ['queue:emails']);
-    metrics.increment('jobs.done', 2);
-    metrics.increment('jobs.done', 3);
-    metrics.histogram('job.ms', 10);
-    metrics.histogram('job.ms', 30);
-    metrics.distribution('payload.bytes', 100);
-    metrics.distribution('payload.bytes', 300);
-    await metrics.flush();
-    const after = BigInt(Math.floor(Date.now() / 1000) + 1) * S;
+    const sent = await sendWorkload(prefix);
+    const [before, after] = [BigInt(sent.before) * S, BigInt(sent.after) * S];
 
     const points = await waitFor(
       () => pointsNamed(stack.sinkDir, prefix),
