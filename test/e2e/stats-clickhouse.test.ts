@@ -8,9 +8,10 @@
  * `datadog.service` on both.
  */
 import { capturedDir, non2xx, replayCaptured } from '../helpers/captured';
-import { startTestClickHouse, type TestClickHouse } from '../helpers/clickhouse';
-import { startStack, type TestStack } from '../helpers/stack';
+import type { TestClickHouse } from '../helpers/clickhouse';
+import { useClickHouseStack } from '../helpers/clickhouse-stack';
 
+/** Any key: the stack runs without an auth token. */
 const KEY = 'stats-clickhouse-key';
 /** The spans and the stats; remote config, telemetry and the dogstatsd proxy are other tests' concern. */
 const NOT_TRACES_OR_STATS = /^(?!\/(v0\.4\/traces|v0\.6\/stats)$)/;
@@ -25,24 +26,18 @@ interface ServicePair {
 }
 
 describe('APM stats in ClickHouse under the service of their spans', () => {
-  let ch: TestClickHouse;
-  let stack: TestStack;
+  const running = useClickHouseStack();
+  const ch = (): TestClickHouse => running.ch;
   beforeAll(async () => {
-    ch = await startTestClickHouse();
-    stack = await startStack({ sink: 'clickhouse', clickhouse: ch, authToken: KEY });
     // capture order: the spans teach the bridge each integration's base service before the stats arrive
-    expect(non2xx(await replayCaptured(capturedDir('node-dd-trace-5.132.0-stats'), stack.intakeUrl, KEY, NOT_TRACES_OR_STATS))).toEqual([]);
-    await ch.waitForRows('SELECT SpanId FROM otel_traces', SPANS, WAIT_MS);
-    await ch.waitForRows(`SELECT Value FROM otel_metrics_sum WHERE MetricName = 'dd.trace.hits'`, STATS_GROUPS, WAIT_MS);
-  });
-  afterAll(async () => {
-    await stack?.stop();
-    await ch?.stop();
+    expect(non2xx(await replayCaptured(capturedDir('node-dd-trace-5.132.0-stats'), running.stack.intakeUrl, KEY, NOT_TRACES_OR_STATS))).toEqual([]);
+    await ch().waitForRows('SELECT SpanId FROM otel_traces', SPANS, WAIT_MS);
+    await ch().waitForRows(`SELECT Value FROM otel_metrics_sum WHERE MetricName = 'dd.trace.hits'`, STATS_GROUPS, WAIT_MS);
   });
 
   it('dd.trace.hits rows carry the ServiceName of the spans, the integration service as datadog.service', async () => {
-    const spans = await ch.query<ServicePair>(`SELECT DISTINCT ServiceName, SpanAttributes['datadog.service'] AS integration FROM otel_traces ORDER BY ServiceName, integration`);
-    const hits = await ch.query<ServicePair>(`SELECT DISTINCT ServiceName, Attributes['datadog.service'] AS integration FROM otel_metrics_sum WHERE MetricName = 'dd.trace.hits' ORDER BY ServiceName, integration`);
+    const spans = await ch().query<ServicePair>(`SELECT DISTINCT ServiceName, SpanAttributes['datadog.service'] AS integration FROM otel_traces ORDER BY ServiceName, integration`);
+    const hits = await ch().query<ServicePair>(`SELECT DISTINCT ServiceName, Attributes['datadog.service'] AS integration FROM otel_metrics_sum WHERE MetricName = 'dd.trace.hits' ORDER BY ServiceName, integration`);
     expect(spans).toEqual([
       { ServiceName: 'node-shop', integration: '' },
       { ServiceName: 'node-shop', integration: 'node-shop-postgres' },
@@ -51,11 +46,11 @@ describe('APM stats in ClickHouse under the service of their spans', () => {
   });
 
   it("each query's hits sit where its spans do: same ServiceName, integration service and resource", async () => {
-    const bySpans = await ch.query<{ ServiceName: string; integration: string; resource: string; n: string }>(
+    const bySpans = await ch().query<{ ServiceName: string; integration: string; resource: string; n: string }>(
       `SELECT ServiceName, SpanAttributes['datadog.service'] AS integration, SpanAttributes['dd.span.Resource'] AS resource, toString(count()) AS n
        FROM otel_traces WHERE SpanAttributes['datadog.span.name'] = 'pg.query' GROUP BY ServiceName, integration, resource ORDER BY resource`,
     );
-    const byHits = await ch.query<{ ServiceName: string; integration: string; resource: string; n: string }>(
+    const byHits = await ch().query<{ ServiceName: string; integration: string; resource: string; n: string }>(
       `SELECT ServiceName, Attributes['datadog.service'] AS integration, Attributes['dd.span.Resource'] AS resource, toString(sum(Value)) AS n
        FROM otel_metrics_sum WHERE MetricName = 'dd.trace.hits' AND Attributes['datadog.span.name'] = 'pg.query' GROUP BY ServiceName, integration, resource ORDER BY resource`,
     );
@@ -64,7 +59,7 @@ describe('APM stats in ClickHouse under the service of their spans', () => {
   });
 
   it('the hits count every span the tracer sent', async () => {
-    const [hits] = await ch.query<{ n: string }>(`SELECT toString(sum(Value)) AS n FROM otel_metrics_sum WHERE MetricName = 'dd.trace.hits'`);
+    const [hits] = await ch().query<{ n: string }>(`SELECT toString(sum(Value)) AS n FROM otel_metrics_sum WHERE MetricName = 'dd.trace.hits'`);
     expect(hits?.n).toBe(String(SPANS));
   });
 });
