@@ -6,8 +6,8 @@
  * (`/work/shared/reference/clickstack-destination.md` §3): the HTTP panel's keys on HTTP spans, the
  * Database tab's query text, the exception event's stack, endpoints, integration spans under
  * their process's service, the datadog exporter's 128-bit ids, scope and Ok status, and SampleRate.
- * No captured client sent APM stats (none computes them against our /info), so the `dd.trace.*`
- * side of the one-service rule is covered by test/unit/traces-stats.test.ts only.
+ * The `dd.trace.*` side of the one-service rule, from a real tracer's APM stats, is
+ * test/e2e/stats-clickhouse.test.ts.
  */
 import { capturedDir, non2xx, replayCaptured } from '../helpers/captured';
 import { startTestClickHouse, type TestClickHouse } from '../helpers/clickhouse';

@@ -123,6 +123,12 @@ export const collectorListenEnv = (p: CollectorPorts): NodeJS.ProcessEnv => ({
   COLLECTOR_METRICS_PORT: String(p.metrics),
 });
 
+/**
+ * No table TTL: ClickHouse drops rows already past it at insert, and a captured client's
+ * timestamps age past collector-config.yaml's default (DB_TTL 720h) 30 days after the capture.
+ */
+const NO_TTL = '0';
+
 export async function startStack(options: StackOptions = {}): Promise<TestStack> {
   const [grpcPort, httpPort, healthPort, metricsPort, intakePort, adminPort] = await Promise.all(Array.from({ length: 6 }, freePort));
   const dir = mkdtempSync(join(tmpdir(), 'dd-otlp-bridge-e2e-'));
@@ -131,7 +137,7 @@ export async function startStack(options: StackOptions = {}): Promise<TestStack>
   const collectorEnv: NodeJS.ProcessEnv = {
     ...collectorListenEnv({ grpc: grpcPort, http: httpPort, health: healthPort, metrics: metricsPort }),
     COLLECTOR_BATCH_TIMEOUT: '100ms',
-    ...(options.sink === 'clickhouse' ? clickHouseSinkEnv(options.clickhouse.tcpEndpoint, queueDir) : { FILE_SINK_DIR: sinkDir }),
+    ...(options.sink === 'clickhouse' ? { ...clickHouseSinkEnv(options.clickhouse.tcpEndpoint, queueDir), DB_TTL: NO_TTL } : { FILE_SINK_DIR: sinkDir }),
     ...(options.authToken ? { OTLP_AUTH_TOKEN: options.authToken } : {}),
     ...options.collectorEnv,
   };

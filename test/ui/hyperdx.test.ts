@@ -2,9 +2,9 @@
  * The HyperDX UI (local mode, built from the shared snapshot) in a real browser, looking at data
  * that real clients sent through the sidecar and the collector into a real ClickHouse:
  * dd-trace for Node (an HTTP server with a database-like span, an error span and pino logs under
- * log injection, shipped as the logs agent ships them) and agent-format metrics (a gauge and a
- * sketch). Then, as a new user: the connection form, the logs search, a log's side panel and its
- * trace, the services page and Chart Explorer. Every wait is on an element; screenshots go to
+ * log injection, an access log among them, shipped as the logs agent ships them) and agent-format
+ * metrics (a gauge and a sketch). Then, as a new user: the connection form, the logs search, the
+ * access log's HTTP section, a log's side panel and its trace, the services page and Chart Explorer. Every wait is on an element; screenshots go to
  * .cache/ui-screenshots/.
  */
 import { execFileSync } from 'node:child_process';
@@ -157,6 +157,26 @@ describe('HyperDX UI on data from real clients through the bridge', () => {
     const infoLevel = rows.filter({ hasText: 'order 42 loaded' }).getByText('info', { exact: true });
     expect(isReddish(await colourOf(infoLevel.first()))).toBe(false);
     await browser.screenshot('02-logs-search');
+  });
+
+  it('the access log keeps Datadog’s HTTP attribute names in ClickHouse (logs use the default names)', async () => {
+    const rows = await ch.query<{ url: string; method: string; status: string }>(
+      `SELECT LogAttributes['http.url'] AS url, LogAttributes['http.method'] AS method, LogAttributes['http.status_code'] AS status
+       FROM otel_logs WHERE ServiceName = {service:String} AND Body = 'GET /orders/42 200'`,
+      { service: SERVICE },
+    );
+    expect(rows).toEqual([{ url: expect.stringMatching(/^http:\/\/127\.0\.0\.1:\d+\/orders\/42$/), method: 'GET', status: '200' }]);
+  });
+
+  it('the access log’s side panel has the HTTP section (HyperDX shows it when the log has http.url)', async () => {
+    const rows = await search(`ServiceName:"${SERVICE}"`);
+    await rows.filter({ hasText: 'GET /orders/42 200' }).first().click();
+    const panel = page.getByTestId('row-side-panel');
+    await visible(panel.getByText('HTTP Request'));
+    await visible(panel.getByText(/^http:\/\/127\.0\.0\.1:\d+\/orders\/42$/));
+    await browser.screenshot('03-access-log-http');
+    await page.keyboard.press('Escape');
+    await panel.waitFor({ state: 'hidden', timeout: VISIBLE });
   });
 
   it('a correlated log’s side panel: "View Trace" opens the waterfall of its own trace', async () => {

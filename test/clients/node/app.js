@@ -5,6 +5,8 @@
  * a server span and pg spans, with pino and winston lines at every level inside them. Service, env,
  * version and the agent URL come from DD_SERVICE, DD_ENV, DD_VERSION and DD_TRACE_AGENT_URL.
  * Usage: node app.js OUT_DIR (log files are written there); PG* variables name the database.
+ * With SHOP_STAY_UP=1 it stays up after its requests until SIGTERM, so a tracer computing APM stats
+ * (DD_TRACE_STATS_COMPUTATION_ENABLED=true) lives long enough to flush them (run.sh decides when).
  */
 // dd-trace first, so it can instrument http, pg, pino and winston as they load (its documented rule).
 const tracer = require('dd-trace').init({ logInjection: true });
@@ -92,6 +94,16 @@ const call = (method, urlPath, body) =>
     req.end(body === undefined ? undefined : JSON.stringify(body));
   });
 
+/** dd-trace's stats flush timer does not keep the process alive: this does, until the run script is done. */
+const stayUpUntilSigterm = () =>
+  new Promise((resolve) => {
+    const alive = setInterval(() => {}, 1000);
+    process.once('SIGTERM', () => {
+      clearInterval(alive);
+      resolve();
+    });
+  });
+
 async function main() {
   await pool.query('CREATE TABLE IF NOT EXISTS orders (id SERIAL PRIMARY KEY, item TEXT NOT NULL, quantity INTEGER NOT NULL)');
   await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -99,6 +111,7 @@ async function main() {
   const fetched = await call('GET', '/orders/1');
   const failed = await call('POST', '/cart/checkout?cart=c-42');
   process.stdout.write(`POST /orders ${created}, GET /orders/1 ${fetched}, POST /cart/checkout ${failed}\n`);
+  if (process.env.SHOP_STAY_UP === '1') await stayUpUntilSigterm();
   server.close();
   await pool.end();
   await new Promise((resolve) => winstonLog.on('finish', resolve).end());

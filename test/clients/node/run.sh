@@ -2,6 +2,8 @@
 # Captures Node dd-trace (the repository's devDependency) into
 # test/fixtures/captured/node-dd-trace-<version>/ (see README.md). Needs PostgreSQL's initdb and
 # pg_ctl on PATH and a `postgres` user to run them (PostgreSQL refuses to run as root).
+# CAPTURE_STATS=1 captures the same app with APM stats computed by the tracer instead, into
+# node-dd-trace-<version>-stats/ (no log files: the logs capture is the plain run's).
 set -euo pipefail
 HERE=$(cd "$(dirname "$0")" && pwd)
 ROOT=$(cd "$HERE/../../.." && pwd)
@@ -10,7 +12,8 @@ source "$ROOT/test/clients/capture-lib.sh"
 DEPS=$CLIENTS_CACHE/node
 [ -d "$DEPS/node_modules/pg" ] || npm install --prefix "$DEPS" --no-save --no-audit --no-fund pg@8.23.1
 VERSION=$(node -p "require('$ROOT/node_modules/dd-trace/package.json').version")
-OUT=$ROOT/test/fixtures/captured/node-dd-trace-$VERSION
+STATS=${CAPTURE_STATS:-0}
+OUT=$ROOT/test/fixtures/captured/node-dd-trace-$VERSION$([ "$STATS" = 1 ] && echo -stats)
 
 # A throwaway database cluster: postgres cannot reach files under root's home, so it lives in /tmp.
 PGDIR=$(mktemp -d /tmp/dd-otlp-bridge-capture-pg.XXXXXX)
@@ -21,6 +24,21 @@ su postgres -s /bin/sh -c "initdb -D '$PGDIR/data' -A trust -U shop >/dev/null &
 stop_postgres() { su postgres -s /bin/sh -c "pg_ctl -D '$PGDIR/data' -m fast -w stop >/dev/null"; rm -rf "$PGDIR"; }
 trap 'stop_capture_agent; stop_postgres' EXIT
 start_capture_agent
+APP_ENV=(DD_TRACE_AGENT_URL="$CAPTURE_URL" DD_SERVICE=node-shop DD_ENV=capture DD_VERSION=1.0.0 NODE_PATH="$DEPS/node_modules")
+if [ "$STATS" = 1 ]; then
+  # The tracer flushes stats every 10 s and only while the process lives: keep the app up until
+  # the capture agent has recorded a stats payload (at most 60 s), then let it stop.
+  LOGS=$(mktemp -d /tmp/dd-otlp-bridge-capture-logs.XXXXXX)
+  env "${APP_ENV[@]}" DD_TRACE_STATS_COMPUTATION_ENABLED=true SHOP_STAY_UP=1 node "$HERE/app.js" "$LOGS" &
+  APP_PID=$!
+  for _ in $(seq 300); do grep -q '"/v0.6/stats"' "$OUT/requests.json" 2>/dev/null && break; sleep 0.2; done
+  kill -TERM "$APP_PID"
+  wait "$APP_PID"
+  rm -rf "$LOGS"
+  grep -q '"/v0.6/stats"' "$OUT/requests.json" || { echo "no stats payload within 60 s" >&2; exit 1; }
+  stop_capture_agent
+  exit 0
+fi
 env DD_TRACE_AGENT_URL="$CAPTURE_URL" DD_SERVICE=node-shop DD_ENV=capture DD_VERSION=1.0.0 NODE_PATH="$DEPS/node_modules" \
   node "$HERE/app.js" "$OUT"
 TAGS=env:capture,version:1.0.0
