@@ -1,6 +1,6 @@
 /**
  * Metrics with ClickHouse as the judge (issue 23, item 3): real clients through bridge → collector →
- * ClickHouse, read back with the columns HyperDX's metric charts read (clickstack-destination.md §3;
+ * ClickHouse, read back with the columns HyperDX's metric charts read (docs/hyperdx-ui.md, What HyperDX reads;
  * `MetricName`, `Value`, `TimeUnix`, `ResourceAttributes`, `Attributes`, and for sums
  * `AggregationTemporality`/`IsMonotonic`). Each Datadog type lands in the table docs/translation.md
  * ("Type mapping") gives it:

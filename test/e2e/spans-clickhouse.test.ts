@@ -3,7 +3,7 @@
  * ddtrace 4.16.0, Node dd-trace 5.132.0, Go dd-trace-go 2.12.0 over v0.4, the collector's datadog
  * exporter 0.155.0; see each fixture's README) sent through the sidecar and the collector into a
  * real ClickHouse, and the rows read with the SQL shapes of HyperDX's views
- * (`/work/shared/reference/clickstack-destination.md` §3): the HTTP panel's keys on HTTP spans, the
+ * (docs/hyperdx-ui.md, What HyperDX reads): the HTTP panel's keys on HTTP spans, the
  * Database tab's query text, the exception event's stack, endpoints, integration spans under
  * their process's service, the datadog exporter's 128-bit ids, scope and Ok status, and SampleRate.
  * The `dd.trace.*` side of the one-service rule, from a real tracer's APM stats, is

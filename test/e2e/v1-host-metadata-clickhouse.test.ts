@@ -1,6 +1,6 @@
 /**
  * Issue 25 items 8–9 end to end, real clients' bytes through bridge → collector → ClickHouse, read
- * back with the columns HyperDX reads (clickstack-destination.md §3):
+ * back with the columns HyperDX reads (docs/hyperdx-ui.md, What HyperDX reads):
  *
  * - dd-trace-go 2.12.0's /v1.0/traces (test/fixtures/captured/go-dd-trace-go-2.12.0-v1/): its 14
  *   spans in otel_traces with their full 128-bit trace ids, a ServiceName, and parents that are

@@ -1,8 +1,7 @@
 /**
  * Loaded with `node --require` into the HyperDX API server that the management CLI's tests run
  * (test/hyperdx-api/server.ts). It leaves HyperDX's files untouched and bridges what FerretDB v1
- * (the MongoDB stand-in, SQLite backend) does not do, as measured in
- * ../shared/reference/clickstack-destination.md §4:
+ * (the MongoDB stand-in, SQLite backend) does not do (docs/management-cli.md, Tests):
  * - TTL indexes (`expireAfterSeconds`, error 238): connect-mongo's session store creates one at
  *   start, and its failure breaks register and login. Dropped: sessions then never expire, which
  *   a test server does not mind.

@@ -1,6 +1,6 @@
 /**
  * What the real HyperDX API server needs on a machine without Docker or MongoDB, built once and
- * cached under ~/.cache/dd-otlp-bridge (facts in ../shared/reference/clickstack-destination.md §4):
+ * cached under ~/.cache/dd-otlp-bridge (docs/management-cli.md, Tests):
  * - FerretDB v1 (MongoDB wire protocol over SQLite) from the Go module proxy. The module zip lacks
  *   build/version/version.txt, without which the binary panics at start, so the module source is
  *   copied, the file written and the binary built from the copy.
