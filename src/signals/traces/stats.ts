@@ -38,11 +38,16 @@ function resourceOf(client: DdClientStatsPayload, group: DdGroupedStats, payload
   ]);
 }
 
+/** The metrics' names and the two attributes naming what they count: `migrate` builds APM tiles on them. */
+export const STATS_METRICS = { hits: 'dd.trace.hits', errors: 'dd.trace.errors', topLevelHits: 'dd.trace.top_level_hits', duration: 'dd.trace.duration' } as const;
+export const OPERATION_ATTRIBUTE = 'datadog.span.name';
+export const RESOURCE_ATTRIBUTE = 'dd.span.Resource';
+
 function pointAttributes(g: DdGroupedStats): KeyValue[] {
   return [
     ...strings([
-      ['datadog.span.name', g.name],
-      ['dd.span.Resource', g.resource],
+      [OPERATION_ATTRIBUTE, g.name],
+      [RESOURCE_ATTRIBUTE, g.resource],
       ['datadog.span.type', g.type],
       ['span.kind', g.spanKind],
       ['http.request.method', g.httpMethod],
@@ -85,7 +90,7 @@ const sum = (name: string, description: string, point: NumberDataPoint): Metric 
 });
 
 const durationMetric = (point: HistogramDataPoint): Metric => ({
-  name: 'dd.trace.duration',
+  name: STATS_METRICS.duration,
   description: 'Span duration',
   unit: 's',
   histogram: { dataPoints: [point], aggregationTemporality: AggregationTemporality.Delta },
@@ -103,7 +108,11 @@ export function translateStats(payload: DdStatsPayload): ResourceMetrics[] {
         const key = resourceKey(resource);
         const attributes = pointAttributes(g);
         const point = (value: bigint): NumberDataPoint => ({ attributes, startTimeUnixNano, timeUnixNano, value: { int: value } });
-        const metrics = [sum('dd.trace.hits', 'Spans counted by the tracer', point(g.hits)), sum('dd.trace.errors', 'Spans with an error', point(g.errors)), sum('dd.trace.top_level_hits', 'Top-level spans (service entry points)', point(g.topLevelHits))];
+        const metrics = [
+          sum(STATS_METRICS.hits, 'Spans counted by the tracer', point(g.hits)),
+          sum(STATS_METRICS.errors, 'Spans with an error', point(g.errors)),
+          sum(STATS_METRICS.topLevelHits, 'Top-level spans (service entry points)', point(g.topLevelHits)),
+        ];
         const duration = durationPoint(g, { attributes, startTimeUnixNano, timeUnixNano });
         if (duration) metrics.push(durationMetric(duration));
         for (const metric of metrics) items.push({ resource, resourceKey: key, metric });

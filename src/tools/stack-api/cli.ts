@@ -10,9 +10,10 @@ import { formatTable } from './table';
 
 const STACK_API_USAGE = `Usage: dd-otlp-bridge stack dashboards create|list|get|update|delete [ID] [options]
        dd-otlp-bridge stack alerts     create|list|get|update|delete [ID] [options]
+       dd-otlp-bridge stack saved-searches create|list|get|update|delete [ID] [options]
        dd-otlp-bridge stack sources    list [options]
 
-Manages ClickStack dashboards, alerts and sources through its management API: Managed ClickStack
+Manages ClickStack dashboards, alerts, saved searches and sources through its management API: Managed ClickStack
 (ClickHouse Cloud API, HTTP Basic with a Cloud API key) or open source (HyperDX /api/v2, Bearer
 personal API key). Request bodies are checked against the HyperDX OpenAPI document before they
 are sent; replies are checked against it too.
@@ -232,14 +233,14 @@ function checkInvocation(inv: Invocation): void {
 
 const MASK = '********';
 
-/** Every byte the command writes passes here: a credential never reaches a terminal or CI log. */
-const masking =
+/** Every byte the command (and `migrate`) writes passes here: a credential never reaches a terminal or CI log. */
+export const masking =
   (secrets: readonly (string | undefined)[]) =>
   (text: string): string =>
     secrets.filter((s): s is string => s !== undefined && s.length >= 4).reduce((acc, secret) => acc.split(secret).join(MASK), text);
 
 /** Known before the deployment is: a usage error may come before resolveMode. */
-const givenSecrets = (flags: ReadonlyMap<string, string>, env: NodeJS.ProcessEnv): (string | undefined)[] => [flags.get('--key-secret'), flags.get('--api-key'), env.CLICKSTACK_KEY_SECRET, env.HYPERDX_PERSONAL_API_KEY];
+export const givenSecrets = (flags: ReadonlyMap<string, string>, env: NodeJS.ProcessEnv): (string | undefined)[] => [flags.get('--key-secret'), flags.get('--api-key'), env.CLICKSTACK_KEY_SECRET, env.HYPERDX_PERSONAL_API_KEY];
 
 const showJson = (value: unknown): string => `${JSON.stringify(value ?? null, null, 2)}\n`;
 
