@@ -166,11 +166,14 @@ function parseMethods(r: Reader): MetricMethod[] {
   return methods;
 }
 
-function parseMetric(r: Reader, first: string): MetricQuery {
+function parseMetric(r: Reader, first: string, start: number): MetricQuery {
   let aggregator: string | undefined;
   let metric = first;
   if (r.eat(':')) {
-    if (!AGGREGATORS.has(first)) r.fail(`unknown space aggregator "${first}"`);
+    if (!AGGREGATORS.has(first)) {
+      r.pos = start;
+      r.fail(`unknown space aggregator "${first}"`);
+    }
     aggregator = first;
     metric = r.word(NAME_CHAR, 'a metric name');
   }
@@ -214,6 +217,8 @@ function parsePrimary(r: Reader): Expr {
     if (!Number.isFinite(value)) r.fail(`not a number: "${number}"`);
     return { kind: 'number', value };
   }
+  r.skipSpace();
+  const start = r.pos;
   const name = r.word(NAME_CHAR, 'a metric query, number or function');
   if (r.eat('(')) {
     const args: FunctionArg[] = [];
@@ -224,7 +229,7 @@ function parsePrimary(r: Reader): Expr {
     }
     return { kind: 'call', name, args };
   }
-  return parseMetric(r, name);
+  return parseMetric(r, name, start);
 }
 
 function parseProduct(r: Reader): Expr {
