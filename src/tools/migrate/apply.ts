@@ -25,10 +25,17 @@ export const MONITORS_DASHBOARD = { name: 'Datadog monitors (migrated)', marker:
 const hasTag = (marker: string) => (o: { tags?: string[] }) => o.tags?.includes(marker) ?? false;
 const alertOf = (marker: string) => (a: Alert) => a.note?.startsWith(marker) ?? false;
 
-/** Tiles of `body` take the ids of same-named tiles of `existing`, so an update keeps them. */
+/**
+ * Tiles of `body` take the ids of `existing`'s tiles, so an update keeps them: the n-th tile of a
+ * name takes the id of the n-th existing tile of that name (notes are often untitled).
+ */
 function keepTileIds(tiles: readonly TileInput[], existing: Dashboard | undefined): TileInput[] {
-  const ids = new Map((existing?.tiles ?? []).map((t) => [t.name, t.id]));
-  return tiles.map((t) => (ids.has(t.name) ? { ...t, id: ids.get(t.name) } : t));
+  const ids = new Map<string, string[]>();
+  for (const t of existing?.tiles ?? []) ids.set(t.name, [...(ids.get(t.name) ?? []), t.id]);
+  return tiles.map((t) => {
+    const id = ids.get(t.name)?.shift();
+    return id === undefined ? t : { ...t, id };
+  });
 }
 
 async function upsertDashboard(api: Api, body: DashboardRequest, existing: Dashboard | undefined): Promise<Dashboard | undefined> {
