@@ -15,7 +15,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { loadDocument, SchemaValidator } from '../../src/tools/stack-api/openapi';
 import { startOpenApiServer, type OpenApiServer } from '../helpers/openapi-server';
-import { assertCliBuilt, runCli, STACK_API_FIXTURES as FIXTURES, type Run } from '../helpers/stack-cli';
+import { assertCliBuilt, runCli, seedAlertArgs, seedAlertBody, STACK_API_FIXTURES as FIXTURES, tableNames, type Run } from '../helpers/stack-cli';
 
 const fixture = (name: string): Record<string, unknown> => JSON.parse(readFileSync(join(FIXTURES, name), 'utf8')) as Record<string, unknown>;
 const SOURCES = JSON.parse(readFileSync(join(FIXTURES, 'sources.json'), 'utf8')) as Record<string, unknown>[];
@@ -115,44 +115,15 @@ describe('stack management CLI, Managed ClickStack (OpenAPI stand-in)', () => {
   });
 
   it('alerts: create from flags, get, update from a file with a flag over it, delete', async () => {
-    const created = json(
-      await stack([
-        'alerts',
-        'create',
-        '--dashboard-id=65f5e4a3b9e77c001a567890',
-        '--tile-id',
-        '65f5e4a3b9e77c001a901234',
-        '--threshold',
-        '100',
-        '--interval',
-        '1h',
-        '--threshold-type',
-        'above',
-        '--webhook-id',
-        '65f5e4a3b9e77c001a789012',
-        '--name',
-        'Error Spike Alert',
-        '--message',
-        'Error rate has exceeded 100 in the last hour',
-      ]),
-    ) as { id: string };
+    const targets = { dashboardId: '65f5e4a3b9e77c001a567890', tileId: '65f5e4a3b9e77c001a901234', webhookId: '65f5e4a3b9e77c001a789012' };
+    const created = json(await stack(seedAlertArgs(targets))) as { id: string };
     expectSchema('AlertResponse', created);
     expect(lastRequest()).toMatchObject({
       method: 'POST',
       url: `${PREFIX}/alerts`,
       contentType: 'application/json',
       // the issue's body, field for field
-      body: {
-        dashboardId: '65f5e4a3b9e77c001a567890',
-        tileId: '65f5e4a3b9e77c001a901234',
-        threshold: 100,
-        interval: '1h',
-        source: 'tile',
-        thresholdType: 'above',
-        channel: { type: 'webhook', webhookId: '65f5e4a3b9e77c001a789012' },
-        name: 'Error Spike Alert',
-        message: 'Error rate has exceeded 100 in the last hour',
-      },
+      body: seedAlertBody(targets),
     });
 
     expect(json(await stack(['alerts', 'get', created.id]))).toEqual(created);
@@ -183,12 +154,7 @@ describe('stack management CLI, Managed ClickStack (OpenAPI stand-in)', () => {
 
     const page = await stack(['alerts', 'list', '--limit', '2', '--offset', '3', '--table']);
     expect(page.status).toBe(0);
-    expect(
-      page.out
-        .split('\n')
-        .slice(1, -1)
-        .map((line) => line.split(/\s+/)[1]),
-    ).toEqual(['p4', 'p5']);
+    expect(tableNames(page.out)).toEqual(['p4', 'p5']);
     expect(page.err).toBe('2 of 5 alerts, from offset 3\n');
     expect(lastRequest().url).toBe(`${PREFIX}/alerts?limit=2&offset=3`);
   });

@@ -30,3 +30,50 @@ export function runCli(args: string[], env: Record<string, string>, stdin = ''):
     child.stdin.end(stdin);
   });
 }
+
+export interface SeedAlertTargets {
+  dashboardId: string;
+  tileId: string;
+  webhookId: string;
+}
+
+/** The alert of issue 23's seed, field for field, as the API stores it. */
+export const seedAlertBody = ({ dashboardId, tileId, webhookId }: SeedAlertTargets) => ({
+  dashboardId,
+  tileId,
+  threshold: 100,
+  interval: '1h',
+  source: 'tile',
+  thresholdType: 'above',
+  channel: { type: 'webhook', webhookId },
+  name: 'Error Spike Alert',
+  message: 'Error rate has exceeded 100 in the last hour',
+});
+
+/** The seed alert as an operator types it: `--tile-id` implies `source: tile`. */
+export const seedAlertArgs = ({ dashboardId, tileId, webhookId }: SeedAlertTargets): string[] => [
+  'alerts',
+  'create',
+  `--dashboard-id=${dashboardId}`,
+  '--tile-id',
+  tileId,
+  '--threshold',
+  '100',
+  '--interval',
+  '1h',
+  '--threshold-type',
+  'above',
+  '--webhook-id',
+  webhookId,
+  '--name',
+  'Error Spike Alert',
+  '--message',
+  'Error rate has exceeded 100 in the last hour',
+];
+
+/** The NAME column of a `--table` listing, header left out. */
+export const tableNames = (table: string): string[] =>
+  table
+    .split('\n')
+    .slice(1, -1)
+    .map((line) => line.split(/\s+/)[1]!);

@@ -12,7 +12,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { assertCliBuilt, runCli, STACK_API_FIXTURES, type Run } from '../helpers/stack-cli';
+import { assertCliBuilt, runCli, STACK_API_FIXTURES, seedAlertArgs, seedAlertBody, tableNames, type Run } from '../helpers/stack-cli';
 import { type HyperdxApi, startHyperdxApi } from './server';
 
 const fixture = <T = Record<string, unknown>>(name: string): T => JSON.parse(readFileSync(join(STACK_API_FIXTURES, name), 'utf8')) as T;
@@ -122,40 +122,10 @@ describe('alerts', () => {
 
   it('create with the seed body from flags, get, update from what get printed, delete', async () => {
     const tileId = dashboard.tiles[0]!.id;
-    const r = await stack([
-      'alerts',
-      'create',
-      `--dashboard-id=${dashboard.id}`,
-      '--tile-id',
-      tileId,
-      '--threshold',
-      '100',
-      '--interval',
-      '1h',
-      '--threshold-type',
-      'above',
-      '--webhook-id',
-      webhookId,
-      '--name',
-      'Error Spike Alert',
-      '--message',
-      'Error rate has exceeded 100 in the last hour',
-    ]);
-    const created = json(r);
+    const targets = { dashboardId: dashboard.id, tileId, webhookId };
+    const created = json(await stack(seedAlertArgs(targets)));
     // the issue's body, field for field, as the server stored it
-    expect(created).toMatchObject({
-      id: expect.stringMatching(OBJECT_ID),
-      dashboardId: dashboard.id,
-      tileId,
-      threshold: 100,
-      interval: '1h',
-      source: 'tile',
-      thresholdType: 'above',
-      channel: { type: 'webhook', webhookId },
-      name: 'Error Spike Alert',
-      message: 'Error rate has exceeded 100 in the last hour',
-      state: 'OK',
-    });
+    expect(created).toMatchObject({ ...seedAlertBody(targets), id: expect.stringMatching(OBJECT_ID), state: 'OK' });
 
     const got = await stack(['alerts', 'get', created.id]);
     expect(json(got)).toEqual(created);
@@ -179,12 +149,7 @@ describe('alerts', () => {
     }
     expect(json<Created[]>(await stack(['alerts', 'list'])).map((a) => a.name)).toEqual(['p1', 'p2', 'p3']);
     const page = await stack(['alerts', 'list', '--limit', '2', '--offset', '1', '--table']);
-    expect(
-      page.out
-        .split('\n')
-        .slice(1, -1)
-        .map((line) => line.split(/\s+/)[1]),
-    ).toEqual(['p2', 'p3']);
+    expect(tableNames(page.out)).toEqual(['p2', 'p3']);
     expect(page.err).toBe('2 of 3 alerts, from offset 1\n');
   });
 });
