@@ -1,21 +1,22 @@
 /**
- * `dd-otlp-bridge stack dashboards|alerts|sources …` as an operator runs it: the built CLI against
- * the OpenAPI-checking test server, in both deployments (Managed ClickStack: Cloud paths and
- * Basic auth; open source: /api/v2 and Bearer). Every operation round-trips; the server saw the
- * document's paths, credentials and bodies; the CLI's output is checked against the document's
- * schemas too; pages are followed; the service's own error words reach the operator; a body the
- * document refuses is never sent; and no credential appears in any output.
+ * `dd-otlp-bridge stack dashboards|alerts|sources …` for Managed ClickStack, as an operator runs
+ * it: the built CLI against the OpenAPI-checking stand-in (test/helpers/openapi-server.ts). The
+ * stand-in is kept for this deployment only, because its paths (`/v1/organizations/<org>/services/
+ * <service>/clickstack/…`) and HTTP Basic auth with a Cloud API key exist only in the managed
+ * offering; the open-source deployment (`/api/v2`, Bearer key) runs against the real HyperDX API
+ * server in test/hyperdx-api/stack-api-cli.test.ts. Every operation round-trips; the stand-in saw
+ * the document's paths, credentials and bodies; the CLI's output is checked against the document's
+ * schemas too; pages are followed; the service's own error words reach the operator; a 429 is
+ * waited out; a body the document refuses is never sent; a reply that breaks the document is
+ * refused (which the real server cannot be made to send); and no credential appears in any output.
  */
-import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { REPO_ROOT } from '../../src/tools/collector/build';
 import { loadDocument, SchemaValidator } from '../../src/tools/stack-api/openapi';
-import { startOpenApiServer, type OpenApiServer, type ServerAuth } from '../helpers/openapi-server';
+import { startOpenApiServer, type OpenApiServer } from '../helpers/openapi-server';
+import { assertCliBuilt, runCli, seedAlertArgs, seedAlertBody, STACK_API_FIXTURES as FIXTURES, tableNames, type Run } from '../helpers/stack-cli';
 
-const CLI = join(REPO_ROOT, 'dist', 'cli', 'main.js');
-const FIXTURES = join(REPO_ROOT, 'test', 'fixtures', 'stack-api');
 const fixture = (name: string): Record<string, unknown> => JSON.parse(readFileSync(join(FIXTURES, name), 'utf8')) as Record<string, unknown>;
 const SOURCES = JSON.parse(readFileSync(join(FIXTURES, 'sources.json'), 'utf8')) as Record<string, unknown>[];
 
@@ -24,66 +25,25 @@ const validator = new SchemaValidator(doc);
 /** The CLI prints the `data` of each reply: it must still be what the document describes. */
 const expectSchema = (name: string, value: unknown): void => expect(validator.validate(doc.components.schemas[name]!, value, 'output')).toEqual({ ok: true });
 
-interface Deployment {
-  auth: ServerAuth;
-  secrets: string[];
-  env: (server: OpenApiServer) => Record<string, string>;
-  paths: { prefix: string };
-}
-
 const CLOUD_AUTH = { kind: 'cloud', org: 'b7e2c0de-org', service: '4f1d9a77-svc', keyId: 'kid-6YqXr2', keySecret: 'cloudsecret-9f8e7d6c5b' } as const;
-const OSS_AUTH = { kind: 'oss', apiKey: 'personal-0a1b2c3d4e5f' } as const;
-
-const DEPLOYMENTS: Record<'cloud' | 'oss', Deployment> = {
-  cloud: {
-    auth: CLOUD_AUTH,
-    secrets: [CLOUD_AUTH.keySecret, Buffer.from(`${CLOUD_AUTH.keyId}:${CLOUD_AUTH.keySecret}`).toString('base64')],
-    env: (server) => ({
-      CLICKSTACK_API_URL: server.baseUrl,
-      CLICKSTACK_ORG_ID: CLOUD_AUTH.org,
-      CLICKSTACK_SERVICE_ID: CLOUD_AUTH.service,
-      CLICKSTACK_KEY_ID: CLOUD_AUTH.keyId,
-      CLICKSTACK_KEY_SECRET: CLOUD_AUTH.keySecret,
-    }),
-    paths: { prefix: `/v1/organizations/${CLOUD_AUTH.org}/services/${CLOUD_AUTH.service}/clickstack` },
-  },
-  oss: {
-    auth: OSS_AUTH,
-    secrets: [OSS_AUTH.apiKey],
-    env: (server) => ({ HYPERDX_API_URL: server.baseUrl, HYPERDX_PERSONAL_API_KEY: OSS_AUTH.apiKey }),
-    paths: { prefix: '/api/v2' },
-  },
-};
-
-interface Run {
-  status: number | null;
-  out: string;
-  err: string;
-}
-
-/** Async: the test server answers from this process, which spawnSync would block. */
-function runCli(args: string[], env: Record<string, string>, stdin = ''): Promise<Run> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [CLI, 'stack', ...args], { env: { PATH: process.env.PATH ?? '', ...env } });
-    let out = '';
-    let err = '';
-    child.stdout.on('data', (c: Buffer) => (out += c.toString()));
-    child.stderr.on('data', (c: Buffer) => (err += c.toString()));
-    child.on('error', reject);
-    child.on('close', (status) => resolve({ status, out, err }));
-    child.stdin.end(stdin);
-  });
-}
-
-beforeAll(() => {
-  if (!existsSync(CLI)) throw new Error(`${CLI} is missing: run npm run build first (npm test does)`);
+const BASIC = Buffer.from(`${CLOUD_AUTH.keyId}:${CLOUD_AUTH.keySecret}`).toString('base64');
+const SECRETS = [CLOUD_AUTH.keySecret, BASIC];
+const PREFIX = `/v1/organizations/${CLOUD_AUTH.org}/services/${CLOUD_AUTH.service}/clickstack`;
+const cloudEnv = (server: OpenApiServer): Record<string, string> => ({
+  CLICKSTACK_API_URL: server.baseUrl,
+  CLICKSTACK_ORG_ID: CLOUD_AUTH.org,
+  CLICKSTACK_SERVICE_ID: CLOUD_AUTH.service,
+  CLICKSTACK_KEY_ID: CLOUD_AUTH.keyId,
+  CLICKSTACK_KEY_SECRET: CLOUD_AUTH.keySecret,
 });
 
-describe.each(Object.entries(DEPLOYMENTS))('stack management CLI, %s deployment', (kind, deployment) => {
+beforeAll(assertCliBuilt);
+
+describe('stack management CLI, Managed ClickStack (OpenAPI stand-in)', () => {
   let server: OpenApiServer;
   const outputs: string[] = [];
   const stack = async (args: string[], extraEnv: Record<string, string> = {}, stdin?: string): Promise<Run> => {
-    const r = await runCli(args, { ...deployment.env(server), ...extraEnv }, stdin);
+    const r = await runCli(args, { ...cloudEnv(server), ...extraEnv }, stdin);
     outputs.push(r.out + r.err);
     return r;
   };
@@ -92,10 +52,10 @@ describe.each(Object.entries(DEPLOYMENTS))('stack management CLI, %s deployment'
     return JSON.parse(r.out);
   };
   const lastRequest = () => server.requests[server.requests.length - 1]!;
-  const expectedAuthorization = kind === 'cloud' ? `Basic ${deployment.secrets[1]}` : `Bearer ${OSS_AUTH.apiKey}`;
+  const expectedAuthorization = `Basic ${BASIC}`;
 
   beforeAll(async () => {
-    server = await startOpenApiServer({ auth: deployment.auth, sources: SOURCES, pageCap: 2 });
+    server = await startOpenApiServer({ auth: CLOUD_AUTH, sources: SOURCES, pageCap: 2 });
   });
   afterAll(async () => {
     await server.close();
@@ -108,7 +68,7 @@ describe.each(Object.entries(DEPLOYMENTS))('stack management CLI, %s deployment'
     const items = json(await stack(['sources', 'list'])) as unknown[];
     expect(items).toEqual(SOURCES);
     for (const s of items) expectSchema('Source', s);
-    expect(lastRequest()).toMatchObject({ method: 'GET', url: `${deployment.paths.prefix}/sources`, operationId: 'listSources', authorization: expectedAuthorization, status: 200 });
+    expect(lastRequest()).toMatchObject({ method: 'GET', url: `${PREFIX}/sources`, operationId: 'listSources', authorization: expectedAuthorization, status: 200 });
 
     const table = await stack(['sources', 'list', '--table']);
     expect(table.status).toBe(0);
@@ -126,7 +86,7 @@ describe.each(Object.entries(DEPLOYMENTS))('stack management CLI, %s deployment'
     const created = json(await stack(['dashboards', 'create', '--file', join(FIXTURES, 'dashboard.json')])) as { id: string; tiles: { id: string }[] };
     expectSchema('DashboardResponse', created);
     expect(created).toMatchObject({ name: body.name, tags: body.tags });
-    expect(lastRequest()).toMatchObject({ method: 'POST', url: `${deployment.paths.prefix}/dashboards`, contentType: 'application/json', body, status: 200 });
+    expect(lastRequest()).toMatchObject({ method: 'POST', url: `${PREFIX}/dashboards`, contentType: 'application/json', body, status: 200 });
     const id = created.id;
 
     const listed = json(await stack(['dashboards', 'list'])) as unknown[];
@@ -136,7 +96,7 @@ describe.each(Object.entries(DEPLOYMENTS))('stack management CLI, %s deployment'
 
     const got = json(await stack(['dashboards', 'get', id]));
     expect(got).toEqual(created);
-    expect(lastRequest()).toMatchObject({ method: 'GET', url: `${deployment.paths.prefix}/dashboards/${id}`, operationId: 'getDashboard' });
+    expect(lastRequest()).toMatchObject({ method: 'GET', url: `${PREFIX}/dashboards/${id}`, operationId: 'getDashboard' });
 
     // what `get` prints is a valid update body: edit it and send it back (stdin)
     const edited = { ...created, name: 'Checkout (ClickStack)', tiles: created.tiles.slice(0, 1) };
@@ -144,55 +104,26 @@ describe.each(Object.entries(DEPLOYMENTS))('stack management CLI, %s deployment'
     expectSchema('DashboardResponse', updated);
     expect(updated.name).toBe('Checkout (ClickStack)');
     expect(updated.tiles.map((t) => t.id)).toEqual([created.tiles[0]!.id]);
-    expect(lastRequest()).toMatchObject({ method: 'PUT', url: `${deployment.paths.prefix}/dashboards/${id}`, body: edited });
+    expect(lastRequest()).toMatchObject({ method: 'PUT', url: `${PREFIX}/dashboards/${id}`, body: edited });
 
     const deleted = await stack(['dashboards', 'delete', id]);
     expect(deleted).toEqual({ status: 0, out: '', err: `deleted dashboards ${id}\n` });
-    expect(lastRequest()).toMatchObject({ method: 'DELETE', url: `${deployment.paths.prefix}/dashboards/${id}`, body: undefined, status: 200 });
+    expect(lastRequest()).toMatchObject({ method: 'DELETE', url: `${PREFIX}/dashboards/${id}`, body: undefined, status: 200 });
 
     const gone = await stack(['dashboards', 'get', id]);
     expect(gone).toEqual({ status: 1, out: '', err: 'stack dashboards get: 404 Not Found: Dashboard not found\n' });
   });
 
   it('alerts: create from flags, get, update from a file with a flag over it, delete', async () => {
-    const created = json(
-      await stack([
-        'alerts',
-        'create',
-        '--dashboard-id=65f5e4a3b9e77c001a567890',
-        '--tile-id',
-        '65f5e4a3b9e77c001a901234',
-        '--threshold',
-        '100',
-        '--interval',
-        '1h',
-        '--threshold-type',
-        'above',
-        '--webhook-id',
-        '65f5e4a3b9e77c001a789012',
-        '--name',
-        'Error Spike Alert',
-        '--message',
-        'Error rate has exceeded 100 in the last hour',
-      ]),
-    ) as { id: string };
+    const targets = { dashboardId: '65f5e4a3b9e77c001a567890', tileId: '65f5e4a3b9e77c001a901234', webhookId: '65f5e4a3b9e77c001a789012' };
+    const created = json(await stack(seedAlertArgs(targets))) as { id: string };
     expectSchema('AlertResponse', created);
     expect(lastRequest()).toMatchObject({
       method: 'POST',
-      url: `${deployment.paths.prefix}/alerts`,
+      url: `${PREFIX}/alerts`,
       contentType: 'application/json',
       // the issue's body, field for field
-      body: {
-        dashboardId: '65f5e4a3b9e77c001a567890',
-        tileId: '65f5e4a3b9e77c001a901234',
-        threshold: 100,
-        interval: '1h',
-        source: 'tile',
-        thresholdType: 'above',
-        channel: { type: 'webhook', webhookId: '65f5e4a3b9e77c001a789012' },
-        name: 'Error Spike Alert',
-        message: 'Error rate has exceeded 100 in the last hour',
-      },
+      body: seedAlertBody(targets),
     });
 
     expect(json(await stack(['alerts', 'get', created.id]))).toEqual(created);
@@ -202,11 +133,11 @@ describe.each(Object.entries(DEPLOYMENTS))('stack management CLI, %s deployment'
 
     const updated = json(await stack(['alerts', 'update', created.id, '--file', join(FIXTURES, 'alert.json'), '--threshold', '250']));
     expectSchema('AlertResponse', updated);
-    expect(lastRequest()).toMatchObject({ method: 'PUT', url: `${deployment.paths.prefix}/alerts/${created.id}`, body: { ...fixture('alert.json'), threshold: 250 } });
+    expect(lastRequest()).toMatchObject({ method: 'PUT', url: `${PREFIX}/alerts/${created.id}`, body: { ...fixture('alert.json'), threshold: 250 } });
     expect(updated).toMatchObject({ id: created.id, threshold: 250, name: 'Checkout error spike' });
 
     expect(await stack(['alerts', 'delete', created.id])).toEqual({ status: 0, out: '', err: `deleted alerts ${created.id}\n` });
-    expect(lastRequest()).toMatchObject({ method: 'DELETE', url: `${deployment.paths.prefix}/alerts/${created.id}`, status: 200 });
+    expect(lastRequest()).toMatchObject({ method: 'DELETE', url: `${PREFIX}/alerts/${created.id}`, status: 200 });
   });
 
   it('alerts list follows the pages the server returns; --limit/--offset fetch one', async () => {
@@ -219,18 +150,13 @@ describe.each(Object.entries(DEPLOYMENTS))('stack management CLI, %s deployment'
     const all = json(await stack(['alerts', 'list'])) as { name: string }[];
     for (const a of all) expectSchema('AlertResponse', a);
     expect(all.map((a) => a.name)).toEqual(['p1', 'p2', 'p3', 'p4', 'p5']);
-    expect(server.requests.slice(before).map((r) => r.url)).toEqual([0, 2, 4].map((o) => `${deployment.paths.prefix}/alerts?limit=1000&offset=${o}`));
+    expect(server.requests.slice(before).map((r) => r.url)).toEqual([0, 2, 4].map((o) => `${PREFIX}/alerts?limit=1000&offset=${o}`));
 
     const page = await stack(['alerts', 'list', '--limit', '2', '--offset', '3', '--table']);
     expect(page.status).toBe(0);
-    expect(
-      page.out
-        .split('\n')
-        .slice(1, -1)
-        .map((line) => line.split(/\s+/)[1]),
-    ).toEqual(['p4', 'p5']);
+    expect(tableNames(page.out)).toEqual(['p4', 'p5']);
     expect(page.err).toBe('2 of 5 alerts, from offset 3\n');
-    expect(lastRequest().url).toBe(`${deployment.paths.prefix}/alerts?limit=2&offset=3`);
+    expect(lastRequest().url).toBe(`${PREFIX}/alerts?limit=2&offset=3`);
   });
 
   it('refuses a body the document does not allow before sending anything (exit 2, field named)', async () => {
@@ -259,11 +185,13 @@ describe.each(Object.entries(DEPLOYMENTS))('stack management CLI, %s deployment'
     const noChannel = await stack(['alerts', 'create', '--threshold', '1', '--interval', '5m', '--threshold-type', 'below']);
     expect(noChannel.err).toBe('stack alerts create: 400 Bad Request: Body validation failed: at least one of "channel" or "channels" must be provided\n');
 
-    const wrongKey: Record<string, string> = kind === 'cloud' ? { CLICKSTACK_KEY_SECRET: 'not-the-secret' } : { HYPERDX_PERSONAL_API_KEY: 'not-the-key' };
-    expect(await stack(['sources', 'list'], wrongKey)).toEqual({ status: 1, out: '', err: 'stack sources list: 401 Unauthorized: Unauthorized\n' });
+    expect(await stack(['sources', 'list'], { CLICKSTACK_KEY_SECRET: 'not-the-secret' })).toEqual({ status: 1, out: '', err: 'stack sources list: 401 Unauthorized: Unauthorized\n' });
 
-    server.replyNext({ status: 429, body: 'Too many requests, please try again later.', contentType: 'text/plain' });
-    expect((await stack(['alerts', 'list'])).err).toBe('stack alerts list: 429 Too Many Requests: Too many requests, please try again later.\n');
+    // a 429 with Retry-After and no RateLimit-* headers: waited out, then answered
+    server.replyNext({ status: 429, body: 'Too many requests, please try again later.', contentType: 'text/plain', headers: { 'retry-after': '1' } });
+    const limited = await stack(['alerts', 'list']);
+    expect(limited.status).toBe(0);
+    expect(limited.err).toBe('stack alerts list: GET /api/v2/alerts: 429 Too Many Requests (rate limit); retrying in 1 s (Retry-After), retry 1 of 3\n');
   });
 
   it('refuses a reply that breaks the document (exit 1, field named)', async () => {
@@ -274,19 +202,19 @@ describe.each(Object.entries(DEPLOYMENTS))('stack management CLI, %s deployment'
   });
 
   it('takes the connection from flags as well, and --verbose shows requests without credentials', async () => {
-    const flags = kind === 'cloud' ? ['--base-url', server.baseUrl, '--org', CLOUD_AUTH.org, '--service', CLOUD_AUTH.service, '--key-id', CLOUD_AUTH.keyId, '--key-secret', CLOUD_AUTH.keySecret] : ['--base-url', server.baseUrl, '--api-key', OSS_AUTH.apiKey];
+    const flags = ['--base-url', server.baseUrl, '--org', CLOUD_AUTH.org, '--service', CLOUD_AUTH.service, '--key-id', CLOUD_AUTH.keyId, '--key-secret', CLOUD_AUTH.keySecret];
     const r = await runCli(['sources', 'list', '--verbose', ...flags], {});
     outputs.push(r.out + r.err);
     expect(r.status).toBe(0);
-    expect(r.err).toMatch(new RegExp(`^> GET http://127\\.0\\.0\\.1:\\d+${deployment.paths.prefix}/sources \\((Basic|Bearer) auth\\)\\n< 200 OK \\(\\d+ bytes, \\d+ ms\\)\\n$`));
+    expect(r.err).toMatch(new RegExp(`^> GET http://127\\.0\\.0\\.1:\\d+${PREFIX}/sources \\(Basic auth\\)\\n< 200 OK \\(\\d+ bytes, \\d+ ms\\)\\n$`));
     expect(lastRequest().authorization).toBe(expectedAuthorization);
   });
 
   it('never printed a credential, and every request the server served used the deployment’s credentials', () => {
     expect(outputs.length).toBeGreaterThan(15);
-    for (const text of outputs) for (const secret of deployment.secrets) expect(text).not.toContain(secret);
+    for (const text of outputs) for (const secret of SECRETS) expect(text).not.toContain(secret);
     const served = server.requests.filter((r) => r.status !== 401);
-    expect(served.every((r) => r.authorization === expectedAuthorization && r.url.startsWith(`${deployment.paths.prefix}/`))).toBe(true);
+    expect(served.every((r) => r.authorization === expectedAuthorization && r.url.startsWith(`${PREFIX}/`))).toBe(true);
   });
 });
 

@@ -34,6 +34,7 @@ export interface CannedReply {
   status: number;
   body: string;
   contentType?: string;
+  headers?: Record<string, string>;
 }
 
 export interface OpenApiServer {
@@ -247,9 +248,9 @@ export async function startOpenApiServer(options: ServerOptions): Promise<OpenAp
       status: 0,
     };
     requests.push(record);
-    const send = (status: number, body: string, contentType = 'application/json'): void => {
+    const send = (status: number, body: string, contentType = 'application/json', headers: Record<string, string> = {}): void => {
       record.status = status;
-      res.writeHead(status, { 'content-type': contentType }).end(body);
+      res.writeHead(status, { ...headers, 'content-type': contentType }).end(body);
     };
     const sendJson = (status: number, value: unknown, op?: Operation): void => {
       const schema = op?.responseSchemas[String(status)];
@@ -272,7 +273,7 @@ export async function startOpenApiServer(options: ServerOptions): Promise<OpenAp
     const problem = [...queryProblems(op, url.searchParams), ...(parsed.problem ? [parsed.problem] : [])].join('; ');
     if (problem) return sendJson(400, { message: `Body validation failed: ${problem}` }, op);
     const reply = canned.shift();
-    if (reply) return send(reply.status, reply.body, reply.contentType);
+    if (reply) return send(reply.status, reply.body, reply.contentType, reply.headers);
     const [status, body] = serve(op, id, url.searchParams, (parsed.body ?? {}) as Json, store, pageCap);
     sendJson(status, body, op);
   };

@@ -6,7 +6,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { REPO_ROOT } from '../../src/tools/collector/build';
-import { authorization, InvalidRequest, InvalidResponse, operationUrl, secretsOf, serviceMessage, ServiceError, StackApiClient, totalOf, type StackMode } from '../../src/tools/stack-api/client';
+import { authorization, InvalidRequest, InvalidResponse, operationUrl, RATE_LIMIT_RETRIES, rateLimitWait, secretsOf, serviceMessage, ServiceError, StackApiClient, totalOf, type StackMode } from '../../src/tools/stack-api/client';
 import type { AlertInterval, AlertRequest } from '../../src/tools/stack-api/types';
 import { startOpenApiServer, type OpenApiServer } from '../helpers/openapi-server';
 
@@ -52,6 +52,16 @@ describe('reading replies', () => {
     expect(totalOf({ data: [] }, new Headers({ 'x-total-count': '9' }))).toBe(9);
     expect(totalOf({ data: [] }, new Headers({ 'x-total-count': 'lots' }))).toBeUndefined();
     expect(totalOf({ data: [] }, new Headers())).toBeUndefined();
+  });
+
+  it("takes a 429's wait from RateLimit-Reset, else Retry-After (seconds or a date), else one minute", () => {
+    const now = Date.parse('2026-11-26T12:00:00Z');
+    // the open-source API sends both: its Retry-After is the whole window, RateLimit-Reset what is left of it
+    expect(rateLimitWait(new Headers({ 'ratelimit-reset': '37', 'retry-after': '60' }), now)).toEqual({ seconds: 37, from: 'RateLimit-Reset' });
+    expect(rateLimitWait(new Headers({ 'ratelimit-reset': '0' }), now)).toEqual({ seconds: 1, from: 'RateLimit-Reset' });
+    expect(rateLimitWait(new Headers({ 'retry-after': '12' }), now)).toEqual({ seconds: 12, from: 'Retry-After' });
+    expect(rateLimitWait(new Headers({ 'retry-after': 'Thu, 26 Nov 2026 12:00:30 GMT' }), now)).toEqual({ seconds: 30, from: 'Retry-After' });
+    expect(rateLimitWait(new Headers({ 'retry-after': 'soon', 'ratelimit-reset': '-3' }), now)).toEqual({ seconds: 60, from: 'no RateLimit-Reset or Retry-After header' });
   });
 
   it('ServiceError shows status, reason and message', () => {
@@ -106,6 +116,41 @@ describe.each(['cloud', 'oss'] as const)('client against the OpenAPI test server
 
   it("raises the service's status and message", async () => {
     await expect(client.get('dashboards', 'nope')).rejects.toMatchObject({ status: 404, serviceMessage: 'Dashboard not found' });
+  });
+
+  describe('on 429', () => {
+    const tooMany = (headers: Record<string, string>) => ({ status: 429, body: 'Too many requests, please try again later.', contentType: 'text/html', headers });
+    const waits: number[] = [];
+    const notices: string[] = [];
+    const patient = () => new StackApiClient({ mode, sleep: async (ms) => void waits.push(ms), notice: (line) => void notices.push(line) });
+    beforeEach(() => {
+      waits.length = 0;
+      notices.length = 0;
+    });
+
+    it('waits as asked and sends the request again, saying so', async () => {
+      server.replyNext(tooMany({ 'ratelimit-limit': '100', 'ratelimit-remaining': '0', 'ratelimit-reset': '7', 'retry-after': '60' }));
+      server.replyNext(tooMany({ 'retry-after': '2' }));
+      expect((await patient().list('sources')).items).toHaveLength(3);
+      expect(waits).toEqual([7000, 2000]);
+      expect(server.requests.map((r) => r.status)).toEqual([429, 429, 200]);
+      expect(notices).toEqual([
+        'GET /api/v2/sources: 429 Too Many Requests (rate limit 100 requests per window); retrying in 7 s (RateLimit-Reset), retry 1 of 3',
+        'GET /api/v2/sources: 429 Too Many Requests (rate limit); retrying in 2 s (Retry-After), retry 2 of 3',
+      ]);
+    });
+
+    it(`gives up after ${RATE_LIMIT_RETRIES} retries, and at once when asked to wait longer than the limit`, async () => {
+      for (let i = 0; i <= RATE_LIMIT_RETRIES; i++) server.replyNext(tooMany({ 'ratelimit-reset': '1' }));
+      await expect(patient().list('sources')).rejects.toMatchObject({ status: 429, serviceMessage: 'Too many requests, please try again later.' });
+      expect(waits).toEqual(Array(RATE_LIMIT_RETRIES).fill(1000));
+      expect(server.requests).toHaveLength(RATE_LIMIT_RETRIES + 1);
+
+      server.replyNext(tooMany({ 'retry-after': '3600' }));
+      await expect(patient().list('sources')).rejects.toMatchObject({ status: 429 });
+      expect(waits).toHaveLength(RATE_LIMIT_RETRIES);
+      expect(server.requests).toHaveLength(RATE_LIMIT_RETRIES + 2);
+    });
   });
 
   it('refuses a reply that is not what the document promises, naming the field', async () => {

@@ -42,6 +42,9 @@ Output:
   --verbose              one line per request and reply on stderr (never a credential)
   --help                 this text
 
+Rate limit: a 429 is sent again after the wait the server asks for (RateLimit-Reset, else
+Retry-After; at most 120 s), up to 3 times, each announced on stderr.
+
 Exit status: 0 done, 1 the service refused or failed (its message is shown), 2 usage error or a
 body that does not match the document (nothing sent).
 `;
@@ -278,6 +281,7 @@ async function execute(inv: Invocation, client: StackApiClient, io: Io): Promise
 export async function stackApiCommand(argv: readonly string[], env: NodeJS.ProcessEnv, io: Io): Promise<number> {
   let mask = masking(givenSecrets(new Map(), env));
   const say = (text: string): void => io.err(mask(text));
+  const command = ['stack', ...argv.slice(0, 2).filter((a) => !a.startsWith('-'))].join(' ');
   try {
     const inv = parseStackApiArgs(argv);
     mask = masking(givenSecrets(inv.flags, env));
@@ -288,12 +292,11 @@ export async function stackApiCommand(argv: readonly string[], env: NodeJS.Proce
     checkInvocation(inv);
     const mode = resolveMode(inv.flags, env);
     mask = masking([...givenSecrets(inv.flags, env), ...secretsOf(mode)]);
-    const client = new StackApiClient({ mode, ...(inv.flags.has('--verbose') ? { trace: (line: string) => say(`${line}\n`) } : {}) });
+    const client = new StackApiClient({ mode, notice: (line) => say(`${command}: ${line}\n`), ...(inv.flags.has('--verbose') ? { trace: (line: string) => say(`${line}\n`) } : {}) });
     await execute(inv, client, { out: (t) => io.out(mask(t)), err: say, stdin: io.stdin });
     return 0;
   } catch (err) {
     const usage = err instanceof ConfigError || err instanceof InvalidRequest;
-    const command = ['stack', ...argv.slice(0, 2).filter((a) => !a.startsWith('-'))].join(' ');
     say(`${command}: ${(err as Error).message}\n`);
     return usage ? 2 : 1;
   }

@@ -104,6 +104,11 @@ const headerCount = (value: string | null): number | undefined => (value !== nul
 /** Total of a paginated list: the document's `meta.total`, else an `X-Total-Count` header. */
 export const totalOf = (page: ListEnvelope<unknown>, headers: Headers): number | undefined => page.meta?.total ?? headerCount(headers.get('x-total-count'));
 
+const limitOf = (headers: Headers): string => {
+  const limit = headerCount(headers.get('ratelimit-limit'));
+  return limit === undefined ? '' : ` ${limit} requests per window`;
+};
+
 export interface Page {
   limit?: number;
   offset?: number;
@@ -132,6 +137,32 @@ export interface ClientOptions {
   timeoutMs?: number;
   /** Receives one line per request and reply (method, URL, status): never headers' values. */
   trace?: (line: string) => void;
+  /** Receives what the operator should know even without --verbose (a rate-limit wait). */
+  notice?: (line: string) => void;
+  /** How the client waits before a retry (a test records the waits instead). */
+  sleep?: (ms: number) => Promise<void>;
+}
+
+/** Retries of one request refused with 429; each waits as long as the server asks. */
+export const RATE_LIMIT_RETRIES = 3;
+/** A longer wait than this is not waited for: the 429 is reported instead. */
+export const RATE_LIMIT_MAX_WAIT_S = 120;
+/** When a 429 says nothing: the open-source API's window is one minute. */
+const RATE_LIMIT_DEFAULT_WAIT_S = 60;
+
+/**
+ * How long a 429 asks to wait, in whole seconds (at least 1, so a reset due now is not hit
+ * again at once): `RateLimit-Reset` (seconds until the window resets, as the open-source API's
+ * express-rate-limit sends it), else `Retry-After` (seconds or an HTTP date; that API always
+ * sends its whole window there, so it comes second), else one minute.
+ */
+export function rateLimitWait(headers: Headers, now = Date.now()): { seconds: number; from: string } {
+  const reset = headerCount(headers.get('ratelimit-reset'));
+  if (reset !== undefined) return { seconds: Math.max(1, reset), from: 'RateLimit-Reset' };
+  const retryAfter = headers.get('retry-after');
+  const delta = headerCount(retryAfter) ?? (retryAfter && !Number.isNaN(Date.parse(retryAfter)) ? Math.ceil((Date.parse(retryAfter) - now) / 1000) : undefined);
+  if (delta !== undefined) return { seconds: Math.max(1, delta), from: 'Retry-After' };
+  return { seconds: RATE_LIMIT_DEFAULT_WAIT_S, from: 'no RateLimit-Reset or Retry-After header' };
 }
 
 const causeOf = (err: unknown): string => {
@@ -152,6 +183,8 @@ export class StackApiClient {
   private readonly validator: SchemaValidator;
   private readonly timeoutMs: number;
   private readonly trace: ((line: string) => void) | undefined;
+  private readonly notice: (line: string) => void;
+  private readonly sleep: (ms: number) => Promise<void>;
 
   constructor(options: ClientOptions) {
     const doc = loadDocument();
@@ -160,6 +193,8 @@ export class StackApiClient {
     this.validator = new SchemaValidator(doc);
     this.timeoutMs = options.timeoutMs ?? 30_000;
     this.trace = options.trace;
+    this.notice = options.notice ?? (() => {});
+    this.sleep = options.sleep ?? ((ms) => new Promise((resolve) => setTimeout(resolve, ms)));
   }
 
   async create<R extends keyof RequestBodies>(resource: R, body: RequestBodies[R]): Promise<Resources[R] | undefined> {
@@ -236,9 +271,26 @@ export class StackApiClient {
     if (problems.length > 0) throw new InvalidRequest(`the request does not match the OpenAPI document (${op.id}); nothing was sent:\n${problems.join('\n')}`);
   }
 
+  /** One request, sent again after the wait a 429 asks for (bounded in count and length). */
   private async send(op: Operation, request: ApiRequest): Promise<Reply> {
     this.checkRequest(op, request);
     const url = operationUrl(this.mode, op, request.id, request.query);
+    for (let retry = 1; ; retry++) {
+      const { res, text } = await this.exchange(op, url, request);
+      if (res.status === 429 && retry <= RATE_LIMIT_RETRIES) {
+        const wait = rateLimitWait(res.headers);
+        if (wait.seconds <= RATE_LIMIT_MAX_WAIT_S) {
+          this.notice(`${op.method} ${op.path}: 429 Too Many Requests (rate limit${limitOf(res.headers)}); retrying in ${wait.seconds} s (${wait.from}), retry ${retry} of ${RATE_LIMIT_RETRIES}`);
+          await this.sleep(wait.seconds * 1000);
+          continue;
+        }
+      }
+      if (!res.ok) throw new ServiceError(res.status, serviceMessage(text));
+      return { body: this.checkedReply(op, res.status, text), headers: res.headers };
+    }
+  }
+
+  private async exchange(op: Operation, url: string, request: ApiRequest): Promise<{ res: Response; text: string }> {
     const started = Date.now();
     this.trace?.(`> ${op.method} ${url} (${this.mode.kind === 'oss' ? 'Bearer' : 'Basic'} auth)`);
     let res: Response;
@@ -258,8 +310,7 @@ export class StackApiClient {
     }
     const text = await res.text();
     this.trace?.(`< ${res.status} ${STATUS_CODES[res.status] ?? ''} (${text.length} bytes, ${Date.now() - started} ms)`);
-    if (!res.ok) throw new ServiceError(res.status, serviceMessage(text));
-    return { body: this.checkedReply(op, res.status, text), headers: res.headers };
+    return { res, text };
   }
 
   private checkedReply(op: Operation, status: number, text: string): unknown {

@@ -1,0 +1,119 @@
+/**
+ * The real HyperDX API server for a test: FerretDB and `packages/api` of the HyperDX snapshot on
+ * loopback ports, started as the snapshot's `yarn dev` starts the API (ts-node transpile-only with
+ * tsconfig-paths on src/index.ts), with our preload (./preload.js) bridging FerretDB's gaps. A user
+ * registers as the UI's sign-up form does, and the personal access key `/api/v2` takes as Bearer is
+ * read from `/me`, as the UI's Team settings page shows it.
+ */
+import { type ChildProcess, spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { freePort } from '../helpers/ports';
+import { ensureApiNode, ensureFerretDb, ensureHyperdxApi } from './setup';
+
+export interface HyperdxApi {
+  /** The API port's address: `/api/v2/…` hangs off it. */
+  baseUrl: string;
+  /** The registered user's personal API access key. */
+  apiKey: string;
+  /** What the API and FerretDB wrote so far (for a failing test's message). */
+  logs: () => string;
+  stop: () => Promise<void>;
+}
+
+const READY_TIMEOUT_MS = 120_000;
+
+interface Child {
+  process: ChildProcess;
+  output: string[];
+}
+
+function start(command: string, args: string[], options: { cwd: string; env: NodeJS.ProcessEnv }): Child {
+  const child = spawn(command, args, { ...options, stdio: ['ignore', 'pipe', 'pipe'] });
+  const output: string[] = [];
+  const keep = (chunk: Buffer): void => {
+    output.push(chunk.toString());
+  };
+  child.stdout!.on('data', keep);
+  child.stderr!.on('data', keep);
+  return { process: child, output };
+}
+
+const exited = (child: ChildProcess): Promise<void> => (child.exitCode !== null || child.signalCode !== null ? Promise.resolve() : new Promise((resolve) => child.once('exit', () => resolve())));
+
+async function stopChild(child: ChildProcess): Promise<void> {
+  child.kill('SIGTERM');
+  const killer = setTimeout(() => child.kill('SIGKILL'), 10_000);
+  await exited(child);
+  clearTimeout(killer);
+}
+
+/** Polls until `probe` holds, the child dies, or the time is up. */
+async function until(what: string, child: Child, probe: () => Promise<boolean>): Promise<void> {
+  const deadline = Date.now() + READY_TIMEOUT_MS;
+  while (Date.now() < deadline) {
+    if (child.process.exitCode !== null) throw new Error(`${what} exited with ${child.process.exitCode}:\n${child.output.join('').slice(-4000)}`);
+    if (await probe().catch(() => false)) return;
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  throw new Error(`${what} not ready after ${READY_TIMEOUT_MS / 1000} s:\n${child.output.join('').slice(-4000)}`);
+}
+
+const answers = (url: string): Promise<boolean> => fetch(url, { signal: AbortSignal.timeout(2_000) }).then((r) => r.ok);
+
+/** The UI's sign-up (the first user creates the team), then `/me` with its session cookie. */
+async function registerUser(baseUrl: string): Promise<string> {
+  // HyperDX's password rule: 12+ characters with upper and lower case, a digit and a symbol
+  const password = `Bridge-${randomBytes(6).toString('hex')}-9`;
+  const registered = await fetch(`${baseUrl}/register/password`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ email: 'ci@dd-otlp-bridge.test', password, confirmPassword: password }),
+  });
+  if (registered.status !== 200) throw new Error(`register: ${registered.status} ${await registered.text()}`);
+  const cookie = registered.headers.getSetCookie().find((c) => c.startsWith('connect.sid='));
+  if (!cookie) throw new Error('register: no session cookie');
+  const me = await fetch(`${baseUrl}/me`, { headers: { cookie: cookie.split(';')[0]! } });
+  const { accessKey } = (await me.json()) as { accessKey?: string };
+  if (typeof accessKey !== 'string') throw new Error(`/me: ${me.status} without an accessKey`);
+  return accessKey;
+}
+
+export async function startHyperdxApi(log: (line: string) => void = () => {}): Promise<HyperdxApi> {
+  const node = ensureApiNode(log);
+  const ferretdb = ensureFerretDb(log);
+  const apiDir = join(ensureHyperdxApi(log, node), 'packages', 'api');
+  const state = mkdtempSync(join(tmpdir(), 'ddb-hyperdx-api-'));
+  const [mongoPort, apiPort, opampPort] = [await freePort(), await freePort(), await freePort()];
+  const db = start(ferretdb, ['--handler=sqlite', `--sqlite-url=file:${state}/`, `--state-dir=${state}`, `--listen-addr=127.0.0.1:${mongoPort}`, '--debug-addr=-', '--telemetry=disable', '--log-level=warn'], { cwd: state, env: {} });
+  const children = [db];
+  const stop = async (): Promise<void> => {
+    for (const child of children.reverse()) await stopChild(child.process);
+    rmSync(state, { recursive: true, force: true });
+  };
+  try {
+    const baseUrl = `http://127.0.0.1:${apiPort}`;
+    const api = start(node, ['--require', join(__dirname, 'preload.js'), '--require', 'ts-node/register/transpile-only', '--require', 'tsconfig-paths/register', './src/index.ts'], {
+      cwd: apiDir,
+      env: {
+        PATH: process.env.PATH ?? '',
+        NODE_ENV: 'production',
+        USAGE_STATS_ENABLED: 'false',
+        MONGO_URI: `mongodb://127.0.0.1:${mongoPort}/hyperdx`,
+        PORT: String(apiPort),
+        OPAMP_PORT: String(opampPort),
+        EXPRESS_SESSION_SECRET: randomBytes(16).toString('hex'),
+        FRONTEND_URL: 'http://127.0.0.1:8080',
+      },
+    });
+    children.push(api);
+    await until('the HyperDX API', api, () => answers(`${baseUrl}/health`));
+    const apiKey = await registerUser(baseUrl);
+    return { baseUrl, apiKey, logs: () => children.map((c) => c.output.join('')).join('\n'), stop };
+  } catch (err) {
+    await stop();
+    throw err;
+  }
+}
