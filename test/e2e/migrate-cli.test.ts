@@ -5,14 +5,13 @@
  * HyperDX document does not allow. Create → re-run (updates, no duplicates, tile ids and alert
  * targets kept) → delete; `--dry-run` and `--out` send nothing; no credential is ever printed.
  */
-import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, readFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { REPO_ROOT } from '../../src/tools/collector/build';
 import { startOpenApiServer, type OpenApiServer } from '../helpers/openapi-server';
+import { assertCliBuilt, type Run, runBridge } from '../helpers/stack-cli';
 
-const CLI = join(REPO_ROOT, 'dist', 'cli', 'main.js');
 const FIXTURES = join(REPO_ROOT, 'test', 'fixtures', 'migrate');
 const SOURCES = JSON.parse(readFileSync(join(REPO_ROOT, 'test', 'fixtures', 'stack-api', 'sources.json'), 'utf8')) as Record<string, unknown>[];
 const API_KEY = 'personal-migrate-7c6b5a4f';
@@ -24,23 +23,7 @@ const MONITOR_FILES = readdirSync(join(FIXTURES, 'monitors')).filter((f) => f.en
 /** The anomaly monitors of the set; everything else becomes a tile or a search, and an alert. */
 const SKIPPED_MONITORS = 2;
 
-interface Run {
-  status: number | null;
-  out: string;
-  err: string;
-}
-
-function runCli(args: string[], env: Record<string, string>): Promise<Run> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [CLI, 'migrate', ...args], { env: { PATH: process.env.PATH ?? '', ...env } });
-    let out = '';
-    let err = '';
-    child.stdout.on('data', (c: Buffer) => (out += c.toString()));
-    child.stderr.on('data', (c: Buffer) => (err += c.toString()));
-    child.on('error', reject);
-    child.on('close', (status) => resolve({ status, out, err }));
-  });
-}
+const runCli = (args: string[], env: Record<string, string>): Promise<Run> => runBridge(['migrate', ...args], env);
 
 type Json = Record<string, unknown>;
 
@@ -56,7 +39,7 @@ async function list(resource: 'dashboards' | 'alerts' | 'saved-searches'): Promi
 const MONITOR_ARGS = [join(FIXTURES, 'monitors'), '--webhook', `slack-yourteam-alerts=${WEBHOOK}`, '--default-webhook', FALLBACK_WEBHOOK];
 
 beforeAll(async () => {
-  if (!existsSync(CLI)) throw new Error(`${CLI} is missing: run npm run build first (npm test does)`);
+  assertCliBuilt();
   server = await startOpenApiServer({ auth: { kind: 'oss', apiKey: API_KEY }, sources: SOURCES });
   env = { HYPERDX_API_URL: server.baseUrl, HYPERDX_PERSONAL_API_KEY: API_KEY };
 });
