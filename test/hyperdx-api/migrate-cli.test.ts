@@ -10,7 +10,7 @@ import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { REPO_ROOT } from '../../src/tools/collector/build';
 import { assertCliBuilt, type Run, runBridge } from '../helpers/stack-cli';
-import { apiPost, type Created, createSources, type HyperdxApi, startHyperdxApi } from './server';
+import { type Created, seededApiForSuite } from './server';
 
 const FIXTURES = join(REPO_ROOT, 'test', 'fixtures', 'migrate');
 const DASHBOARDS = readdirSync(join(FIXTURES, 'dashboards')).filter((f) => f.endsWith('.json')).length;
@@ -18,34 +18,23 @@ const MONITORS = readdirSync(join(FIXTURES, 'monitors')).filter((f) => f.endsWit
 /** The two anomaly monitors; the rest become a tile (or saved search) and an alert. */
 const ALERTS = MONITORS - 2;
 
-let api: HyperdxApi;
-let webhookId: string;
-let sourceIds: Map<string, string>;
+const server = seededApiForSuite();
 
-const migrate = (args: string[]): Promise<Run> => runBridge(['migrate', ...args], { HYPERDX_API_URL: api.baseUrl, HYPERDX_PERSONAL_API_KEY: api.apiKey });
-const monitorArgs = (): string[] => ['monitors', join(FIXTURES, 'monitors'), '--webhook', `slack-yourteam-alerts=${webhookId}`, '--default-webhook', webhookId];
+const migrate = (args: string[]): Promise<Run> => runBridge(['migrate', ...args], { HYPERDX_API_URL: server.api.baseUrl, HYPERDX_PERSONAL_API_KEY: server.api.apiKey });
+const monitorArgs = (): string[] => ['monitors', join(FIXTURES, 'monitors'), '--webhook', `slack-yourteam-alerts=${server.webhookId}`, '--default-webhook', server.webhookId];
 
 async function list(resource: 'dashboards' | 'alerts' | 'saved-searches'): Promise<Created[]> {
-  const res = await fetch(`${api.baseUrl}/api/v2/${resource}`, { headers: { authorization: `Bearer ${api.apiKey}` } });
+  const res = await fetch(`${server.api.baseUrl}/api/v2/${resource}`, { headers: { authorization: `Bearer ${server.api.apiKey}` } });
   if (res.status !== 200) throw new Error(`GET ${resource}: ${res.status} ${await res.text()}`);
   return ((await res.json()) as { data: Created[] }).data;
 }
 
 const expectDone = (run: Run): void => {
   expect({ status: run.status, err: run.err }).toEqual({ status: 0, err: expect.not.stringContaining('failed (') });
-  expect(run.err + run.out).not.toContain(api.apiKey);
+  expect(run.err + run.out).not.toContain(server.api.apiKey);
 };
 
-beforeAll(async () => {
-  assertCliBuilt();
-  api = await startHyperdxApi((line) => process.stderr.write(`${line}\n`));
-  sourceIds = await createSources(api);
-  webhookId = (await apiPost(api, '/webhooks', { name: 'ops', service: 'generic', url: 'https://hooks.example.com/alert' })).id;
-}, 180_000);
-
-afterAll(async () => {
-  await api?.stop();
-});
+beforeAll(assertCliBuilt);
 
 describe('dashboards', () => {
   let tileIds: Map<string, unknown[]>;
@@ -57,7 +46,7 @@ describe('dashboards', () => {
     const stored = await list('dashboards');
     expect(stored).toHaveLength(DASHBOARDS);
     const used = new Set(stored.flatMap((d) => (d.tiles as Created[]).map((t) => (t.config as { sourceId?: string }).sourceId).filter(Boolean)));
-    expect([...used].sort()).toEqual([sourceIds.get('65f5e4a3b9e77c001a111111'), sourceIds.get('65f5e4a3b9e77c001a333333')].sort());
+    expect([...used].sort()).toEqual([server.sourceIds.get('65f5e4a3b9e77c001a111111'), server.sourceIds.get('65f5e4a3b9e77c001a333333')].sort());
     tileIds = new Map(stored.map((d) => [d.name as string, (d.tiles as Created[]).map((t) => t.id)]));
   });
 

@@ -13,7 +13,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { assertCliBuilt, runCli, STACK_API_FIXTURES, seedAlertArgs, seedAlertBody, tableNames, type Run } from '../helpers/stack-cli';
-import { apiPost, type Created, createSources, type HyperdxApi, startHyperdxApi } from './server';
+import { type Created, type HyperdxApi, startSeededHyperdxApi } from './server';
 
 const fixture = <T = Record<string, unknown>>(name: string): T => JSON.parse(readFileSync(join(STACK_API_FIXTURES, name), 'utf8')) as T;
 const OBJECT_ID = /^[0-9a-f]{24}$/;
@@ -38,9 +38,7 @@ const json = <T = Created>(r: Run): T => {
 
 beforeAll(async () => {
   assertCliBuilt();
-  api = await startHyperdxApi((line) => process.stderr.write(`${line}\n`));
-  sourceIds = await createSources(api);
-  webhookId = (await apiPost(api, '/webhooks', { name: 'ops', service: 'generic', url: 'https://hooks.example.com/alert' })).id;
+  ({ api, sourceIds, webhookId } = await startSeededHyperdxApi((line) => process.stderr.write(`${line}\n`)));
 }, 180_000);
 
 afterAll(async () => {

@@ -15,6 +15,13 @@ import { addExpression, emptySeries } from '../../src/tools/migrate/series';
 const SOURCES = { metric: 'm1', log: 'l1' };
 const NO_VARS = { variables: [] };
 
+/** The chart series one metric expression draws. */
+function seriesOf(query: string, ctx: Parameters<typeof addExpression>[2] = NO_VARS) {
+  const s = emptySeries();
+  addExpression(s, parseMetricExpression(query), ctx);
+  return s;
+}
+
 describe('metric query parser', () => {
   it('reads aggregator, metric, filters, group-by and methods', () => {
     expect(parseMetricExpression('avg:system.cpu.user{env:prod,!host:a} by {host,kube_namespace}.as_count()')).toEqual({
@@ -74,8 +81,7 @@ describe('where tags land', () => {
   });
 
   it('turns a filter into Lucene over those columns, and a group-by into SQL', () => {
-    const s = emptySeries();
-    addExpression(s, parseMetricExpression('sum:gunicorn.workers{env:prod,state:idle,!host:web-*} by {service}'), NO_VARS);
+    const s = seriesOf('sum:gunicorn.workers{env:prod,state:idle,!host:web-*} by {service}');
     expect(s.selects[0]).toEqual({
       aggFn: 'sum',
       valueExpression: 'Value',
@@ -88,8 +94,7 @@ describe('where tags land', () => {
   });
 
   it('applies a template variable default with its prefix, negated', () => {
-    const s = emptySeries();
-    addExpression(s, parseMetricExpression('sum:iis.net.bytes_rcvd{$scope,!$exclude_site}'), {
+    const s = seriesOf('sum:iis.net.bytes_rcvd{$scope,!$exclude_site}', {
       variables: [
         { name: 'scope', prefix: null, default: '*' },
         { name: 'exclude_site', prefix: 'site', default: 'total' },
@@ -99,8 +104,7 @@ describe('where tags land', () => {
   });
 
   it('draws trace.* metrics from the APM-stats metrics, by operation', () => {
-    const s = emptySeries();
-    addExpression(s, parseMetricExpression('sum:trace.http.request.hits{service:web,resource_name:get_/}.as_count()'), NO_VARS);
+    const s = seriesOf('sum:trace.http.request.hits{service:web,resource_name:get_/}.as_count()');
     expect(s.selects[0]).toMatchObject({
       metricName: 'dd.trace.hits',
       metricType: 'sum',
@@ -109,8 +113,7 @@ describe('where tags land', () => {
   });
 
   it('maps percentiles to quantiles of the distribution (exponential histogram) table', () => {
-    const s = emptySeries();
-    addExpression(s, parseMetricExpression('p95:request.latency{*}'), NO_VARS);
+    const s = seriesOf('p95:request.latency{*}');
     expect(s.selects[0]).toMatchObject({ aggFn: 'quantile', level: 0.95, metricType: 'exponential histogram' });
   });
 });

@@ -43,19 +43,15 @@ async function upsertDashboard(api: Api, body: DashboardRequest, existing: Dashb
   return existing?.id ? api.update('dashboards', existing.id, withIds) : api.create('dashboards', withIds);
 }
 
-const failure = (item: PlanItem, err: unknown): ItemResult => ({ item, action: 'failed', error: (err as Error).message });
-
-export async function applyDashboards(api: Api, plans: readonly DashboardPlan[], progress: (r: ItemResult) => void): Promise<ItemResult[]> {
-  const existing = (await api.list('dashboards')).items;
+/** One item after another: a failure is that item's result, and the others still run. */
+async function eachItem<P extends PlanItem>(plans: readonly P[], progress: (r: ItemResult) => void, act: (plan: P) => Promise<Action>): Promise<ItemResult[]> {
   const results: ItemResult[] = [];
   for (const plan of plans) {
-    const found = existing.find(hasTag(plan.marker));
     let result: ItemResult;
     try {
-      await upsertDashboard(api, plan.body, found);
-      result = { item: plan, action: found ? 'updated' : 'created' };
+      result = { item: plan, action: await act(plan) };
     } catch (err) {
-      result = failure(plan, err);
+      result = { item: plan, action: 'failed', error: (err as Error).message };
     }
     progress(result);
     results.push(result);
@@ -63,22 +59,22 @@ export async function applyDashboards(api: Api, plans: readonly DashboardPlan[],
   return results;
 }
 
+export async function applyDashboards(api: Api, plans: readonly DashboardPlan[], progress: (r: ItemResult) => void): Promise<ItemResult[]> {
+  const existing = (await api.list('dashboards')).items;
+  return eachItem(plans, progress, async (plan) => {
+    const found = existing.find(hasTag(plan.marker));
+    await upsertDashboard(api, plan.body, found);
+    return found ? 'updated' : 'created';
+  });
+}
+
 export async function deleteDashboards(api: Api, plans: readonly DashboardPlan[], progress: (r: ItemResult) => void): Promise<ItemResult[]> {
   const existing = (await api.list('dashboards')).items;
-  const results: ItemResult[] = [];
-  for (const plan of plans) {
+  return eachItem(plans, progress, async (plan) => {
     const found = existing.find(hasTag(plan.marker));
-    let result: ItemResult;
-    try {
-      if (found?.id) await api.delete('dashboards', found.id);
-      result = { item: plan, action: found ? 'deleted' : 'not found' };
-    } catch (err) {
-      result = failure(plan, err);
-    }
-    progress(result);
-    results.push(result);
-  }
-  return results;
+    if (found?.id) await api.delete('dashboards', found.id);
+    return found ? 'deleted' : 'not found';
+  });
 }
 
 /** The generated dashboard with this run's monitor tiles in it; tiles of other monitors stay. */
@@ -126,48 +122,28 @@ export async function applyMonitors(api: Api, plans: readonly MonitorPlan[], pro
   const tileIds = tiles.length > 0 ? await upsertMonitorsDashboard(api, tiles) : new Map<string, AlertTarget>();
   const searches = (await api.list('saved-searches')).items;
   const alerts = (await api.list('alerts')).items;
-  const results: ItemResult[] = [];
-  for (const plan of plans) {
-    let result: ItemResult;
-    if (plan.target === undefined) result = { item: plan, action: 'skipped' };
-    else {
-      try {
-        const action = await applyMonitor(api, plan, tileIds, searches, alerts);
-        const tileExisted = plan.target.kind === 'tile' && dashboardTiles.has(plan.target.tile.name);
-        result = { item: plan, action: tileExisted ? 'updated' : action };
-      } catch (err) {
-        result = failure(plan, err);
-      }
-    }
-    progress(result);
-    results.push(result);
-  }
-  return results;
+  return eachItem(plans, progress, async (plan) => {
+    if (plan.target === undefined) return 'skipped';
+    const action = await applyMonitor(api, plan, tileIds, searches, alerts);
+    return plan.target.kind === 'tile' && dashboardTiles.has(plan.target.tile.name) ? 'updated' : action;
+  });
 }
 
 export async function deleteMonitors(api: Api, plans: readonly MonitorPlan[], progress: (r: ItemResult) => void): Promise<ItemResult[]> {
   const alerts = (await api.list('alerts')).items;
   const searches = (await api.list('saved-searches')).items;
   const dashboard = (await api.list('dashboards')).items.find(hasTag(MONITORS_DASHBOARD.marker));
-  const results: ItemResult[] = [];
   const removedTiles = new Set<string>();
-  for (const plan of plans) {
-    let result: ItemResult;
-    try {
-      const alert = alerts.find(alertOf(plan.marker));
-      const search = searches.find(hasTag(plan.marker));
-      const tileName = plan.target?.kind === 'tile' ? plan.target.tile.name : undefined;
-      const tile = dashboard?.tiles?.find((t) => t.name === tileName);
-      if (alert?.id) await api.delete('alerts', alert.id);
-      if (search?.id) await api.delete('saved-searches', search.id);
-      if (tile) removedTiles.add(tile.name);
-      result = { item: plan, action: alert || search || tile ? 'deleted' : 'not found' };
-    } catch (err) {
-      result = failure(plan, err);
-    }
-    progress(result);
-    results.push(result);
-  }
+  const results = await eachItem(plans, progress, async (plan) => {
+    const alert = alerts.find(alertOf(plan.marker));
+    const search = searches.find(hasTag(plan.marker));
+    const tileName = plan.target?.kind === 'tile' ? plan.target.tile.name : undefined;
+    const tile = dashboard?.tiles?.find((t) => t.name === tileName);
+    if (alert?.id) await api.delete('alerts', alert.id);
+    if (search?.id) await api.delete('saved-searches', search.id);
+    if (tile) removedTiles.add(tile.name);
+    return alert || search || tile ? 'deleted' : 'not found';
+  });
   if (dashboard?.id && removedTiles.size > 0) {
     const kept = (dashboard.tiles ?? []).filter((t) => !removedTiles.has(t.name));
     if (kept.length === 0) await api.delete('dashboards', dashboard.id);

@@ -232,24 +232,21 @@ function parsePrimary(r: Reader): Expr {
   return parseMetric(r, name, start);
 }
 
-function parseProduct(r: Reader): Expr {
-  let left = parsePrimary(r);
+/** One precedence level: operands from `operand`, joined left to right by `ops`. */
+function parseLevel(r: Reader, ops: readonly string[], operand: (r: Reader) => Expr): Expr {
+  let left = operand(r);
   for (;;) {
     const op = r.peek();
-    if (op !== '*' && op !== '/') return left;
+    if (op === undefined || !ops.includes(op)) return left;
     r.pos++;
-    left = { kind: 'binary', op, left, right: parsePrimary(r) };
+    left = { kind: 'binary', op: op as '+' | '-' | '*' | '/', left, right: operand(r) };
   }
 }
 
+const parseProduct = (r: Reader): Expr => parseLevel(r, ['*', '/'], parsePrimary);
+
 function parseSum(r: Reader): Expr {
-  let left = parseProduct(r);
-  for (;;) {
-    const op = r.peek();
-    if (op !== '+' && op !== '-') return left;
-    r.pos++;
-    left = { kind: 'binary', op, left, right: parseProduct(r) };
-  }
+  return parseLevel(r, ['+', '-'], parseProduct);
 }
 
 /**
