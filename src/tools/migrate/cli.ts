@@ -7,7 +7,7 @@ import { mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'n
 import { join } from 'node:path';
 import { ConfigError } from '../../config';
 import { InvalidRequest, secretsOf, StackApiClient } from '../stack-api/client';
-import { givenSecrets, type Io, masking, resolveMode } from '../stack-api/cli';
+import { givenSecrets, type Io, masking, parseArgList, resolveMode } from '../stack-api/cli';
 import type { Source } from '../stack-api/types';
 import { type Api, applyDashboards, applyMonitors, deleteDashboards, deleteMonitors, type ItemResult, MONITORS_DASHBOARD } from './apply';
 import { translateDashboard } from './dashboards';
@@ -64,29 +64,20 @@ interface Invocation {
   webhooks: Map<string, string>;
 }
 
-export function parseMigrateArgs(argv: readonly string[]): Invocation | 'help' {
-  const flags = new Map<string, string>();
+/** `--webhook NAME=ID`, repeatable: a monitor's `@NAME` (or `@webhook-NAME`) → webhook ID. */
+function webhookMap(pairs: readonly string[]): Map<string, string> {
   const webhooks = new Map<string, string>();
-  const positionals: string[] = [];
-  for (let i = 0; i < argv.length; i++) {
-    const arg = argv[i]!;
-    const eq = arg.startsWith('--') ? arg.indexOf('=') : -1;
-    const name = eq > 0 ? arg.slice(0, eq) : arg;
-    const value = (): string => {
-      const v = eq > 0 ? arg.slice(eq + 1) : argv[++i];
-      if (v === undefined) throw new ConfigError(`${name} needs a value`);
-      return v;
-    };
-    if (name === '-h' || BOOLEAN_FLAGS.has(name)) flags.set(name === '-h' ? '--help' : name, 'true');
-    else if (name === '--webhook') {
-      const pair = value();
-      const sep = pair.lastIndexOf('=');
-      if (sep <= 0 || sep === pair.length - 1) throw new ConfigError(`--webhook: expected NAME=ID, got "${pair}"`);
-      webhooks.set(pair.slice(0, sep).replace(/^@/, ''), pair.slice(sep + 1));
-    } else if (VALUE_FLAGS.has(name)) flags.set(name, value());
-    else if (name.startsWith('-')) throw new ConfigError(`unknown option ${name} for migrate (see migrate --help)`);
-    else positionals.push(arg);
+  for (const pair of pairs) {
+    const sep = pair.lastIndexOf('=');
+    if (sep <= 0 || sep === pair.length - 1) throw new ConfigError(`--webhook: expected NAME=ID, got "${pair}"`);
+    webhooks.set(pair.slice(0, sep).replace(/^@/, ''), pair.slice(sep + 1));
   }
+  return webhooks;
+}
+
+export function parseMigrateArgs(argv: readonly string[]): Invocation | 'help' {
+  const { flags, repeated, positionals } = parseArgList(argv, { booleans: BOOLEAN_FLAGS, values: VALUE_FLAGS, repeatable: new Set(['--webhook']), command: 'migrate' });
+  const webhooks = webhookMap(repeated.get('--webhook') ?? []);
   if (flags.has('--help')) return 'help';
   const [kind, ...paths] = positionals;
   if (!KINDS.includes(kind as Kind)) throw new ConfigError(`${kind === undefined ? 'say what to migrate' : `unknown "${kind}"`}: migrate dashboards|monitors FILE|DIR…`);

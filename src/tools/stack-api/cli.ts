@@ -87,22 +87,47 @@ interface Invocation {
   flags: Map<string, string>;
 }
 
-/** argv after `stack`: `<resource> <action> [id] [--flag value | --flag=value]…`. */
-export function parseStackApiArgs(argv: readonly string[]): Invocation {
+export interface ArgSpec {
+  booleans: ReadonlySet<string>;
+  values: ReadonlySet<string>;
+  /** value flags that may be given more than once (all values kept, in order) */
+  repeatable?: ReadonlySet<string>;
+  /** for the unknown-option message: `unknown option --x for <command> (see <help> --help)` */
+  command: string;
+  help?: string;
+}
+
+export interface ParsedArgs {
+  /** the last value of each flag; `true` for booleans; `-h` is `--help` */
+  flags: Map<string, string>;
+  repeated: Map<string, string[]>;
+  positionals: string[];
+}
+
+/** `[--flag value | --flag=value | --bool | positional]…`, shared by `stack` and `migrate`. */
+export function parseArgList(argv: readonly string[], spec: ArgSpec): ParsedArgs {
   const flags = new Map<string, string>();
+  const repeated = new Map<string, string[]>();
   const positionals: string[] = [];
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i]!;
     const eq = arg.startsWith('--') ? arg.indexOf('=') : -1;
     const name = eq > 0 ? arg.slice(0, eq) : arg;
-    if (name === '-h' || BOOLEAN_FLAGS.has(name)) flags.set(name === '-h' ? '--help' : name, 'true');
-    else if (VALUE_FLAGS.has(name)) {
+    if (name === '-h' || spec.booleans.has(name)) flags.set(name === '-h' ? '--help' : name, 'true');
+    else if (spec.values.has(name) || spec.repeatable?.has(name)) {
       const value = eq > 0 ? arg.slice(eq + 1) : argv[++i];
       if (value === undefined) throw new ConfigError(`${name} needs a value`);
       flags.set(name, value);
-    } else if (name.startsWith('-') && name !== '-') throw new ConfigError(`unknown option ${name} for stack (see stack ${argv[0]} --help)`);
+      repeated.set(name, [...(repeated.get(name) ?? []), value]);
+    } else if (name.startsWith('-') && name !== '-') throw new ConfigError(`unknown option ${name} for ${spec.command} (see ${spec.help ?? spec.command} --help)`);
     else positionals.push(arg);
   }
+  return { flags, repeated, positionals };
+}
+
+/** argv after `stack`: `<resource> <action> [id] [--flag value | --flag=value]…`. */
+export function parseStackApiArgs(argv: readonly string[]): Invocation {
+  const { flags, positionals } = parseArgList(argv, { booleans: BOOLEAN_FLAGS, values: VALUE_FLAGS, command: 'stack', help: `stack ${argv[0]}` });
   const [resource, action, id, ...extra] = positionals;
   if (extra.length > 0) throw new ConfigError(`unexpected argument "${extra[0]}"`);
   return { resource: resource as ResourceName, action: action as Action | undefined, id, flags };
