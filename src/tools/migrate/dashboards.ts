@@ -31,7 +31,7 @@ interface TileDraft {
 }
 
 /** The text of every query a widget holds, for the report and the notes tile. */
-export function originalQueries(def: WidgetDefinition): string[] {
+function originalQueries(def: WidgetDefinition): string[] {
   const requests = Array.isArray(def.requests) ? (def.requests as WidgetRequest[]) : def.requests ? Object.values(def.requests as Record<string, WidgetRequest>) : [];
   return requests.flatMap((r) => [
     ...(r.q ? [r.q] : []),
