@@ -27,7 +27,21 @@ export const DELIBERATE: readonly Deliberate[] = [
   { signal: 'logs', field: /^attributes\.req(\..+)?$/, kinds: ['only upstream', 'only ours'], reason: `object-valued fields are flattened to dotted keys, as Datadog treats them (${LOGS}: object-valued fields)` },
   { signal: 'logs', field: /^severity(Number|Text)$/, kinds: ['only ours', 'differs'], reason: `pino's numeric \`level\` 30 is info (9, \`info\`); upstream keeps the text "30" with no number (${LOGS}: more status names and numbers)` },
   // ---------------------------------------------------------------- traces
-  { signal: 'traces', field: 'name', kinds: ['differs'], reason: `span named after its resource (\`GET /products\`), queries as \`SELECT shop\`; upstream uses the operation name (${TRACES}: span name)` },
+  { signal: 'traces', field: 'name', kinds: ['differs'], reason: `span named after its route (\`GET /products/{id}\`) or resource (\`GET /products\`), queries after their summary (\`SELECT orders\`); upstream uses the operation name (${TRACES}: span name)` },
+  {
+    signal: 'traces',
+    field:
+      /^attributes\.(url\.full|http\.url|http\.request\.method|http\.method|http\.response\.status_code|http\.status_code|client\.address|http\.client_ip|net\.peer\.ip|user_agent\.original|http\.user_agent|network\.protocol\.version|http\.flavor|server\.address|http\.server_name|http\.(request|response)\.body\.size|http\.(request|response)_content_length|db\.(system|system\.name|operation|operation\.name|name|namespace|sql\.table|collection\.name|statement|query\.text))$/,
+    kinds: ['only ours', 'only upstream', 'differs'],
+    reason: `HTTP and database keys under OTEL_SEMCONV_STABILITY_OPT_IN, by default the names HyperDX reads (\`http.url\`, \`db.statement\`), status codes as ints, a query in the resource also as \`db.statement\`; upstream writes the stable names only (${TRACES}: semantic-convention names)`,
+  },
+  {
+    signal: 'traces',
+    field: /^attributes\.(service\.name|datadog\.service)$/,
+    kinds: ['only ours', 'only upstream'],
+    reason: `an integration span's own service is \`datadog.service\`, the name the APM-stats metrics carry too; upstream calls it \`service.name\` (${TRACES}: resource, service identity)`,
+  },
+  { signal: 'traces', field: 'attributes.SampleRate', kinds: ['only ours'], reason: `the weight HyperDX and ClickStack's schema read, from the sampling rates (${TRACES}: SampleRate)` },
   { signal: 'traces', field: /^attributes\.datadog\.span\.(name|type)$/, kinds: ['only ours'], reason: `the operation name and span type stay searchable next to the resource-based name (${TRACES}: span name)` },
   { signal: 'traces', field: /^attributes\.datadog\.(trace|span)\.id$/, kinds: ['only upstream'], reason: `TraceId/SpanId carry the same ids (${TRACES}: differences)` },
   {

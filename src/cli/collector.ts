@@ -3,8 +3,8 @@ import { collectorBinaryPath, ensureCollector } from '../tools/collector/build';
 import { overlayExists, validateConfig, type OverlayName } from '../tools/collector/run';
 import type { Logger } from '../core/observability/log';
 
-/** Every shipped combination: each overlay alone and with auth. */
-export const CONFIG_VARIANTS: readonly OverlayName[][] = [[], ['auth'], ['fileSink'], ['auth', 'fileSink'], ['datadog'], ['auth', 'datadog']];
+/** Every shipped combination: each overlay alone and with auth, and the stack's ClickHouse one (auth, Datadog fan-out, persistent queue). */
+export const CONFIG_VARIANTS: readonly OverlayName[][] = [[], ['auth'], ['fileSink'], ['auth', 'fileSink'], ['datadog'], ['auth', 'datadog'], ['persistentQueue'], ['auth', 'persistentQueue'], ['auth', 'datadog', 'persistentQueue']];
 
 export async function collectorCommand(args: string[], log: Logger): Promise<number> {
   const [sub] = args;

@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 /**
  * dd-otlp-bridge command line: `serve` (default) runs the sidecar; `collector …` builds and checks
- * the stock collector; `stack` runs both for local use; `stack dashboards|alerts|sources …` drives
+ * the stock collector; `stack` runs both for local use (`--ui`: with HyperDX; `hyperdx` builds or serves it alone); `stack dashboards|alerts|sources …` drives
  * the ClickStack management API; `migrate dashboards|monitors …` brings Datadog dashboards and
  * monitors along through it; `agent-config` points a Datadog Agent here.
  */
@@ -18,6 +18,7 @@ const stackApiCli = (): typeof import('../tools/stack-api/cli') => require('../t
 const migrateCli = (): typeof import('../tools/migrate/cli') => require('../tools/migrate/cli');
 const collectorCli = (): typeof import('./collector') => require('./collector');
 const stackCli = (): typeof import('./stack') => require('./stack');
+const hyperdxCli = (): typeof import('./hyperdx') => require('./hyperdx');
 
 export async function serve(config: Config, log: Logger): Promise<() => Promise<void>> {
   const sidecar = await startSidecar(config, log);
@@ -54,6 +55,8 @@ async function main(argv: string[]): Promise<number> {
       return collectorCli().collectorCommand(rest, log);
     case 'stack':
       return stackCli().stackCommand(args, log);
+    case 'hyperdx':
+      return hyperdxCli().hyperdxCommand(rest, config, log, (stop) => onShutdown(log, stop));
     default:
       process.stderr.write(`unknown command "${command}"\n\n${helpText()}`);
       return 2;

@@ -143,7 +143,12 @@ export async function startSidecar(config: Config, log: Logger, overrides: Sidec
     authEnabled: keys.length > 0,
     isValidKey: keyChecker(keys),
     tracerEndpoints: tracerEndpoints(routes),
-    caches: createTranslatorCaches({ traceIds: { maxEntries: config.traceIdCacheSize, ttlMs: config.traceIdCacheTtlMs }, metricStreams: { maxEntries: config.metricStreamsMax, idleMs: config.metricStreamsIdleMs } }),
+    caches: createTranslatorCaches({
+      traceIds: { maxEntries: config.traceIdCacheSize, ttlMs: config.traceIdCacheTtlMs },
+      metricStreams: { maxEntries: config.metricStreamsMax, idleMs: config.metricStreamsIdleMs },
+      hosts: { maxHosts: config.hostMetadataMaxHosts, ttlMs: config.hostMetadataTtlMs },
+      semconv: config.semconvOptIn,
+    }),
     metrics,
   };
   const intake = createIntakeApp(routes, ctx, exporter, optionsFor(config, SERVER_OPTIONS), metrics, log, new InflightBudget(config.maxInflightRequests, config.maxInflightBytes));

@@ -17,7 +17,9 @@ export function helpText(): string {
   return [
     'Usage: dd-otlp-bridge [serve] [options]',
     '       dd-otlp-bridge collector build|path|validate',
-    '       dd-otlp-bridge stack            (collector + sidecar, intake on, file sink unless DB_ENDPOINT is set)',
+    '       dd-otlp-bridge stack [--sink clickhouse|file]   (ClickHouse (DB_ENDPOINT, else an embedded one) + collector + sidecar, intake on)',
+    '       dd-otlp-bridge stack --ui [--ui-source PATH|TARBALL] [--ui-port PORT]   (also the HyperDX UI in local mode, on that ClickHouse)',
+    '       dd-otlp-bridge hyperdx build|path|serve   (the HyperDX UI alone: build once per source, or serve it)',
     '       dd-otlp-bridge stack dashboards|alerts create|list|get|update|delete [ID] [--file body.json] [--table]',
     '       dd-otlp-bridge stack sources list [--table]   (ClickStack management API, Cloud or open source; see stack dashboards --help)',
     '       dd-otlp-bridge migrate dashboards|monitors FILE|DIR… [--dry-run | --out DIR | --delete] [--webhook NAME=ID]   (Datadog exports → HyperDX; see migrate --help)',

@@ -31,6 +31,8 @@ export interface Config {
   exportMaxBytes: number;
   exportRetryMaxElapsedMs: number;
   decodeJsonMessage: boolean;
+  logTextCorrelation: boolean;
+  semconvOptIn: SemconvOptIn;
   spoolDir: string | undefined;
   spoolMaxBytes: number;
   spoolFsync: 'always' | 'never';
@@ -41,10 +43,33 @@ export interface Config {
   traceIdCacheTtlMs: number;
   metricStreamsMax: number;
   metricStreamsIdleMs: number;
+  hostMetadataMaxHosts: number;
+  hostMetadataTtlMs: number;
   logLevel: LogLevel;
+  stackSink: StackSink;
+  clickhouseHttpPort: number;
+  clickhouseTcpPort: number;
+  clickhouseHome: string | undefined;
+  ui: boolean;
+  uiSource: string | undefined;
+  uiPort: number;
 }
 
+/** Where `dd-otlp-bridge stack` has the collector write. */
+export type StackSink = 'clickhouse' | 'file';
+
 export type LogLevel = 'debug' | 'info' | 'warn' | 'error';
+
+/**
+ * Which attribute names a semantic-convention group is written under, as OpenTelemetry's
+ * `OTEL_SEMCONV_STABILITY_OPT_IN` says: `old` (no opt-in: `http.url`, `db.statement`), `stable`
+ * (`http`: `url.full`, `database`: `db.query.text`) or `dup` (`http/dup`: both).
+ */
+export type SemconvNames = 'old' | 'stable' | 'dup';
+export interface SemconvOptIn {
+  http: SemconvNames;
+  database: SemconvNames;
+}
 export interface HostPort {
   host: string;
   port: number;
@@ -80,6 +105,18 @@ export const parseHostPort = (raw: string, source: string): HostPort => {
   return { host: m[1] ?? (m[2] || '0.0.0.0'), port };
 };
 
+const parsePort = (raw: string, source: string): number => {
+  const n = Number(raw);
+  if (!Number.isSafeInteger(n) || n <= 0 || n > 65535) throw new ConfigError(`${source}: expected a port (1-65535), got "${raw}"`);
+  return n;
+};
+
+const parseStackSink = (raw: string, source: string): StackSink => {
+  const v = raw.trim().toLowerCase();
+  if (v === 'clickhouse' || v === 'file') return v;
+  throw new ConfigError(`${source}: expected clickhouse or file, got "${raw}"`);
+};
+
 const parseList = (raw: string): string[] =>
   raw
     .split(',')
@@ -108,6 +145,17 @@ const parseCompression = (raw: string, source: string): 'gzip' | 'none' => {
   const v = raw.trim().toLowerCase();
   if (v === 'gzip' || v === 'none') return v;
   throw new ConfigError(`${source}: expected gzip or none, got "${raw}"`);
+};
+
+/**
+ * `OTEL_SEMCONV_STABILITY_OPT_IN`: a comma-separated list shared by every OpenTelemetry component
+ * of a process, so entries for other groups (`messaging`, `rpc`, …) are ignored rather than refused.
+ * `<group>/dup` wins over `<group>`, as the OpenTelemetry specification says.
+ */
+export const parseSemconvOptIn = (raw: string): SemconvOptIn => {
+  const entries = new Set(parseList(raw.toLowerCase()));
+  const names = (group: keyof SemconvOptIn): SemconvNames => (entries.has(`${group}/dup`) ? 'dup' : entries.has(group) ? 'stable' : 'old');
+  return { http: names('http'), database: names('database') };
 };
 
 export class ConfigError extends Error {
@@ -387,6 +435,15 @@ export const OPTIONS = [
     help: 'On SIGTERM: stop accepting, let in-flight requests finish for up to this long, then exit.',
   }),
   option({
+    key: 'semconvOptIn',
+    flag: '--semconv-stability-opt-in',
+    env: ['OTEL_SEMCONV_STABILITY_OPT_IN'],
+    file: 'semconv_stability_opt_in',
+    default: { http: 'old', database: 'old' },
+    parse: parseSemconvOptIn,
+    help: 'HTTP and database attribute names on spans and APM-stats metrics: empty = the names HyperDX reads (http.url, http.method, http.status_code, db.statement); http / database = the stable names (url.full, db.query.text, …); http/dup, database/dup = both.',
+  }),
+  option({
     key: 'decodeJsonMessage',
     flag: '--decode-json-message',
     env: ['DD_BRIDGE_DECODE_JSON_MESSAGE'],
@@ -394,6 +451,15 @@ export const OPTIONS = [
     default: true,
     parse: parseBool,
     help: 'Unpack log messages that are JSON objects into severity, time, service, trace ids and attributes.',
+  }),
+  option({
+    key: 'logTextCorrelation',
+    flag: '--log-text-correlation',
+    env: ['DD_BRIDGE_LOG_TEXT_CORRELATION'],
+    file: 'logs.text_correlation',
+    default: true,
+    parse: parseBool,
+    help: 'Read injected dd.trace_id/dd.span_id/dd.service/dd.env/dd.version and the level out of plain-text log lines (the body is kept as sent).',
   }),
   option({
     key: 'traceIdCacheSize',
@@ -432,6 +498,24 @@ export const OPTIONS = [
     help: 'A metric stream not seen for this long is forgotten.',
   }),
   option({
+    key: 'hostMetadataMaxHosts',
+    flag: '--host-metadata-max-hosts',
+    env: ['DD_BRIDGE_HOST_METADATA_MAX_HOSTS'],
+    file: 'host_metadata.max_hosts',
+    default: 10_000,
+    parse: parsePositiveInt,
+    help: 'Hosts whose agent host metadata (host tags, cloud, Kubernetes) is kept to enrich their signals (least recently updated evicted).',
+  }),
+  option({
+    key: 'hostMetadataTtlMs',
+    flag: '--host-metadata-ttl-ms',
+    env: ['DD_BRIDGE_HOST_METADATA_TTL_MS'],
+    file: 'host_metadata.ttl_ms',
+    default: 7_200_000,
+    parse: parsePositiveInt,
+    help: 'A host whose agent sent no host metadata for this long is forgotten (agents send it every 30 minutes).',
+  }),
+  option({
     key: 'logLevel',
     flag: '--log-level',
     env: ['DD_BRIDGE_LOG_LEVEL', 'LOG_LEVEL'],
@@ -440,10 +524,73 @@ export const OPTIONS = [
     parse: parseLogLevel,
     help: 'debug, info, warn or error.',
   }),
+  option({
+    key: 'stackSink',
+    flag: '--sink',
+    env: ['DD_BRIDGE_STACK_SINK'],
+    file: 'stack.sink',
+    default: 'clickhouse',
+    parse: parseStackSink,
+    help: '`stack` only: clickhouse (DB_ENDPOINT when set, else an embedded ClickHouse it starts) or file (OTLP JSON files under .cache/sink).',
+  }),
+  option({
+    key: 'clickhouseHttpPort',
+    flag: '--clickhouse-http-port',
+    env: ['DD_BRIDGE_CLICKHOUSE_HTTP_PORT'],
+    file: 'stack.clickhouse.http_port',
+    default: 8123,
+    parse: parsePort,
+    help: "`stack` only: the embedded ClickHouse's HTTP port on 127.0.0.1 (curl, HyperDX).",
+  }),
+  option({
+    key: 'clickhouseTcpPort',
+    flag: '--clickhouse-tcp-port',
+    env: ['DD_BRIDGE_CLICKHOUSE_TCP_PORT'],
+    file: 'stack.clickhouse.tcp_port',
+    default: 9000,
+    parse: parsePort,
+    help: "`stack` only: the embedded ClickHouse's native port on 127.0.0.1 (the collector's exporter).",
+  }),
+  option({
+    key: 'clickhouseHome',
+    flag: '--clickhouse-home',
+    env: ['DD_BRIDGE_CLICKHOUSE_HOME'],
+    file: 'stack.clickhouse.home',
+    default: undefined,
+    parse: optionalString,
+    help: '`stack` only: folder of the embedded ClickHouse: its Python venv (chdb-core), data/ (kept across restarts) and logs/. Default: .cache/clickhouse in the repo.',
+  }),
+  option({
+    key: 'ui',
+    flag: '--ui',
+    env: ['DD_BRIDGE_UI'],
+    file: 'stack.ui.enabled',
+    default: false,
+    parse: parseBool,
+    help: "`stack` only: also build (once per source, cached under DD_BRIDGE_HYPERDX_CACHE, default ~/.cache/dd-otlp-bridge/hyperdx) and serve the HyperDX UI in local mode, connected to the stack's ClickHouse. See docs/hyperdx-ui.md.",
+  }),
+  option({
+    key: 'uiSource',
+    flag: '--ui-source',
+    env: ['DD_BRIDGE_HYPERDX_SOURCE'],
+    file: 'stack.ui.source',
+    default: undefined,
+    parse: optionalString,
+    help: '`stack --ui` and `hyperdx`: the HyperDX source, a hyperdxio/hyperdx clone or its .tar.gz. Default: the newest ../shared/vendor/hyperdx/*.tar.gz beside the repo.',
+  }),
+  option({
+    key: 'uiPort',
+    flag: '--ui-port',
+    env: ['DD_BRIDGE_UI_PORT'],
+    file: 'stack.ui.port',
+    default: 8080,
+    parse: parsePort,
+    help: "`stack --ui` and `hyperdx serve`: the HyperDX UI's port on 127.0.0.1.",
+  }),
 ] as const;
 
 /** What the routes read (RouteContext.config): encoding, log options, and what /info advertises. */
-export const ROUTE_OPTIONS = ['exportMaxBytes', 'decodeJsonMessage', 'listen', 'maxBodyBytes'] as const;
+export const ROUTE_OPTIONS = ['exportMaxBytes', 'decodeJsonMessage', 'logTextCorrelation', 'listen', 'maxBodyBytes'] as const;
 export type RouteOptions = Pick<Config, (typeof ROUTE_OPTIONS)[number]>;
 
 /** What the intake server reads per request: auth scope, body limits, decompression. */

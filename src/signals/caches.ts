@@ -4,12 +4,16 @@
  * the routes to the chains; no translator module keeps state of its own. Tables that never
  * change (known-keys.ts, the severity names, …) are constants, not caches, and stay where they are.
  */
+import type { SemconvOptIn } from '../config/options';
 import type { ResourceGroupings } from './shared/group';
+import { HostMetadataTable, type HostMetadataOptions } from './shared/host-metadata';
 import { PromotionMemos } from './logs/promotion-memo';
 import { newInternedOrigins, type OriginsByInternedTags } from './metrics/resource';
 import { DEFAULT_START_TIME_OPTIONS, StreamStartTimes, type StartTimeOptions } from './metrics/start-times';
 import { TraceIdCache, type TraceIdCacheOptions } from './shared/trace-id';
 import { AttributeNames } from './traces/finish';
+import { QuerySummaries } from './traces/name';
+import { ServiceIdentities } from './traces/service-identity';
 
 export interface TranslatorCaches {
   /** low 64 → high 64 bits of trace ids, learned on the traces path and read on the logs path */
@@ -22,13 +26,21 @@ export interface TranslatorCaches {
   groupings: ResourceGroupings;
   /** metric origins of tag lists the direct series reader interned (metrics/resource.ts) */
   internedOrigins: OriginsByInternedTags;
-  /** span attribute names by meta / metrics key (traces/finish.ts) */
+  /** span attribute names by meta / metrics key, for the process's semantic-convention opt-in (traces/finish.ts) */
   spanAttributeNames: AttributeNames;
+  /** host tags, cloud and Kubernetes facts by host, from agent host metadata, added to every signal's resource (host-metadata.ts) */
+  hosts: HostMetadataTable;
+  /** query text → OpenTelemetry query summary, the name of database spans (traces/name.ts) */
+  querySummaries: QuerySummaries;
+  /** integration service → the base service its spans are grouped under, for the APM stats (traces/service-identity.ts) */
+  serviceIdentities: ServiceIdentities;
 }
 
 export interface TranslatorCacheOptions {
   traceIds: TraceIdCacheOptions;
   metricStreams: StartTimeOptions;
+  hosts: HostMetadataOptions;
+  semconv: SemconvOptIn;
 }
 
 export function createTranslatorCaches(options: Partial<TranslatorCacheOptions> = {}): TranslatorCaches {
@@ -38,6 +50,9 @@ export function createTranslatorCaches(options: Partial<TranslatorCacheOptions> 
     logPromotions: new PromotionMemos(),
     groupings: new WeakMap(),
     internedOrigins: newInternedOrigins(),
-    spanAttributeNames: new AttributeNames(),
+    spanAttributeNames: new AttributeNames(options.semconv),
+    hosts: new HostMetadataTable(options.hosts),
+    serviceIdentities: new ServiceIdentities(),
+    querySummaries: new QuerySummaries(),
   };
 }

@@ -59,6 +59,8 @@ export interface IntakeRoute {
   methods: readonly ('GET' | 'POST' | 'PUT')[];
   /** Exact paths, or a last segment `:name` (one segment) or `*name` (one or more), as src/http/route-table.ts matches them. */
   paths: readonly string[];
+  /** What /info lists for a tracer route whose paths are patterns, as the agent spells it; `paths` otherwise. */
+  infoPaths?: readonly string[];
   sender: SenderClass;
   /** Routes that check the key themselves (e.g. /api/v1/validate) are not refused up front. */
   selfAuthenticating?: boolean;

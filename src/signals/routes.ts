@@ -13,6 +13,9 @@ import { validateRoute } from './control/validate';
 
 export const ROUTES: readonly IntakeRoute[] = [validateRoute, agentIntakeRoute, eventsRoute, metadataRoute, logsRoute, ...METRIC_ROUTES, ...TRACE_ROUTES, infoRoute, remoteConfigRoute, telemetryRoute];
 
-/** Tracer data endpoints advertised in /info: tracer routes that carry data, not the probes. */
-const TRACER_PROBES = new Set(['info', 'remote_config', 'telemetry']);
-export const tracerEndpoints = (routes: readonly IntakeRoute[]): string[] => routes.filter((r) => r.sender === 'tracer' && !TRACER_PROBES.has(r.name)).flatMap((r) => r.paths);
+/**
+ * Tracer endpoints advertised in /info: tracer routes that carry data, and the telemetry proxy
+ * (a tracer turns its telemetry off when /info does not list it), not the probes.
+ */
+const TRACER_PROBES = new Set(['info', 'remote_config']);
+export const tracerEndpoints = (routes: readonly IntakeRoute[]): string[] => routes.filter((r) => r.sender === 'tracer' && !TRACER_PROBES.has(r.name)).flatMap((r) => r.infoPaths ?? r.paths);

@@ -6,10 +6,10 @@
  * (c) a 1000-line agent batch.
  */
 import { client, v2 } from '@datadog/datadog-api-client';
-import { compress as zstdCompress } from '@mongodb-js/zstd';
 import { execFileSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
+import { shipAsAgent as ship } from '../helpers/agent-logs';
 import { logRecords, waitFor, type SinkLogRecord } from '../helpers/sink';
 import { startStack, type TestStack } from '../helpers/stack';
 
@@ -37,25 +37,7 @@ function runInjectedApp(env: Record<string, string> = {}): InjectedRun {
   return JSON.parse(out.trim().split('\n').pop() as string) as InjectedRun;
 }
 
-/** What the logs agent does with tailed lines: agent-json entries, zstd, its headers. */
-async function shipAsAgent(stack: TestStack, lines: string[], tags: string): Promise<Response> {
-  const now = Date.now();
-  const entries = lines.map((message) => ({ message, status: 'info', timestamp: now, hostname: 'agent-host', service: 'shop-api', ddsource: 'nodejs', ddtags: tags }));
-  return fetch(`${stack.intakeUrl}/api/v2/logs`, {
-    method: 'POST',
-    body: await zstdCompress(Buffer.from(JSON.stringify(entries)), 1),
-    headers: {
-      'DD-API-KEY': KEY,
-      'Content-Type': 'application/json',
-      'Content-Encoding': 'zstd',
-      'DD-PROTOCOL': 'agent-json',
-      'DD-EVP-ORIGIN': 'agent',
-      'DD-EVP-ORIGIN-VERSION': '7.70.0',
-      'User-Agent': 'datadog-agent/7.70.0',
-      'dd-message-timestamp': String(now),
-    },
-  });
-}
+const shipAsAgent = (stack: TestStack, lines: string[], tags: string): Promise<Response> => ship(stack.intakeUrl, KEY, lines, tags);
 
 const byBody = (records: SinkLogRecord[], body: string): SinkLogRecord => {
   const found = records.find((r) => r.body === body);

@@ -173,7 +173,7 @@ describe('trace-agent → sidecar → real collector', () => {
       const byName = new Map(points.map((p) => [p.name, p]));
       expect(byName.get('dd.trace.hits')).toMatchObject({ kind: 'sum', temporality: 1, isMonotonic: true, value: 4 });
       expect(byName.get('dd.trace.errors')?.value).toBe(1);
-      expect(byName.get('dd.trace.hits')?.attributes).toMatchObject({ 'datadog.span.name': 'express.request', 'dd.span.Resource': 'GET /cart', 'http.response.status_code': '200' });
+      expect(byName.get('dd.trace.hits')?.attributes).toMatchObject({ 'datadog.span.name': 'express.request', 'dd.span.Resource': 'GET /cart', 'http.status_code': '200' });
       const duration = byName.get('dd.trace.duration');
       expect(duration).toMatchObject({ kind: 'histogram', temporality: 1, unit: 's' });
       expect(duration?.point).toMatchObject({ count: '4', sum: 0.01, bucketCounts: ['1', '1', '1', '1'] });

@@ -116,10 +116,10 @@ describe('dd-trace → sidecar → real collector', () => {
     expect(root?.span).toMatchObject({ name: 'GET /orders/:id', kind: 2 });
     expect(root?.span.parentSpanId ?? '').toBe('');
     expect(root?.span.status?.code ?? 0).toBe(0);
-    expect(root?.attributes).toMatchObject({ 'datadog.span.name': 'web.request', 'dd.span.Resource': 'GET /orders/:id', 'http.route': '/orders/:id', 'http.request.method': 'GET', 'http.response.status_code': '200', 'sampling.priority': '1' });
+    expect(root?.attributes).toMatchObject({ 'datadog.span.name': 'web.request', 'dd.span.Resource': 'GET /orders/:id', 'http.route': '/orders/:id', 'http.method': 'GET', 'http.status_code': '200', 'sampling.priority': '1' });
 
-    expect(db?.span).toMatchObject({ name: 'SELECT shop', kind: 3, parentSpanId: app.root.spanId });
-    expect(db?.attributes).toMatchObject({ 'db.system.name': 'postgres', 'dd.span.Resource': 'SELECT * FROM orders WHERE id = ?' });
+    expect(db?.span).toMatchObject({ name: 'SELECT orders', kind: 3, parentSpanId: app.root.spanId });
+    expect(db?.attributes).toMatchObject({ 'db.system': 'postgres', 'db.statement': 'SELECT * FROM orders WHERE id = ?', 'dd.span.Resource': 'SELECT * FROM orders WHERE id = ?' });
     const fetched = db?.events.find((e) => e.name === 'rows.fetched');
     expect(fetched?.attributes).toEqual({ rows: expect.anything(), cached: false });
     expect(String(fetched?.attributes.rows)).toBe('3');
@@ -162,11 +162,12 @@ describe('dd-trace → sidecar → real collector', () => {
   describe('replies tracers read', () => {
     const put = (path: string, body: Buffer | string, headers: Record<string, string> = {}): Promise<Response> => fetch(stack.intakeUrl + path, { method: 'PUT', body, headers: { 'Content-Type': 'application/msgpack', ...headers } });
 
-    it('v0.4/v0.5/v0.7 answer rate_by_service, honouring Datadog-Rates-Payload-Version', async () => {
+    it('v0.4/v0.5/v0.7/v1.0 answer rate_by_service, honouring Datadog-Rates-Payload-Version', async () => {
       for (const [path, body] of [
         ['/v0.4/traces', encodeMsgpack([])],
         ['/v0.5/traces', encodeMsgpack([[''], []])],
         ['/v0.7/traces', encodeMsgpack({ chunks: [] })],
+        ['/v1.0/traces', encodeMsgpack({})],
       ] as const) {
         const res = await put(path, body);
         expect(res.status).toBe(200);
@@ -184,6 +185,9 @@ describe('dd-trace → sidecar → real collector', () => {
       const again = await put('/v0.4/traces', encodeMsgpack([]), { 'Datadog-Rates-Payload-Version': version as string });
       expect(again.headers.get('datadog-rates-payload-version')).toBe(version);
       expect(await again.text()).toBe('{}');
+      const v1 = await put('/v1.0/traces', encodeMsgpack({}), { 'Datadog-Rates-Payload-Version': version as string });
+      expect(v1.headers.get('datadog-rates-payload-version')).toBe(version);
+      expect(await v1.text()).toBe('{}');
     });
 
     it('v0.3 answers OK; POST works as PUT does', async () => {
@@ -203,9 +207,9 @@ describe('dd-trace → sidecar → real collector', () => {
       expect((await put('/v0.4/traces', encodeMsgpack([]))).status).toBe(200);
     });
 
-    it('GET /info lists exactly the tracer endpoints served', async () => {
+    it('GET /info lists exactly the tracer endpoints served, the telemetry proxy as the agent spells it', async () => {
       const info = (await (await fetch(`${stack.intakeUrl}/info`)).json()) as { endpoints: string[]; client_drop_p0s: boolean };
-      expect([...info.endpoints].sort()).toEqual(['/v0.3/traces', '/v0.4/traces', '/v0.5/traces', '/v0.6/stats', '/v0.7/traces'].sort());
+      expect([...info.endpoints].sort()).toEqual(['/v0.3/traces', '/v0.4/traces', '/v0.5/traces', '/v0.6/stats', '/v0.7/traces', '/v1.0/traces', '/telemetry/proxy/'].sort());
       expect(info.client_drop_p0s).toBe(false);
     });
   });

@@ -6,9 +6,9 @@ import { createTranslatorCaches } from '../../src/signals/caches';
 import { translateEvents } from '../../src/signals/events/translate';
 import { fuzzTarget } from '../helpers/fuzz';
 
-const { groupings } = createTranslatorCaches();
+const caches = createTranslatorCaches();
 const encode = (events: Parameters<typeof translateEvents>[0]): void => {
-  encodeExportRequests({ signal: 'logs', resources: translateEvents(events, 1_700_000_000_000_000_000n, groupings) }, 64 * 1024);
+  encodeExportRequests({ signal: 'logs', resources: translateEvents(events, 1_700_000_000_000_000_000n, caches) }, 64 * 1024);
 };
 
 fuzzTarget('events-intake', [Buffer.from(JSON.stringify({ apiKey: '', events: { nagios: [{ msg_title: 'a', msg_text: 'b', timestamp: 1700000000, alert_type: 'error', tags: ['env:x', 'bare'] }] } }))], (input) =>

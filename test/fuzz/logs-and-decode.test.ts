@@ -5,7 +5,7 @@ import { logStreamEncoder } from '../../src/core/otlp/encode';
 import { decodeExportResponse } from '../../src/core/otlp/response';
 import { parseLogsBody } from '../../src/signals/logs/parse';
 import { createTranslatorCaches } from '../../src/signals/caches';
-import { translateLogs } from '../../src/signals/logs/chain';
+import { translateLogs, translateLogsToModel } from '../../src/signals/logs/chain';
 import fc from 'fast-check';
 import { fuzzTarget } from '../helpers/fuzz';
 import { readdirSync, readFileSync } from 'node:fs';
@@ -22,7 +22,7 @@ const caches = createTranslatorCaches();
 fuzzTarget('logs-pipeline', logSeeds, (input) => {
   const payload = parseLogsBody(input, new URLSearchParams('ddtags=a:b'));
   const records = logStreamEncoder();
-  translateLogs(payload, 1_700_000_000_000_000_000n, { caches, decodeJsonMessage: true }, records);
+  translateLogs(payload, 1_700_000_000_000_000_000n, { caches, decodeJsonMessage: true, textCorrelation: true }, records);
   records.requests(64 * 1024);
 });
 
@@ -52,16 +52,43 @@ const fieldValue = fc.oneof(fc.jsonValue({ maxDepth: 3 }), fc.string(), fc.bigIn
 const entry = fc.dictionary(fc.oneof(fc.constantFrom(...RESERVED), fc.string({ maxLength: 8 })), fieldValue, { maxKeys: 12 });
 const entryWithJsonMessage = fc.tuple(entry, entry).map(([outer, inner]) => ({ ...outer, message: JSON.stringify(inner) }));
 
+/** Text lines built from the pieces the text_correlation step looks for, in any order and spacing. */
+const textPiece = fc.oneof(
+  fc.constantFrom('dd.trace_id=', 'dd.span_id=', 'dd.service=', 'dd.env=', 'dd.version=', 'level=', 'lvl=', '"', '[', ']', '{', '}', ',', ' ', ':', 'ERROR', 'WARNING', 'INF', 'fail:', 'info:', 'dd.', '\n'),
+  fc.tuple(fc.bigInt({ min: 0n, max: 1n << 130n }), fc.constantFrom(10, 16)).map(([n, radix]) => n.toString(radix)),
+  fc.string({ maxLength: 6 }),
+);
+const textLine = fc.array(textPiece, { maxLength: 24 }).map((pieces) => pieces.join(''));
+const entryWithTextMessage = fc.tuple(entry, textLine).map(([outer, message]) => ({ ...outer, message }));
+
 describe('fuzz logs-translate', () => {
   it('translates and encodes any parsed log entries without throwing', () => {
     fc.assert(
-      fc.property(fc.array(fc.oneof(entry, entryWithJsonMessage), { maxLength: 20 }), fc.option(fc.string()), (entries, ddtags) => {
+      fc.property(fc.array(fc.oneof(entry, entryWithJsonMessage, entryWithTextMessage), { maxLength: 20 }), fc.option(fc.string()), (entries, ddtags) => {
         const payload = parseLogsBody(Buffer.from(JSON.stringify(entries)), new URLSearchParams(ddtags ? { ddtags } : {}));
         const records = logStreamEncoder();
-        translateLogs(payload, 1_700_000_000_000_000_000n, { caches, decodeJsonMessage: true }, records);
+        translateLogs(payload, 1_700_000_000_000_000_000n, { caches, decodeJsonMessage: true, textCorrelation: true }, records);
         const requests = records.requests(16 * 1024);
         expect(requests.reduce((n, r) => n + r.records, 0)).toBe(payload.entries.length);
       }),
+      { numRuns: Number(process.env.FUZZ_RUNS ?? '300') },
+    );
+  });
+});
+
+describe('fuzz text_correlation', () => {
+  it('keeps a text line as its body, exactly as sent, whatever the step reads out of it', () => {
+    fc.assert(
+      fc.property(
+        textLine.filter((t) => t !== ''),
+        fc.constantFrom('info', 'error', undefined),
+        (message, status) => {
+          const payload = parseLogsBody(Buffer.from(JSON.stringify([{ message, status }])), new URLSearchParams());
+          // decoding off: a generated line may happen to be a JSON object, whose body decoding replaces
+          const record = translateLogsToModel(payload, 1_700_000_000_000_000_000n, { caches, decodeJsonMessage: false, textCorrelation: true })[0]?.scopeLogs[0]?.logRecords[0];
+          expect(record?.body).toEqual({ string: message });
+        },
+      ),
       { numRuns: Number(process.env.FUZZ_RUNS ?? '300') },
     );
   });

@@ -22,6 +22,8 @@ export interface LoadOptions {
   durationMs: number;
   run: string;
   headers?: Record<string, string>;
+  /** Each agent waits this long after an accepted batch, as a real agent flushes on an interval (default: none, full speed). */
+  pauseMs?: number;
 }
 
 const countStatus = (r: LoadResult, key: string): void => {
@@ -68,13 +70,15 @@ export function startAgentLoad(o: LoadOptions): RunningLoad {
   const cancelled = new AbortController();
   const done = Promise.all(
     Array.from({ length: o.agents }, async () => {
-      while (Date.now() < until)
+      while (Date.now() < until) {
         await sendUntilAccepted(
           o,
           Array.from({ length: o.batchSize }, () => randomUUID()),
           result,
           cancelled.signal,
         );
+        if (o.pauseMs) await new Promise((r) => setTimeout(r, o.pauseMs));
+      }
     }),
   ).then(() => result);
   const stop = (): void => {

@@ -1,5 +1,6 @@
 /**
- * A real stack for end-to-end tests: the collector built from the manifest (file-sink overlay, and
+ * A real stack for end-to-end tests: the collector built from the manifest (file-sink overlay by
+ * default, or writing to a test ClickHouse through its persistent queue with `sink: 'clickhouse'`;
  * the auth overlay when a token is given) plus the sidecar as its own node process from dist/,
  * exactly as an operator runs it. Ports are picked free so test files can run in parallel.
  */
@@ -8,10 +9,24 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { REPO_ROOT } from '../../src/tools/collector/build';
-import { startCollector, type OverlayName, type RunningCollector } from '../../src/tools/collector/run';
+import { clickHouseSinkEnv, startCollector, type OverlayName, type RunningCollector } from '../../src/tools/collector/run';
+import type { TestClickHouse } from './clickhouse';
 import { freePort } from './ports';
 
-export interface StackOptions {
+export type StackOptions = FileSinkStack | ClickHouseStack;
+
+/** The collector writes OTLP JSON files under `sinkDir` (the default). */
+interface FileSinkStack extends CommonStackOptions {
+  sink?: 'file';
+}
+
+/** The collector writes to this ClickHouse (ClickStack's tables, `create_schema`) through its persistent queue. */
+interface ClickHouseStack extends CommonStackOptions {
+  sink: 'clickhouse';
+  clickhouse: Pick<TestClickHouse, 'tcpEndpoint'>;
+}
+
+interface CommonStackOptions {
   authToken?: string;
   sidecarEnv?: Record<string, string>;
   /** Start the sidecar without a collector behind it. */
@@ -32,7 +47,12 @@ export interface CollectorStart {
 export interface TestStack {
   intakeUrl: string;
   adminUrl: string;
+  /** Where the file sink writes (empty with `sink: 'clickhouse'`). */
   sinkDir: string;
+  /** The collector's persistent queue (file_storage) with `sink: 'clickhouse'`. */
+  queueDir: string;
+  /** The running collector's process id, for tests that kill it. */
+  collectorPid(): number | undefined;
   /** The collector's OTLP/gRPC port, the one the sidecar sends to. */
   grpcPort: number;
   sidecarOutput(): string;
@@ -45,6 +65,8 @@ export interface TestStack {
   restartSidecar(): Promise<void>;
   startCollector(start?: CollectorStart): Promise<void>;
   stopCollector(): Promise<void>;
+  /** kill -9: no shutdown, no flush; resolves once the process is gone. */
+  killCollector(): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -62,6 +84,16 @@ export async function healthy(url: string): Promise<boolean> {
     return false;
   }
 }
+
+/** Whether a process with this id exists (signal 0 checks without sending anything). */
+export const processAlive = (pid: number): boolean => {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+};
 
 /** Resolves true as soon as `check` does, false after `timeoutMs`. */
 export async function eventually(check: () => Promise<boolean>, timeoutMs: number): Promise<boolean> {
@@ -95,14 +127,15 @@ export async function startStack(options: StackOptions = {}): Promise<TestStack>
   const [grpcPort, httpPort, healthPort, metricsPort, intakePort, adminPort] = await Promise.all(Array.from({ length: 6 }, freePort));
   const dir = mkdtempSync(join(tmpdir(), 'dd-otlp-bridge-e2e-'));
   const sinkDir = join(dir, 'sink');
+  const queueDir = join(dir, 'queue');
   const collectorEnv: NodeJS.ProcessEnv = {
     ...collectorListenEnv({ grpc: grpcPort, http: httpPort, health: healthPort, metrics: metricsPort }),
     COLLECTOR_BATCH_TIMEOUT: '100ms',
-    FILE_SINK_DIR: sinkDir,
+    ...(options.sink === 'clickhouse' ? clickHouseSinkEnv(options.clickhouse.tcpEndpoint, queueDir) : { FILE_SINK_DIR: sinkDir }),
     ...(options.authToken ? { OTLP_AUTH_TOKEN: options.authToken } : {}),
     ...options.collectorEnv,
   };
-  const overlays: OverlayName[] = options.authToken ? ['auth', 'fileSink'] : ['fileSink'];
+  const overlays: OverlayName[] = [...(options.authToken ? (['auth'] as const) : []), options.sink === 'clickhouse' ? 'persistentQueue' : 'fileSink'];
   let collector: RunningCollector | undefined;
   const launchCollector = async (start: CollectorStart = {}): Promise<void> => {
     collector = await startCollector({
@@ -150,7 +183,9 @@ export async function startStack(options: StackOptions = {}): Promise<TestStack>
   return {
     intakeUrl: `http://127.0.0.1:${intakePort}`,
     adminUrl,
-    sinkDir,
+    sinkDir: options.sink === 'clickhouse' ? '' : sinkDir,
+    queueDir,
+    collectorPid: () => collector?.process.pid,
     grpcPort,
     sidecarOutput: () => output,
     sidecarPid: () => sidecar?.pid,
@@ -159,6 +194,11 @@ export async function startStack(options: StackOptions = {}): Promise<TestStack>
     restartSidecar: launchSidecar,
     startCollector: launchCollector,
     async stopCollector() {
+      await collector?.stop();
+      collector = undefined;
+    },
+    async killCollector() {
+      collector?.process.kill('SIGKILL');
       await collector?.stop();
       collector = undefined;
     },

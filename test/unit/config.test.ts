@@ -46,6 +46,13 @@ describe('config', () => {
     expect(() => parseOtlpHeaders('novalue', 'h')).toThrow(ConfigError);
   });
 
+  it('follows OTEL_SEMCONV_STABILITY_OPT_IN: old names by default, /dup over the plain entry, other groups ignored', () => {
+    expect(load([]).semconvOptIn).toEqual({ http: 'old', database: 'old' });
+    expect(load([], { OTEL_SEMCONV_STABILITY_OPT_IN: 'http' }).semconvOptIn).toEqual({ http: 'stable', database: 'old' });
+    expect(load([], { OTEL_SEMCONV_STABILITY_OPT_IN: ' messaging, DATABASE , database/dup,http/dup,http' }).semconvOptIn).toEqual({ http: 'dup', database: 'dup' });
+    expect(load(['--semconv-stability-opt-in', 'database'], { OTEL_SEMCONV_STABILITY_OPT_IN: 'http' }).semconvOptIn).toEqual({ http: 'old', database: 'stable' });
+  });
+
   it('accepts OTLP_AUTH_TOKEN as an ingestion key beside the configured list', () => {
     expect(acceptedKeys(load(['--api-keys', 'a,b'], { OTLP_AUTH_TOKEN: ' tok ' })).sort()).toEqual(['a', 'b', 'tok']);
     expect(acceptedKeys(load(['--api-keys', 'a,b'], { OTLP_AUTH_TOKEN: ' ' }))).toEqual(['a', 'b']);

@@ -6,7 +6,7 @@ import { resourceLogsJson } from '../helpers/otlp-json';
 const RECEIVED = 1_795_298_400_000_000_000n;
 
 describe('events → log records', () => {
-  it('translates an agent /intake/ batch: body, severity, time, host and tags', () => {
+  it('translates an agent /intake/ batch: body, severity, time, host, tags and service', () => {
     const events = intakeEvents({
       apiKey: '',
       internalHostname: 'web-1',
@@ -15,13 +15,15 @@ describe('events → log records', () => {
         api: [{ msg_title: 'Deploy', timestamp: 1700000100, alert_type: 'success', tags: ['service:shop'] }],
       },
     });
-    expect(resourceLogsJson(translateEvents(events, RECEIVED, createTranslatorCaches().groupings))).toEqual({
+    expect(resourceLogsJson(translateEvents(events, RECEIVED, createTranslatorCaches()))).toEqual({
       resourceLogs: [
         {
           resource: {
             attributes: [
               { key: 'deployment.environment.name', value: { stringValue: 'prod' } },
               { key: 'host.name', value: { stringValue: 'web-1' } },
+              // no service: tag: the source type names the service
+              { key: 'service.name', value: { stringValue: 'nagios' } },
             ],
           },
           scopeLogs: [
@@ -82,9 +84,19 @@ describe('events → log records', () => {
   });
 
   it('API events: date_happened, warning severity; no time → receive time', () => {
-    const [withTime] = translateEvents([apiEvent({ title: 'T', text: 'x', date_happened: 1700000000, alert_type: 'warning' })], RECEIVED, createTranslatorCaches().groupings);
+    const [withTime] = translateEvents([apiEvent({ title: 'T', text: 'x', date_happened: 1700000000, alert_type: 'warning' })], RECEIVED, createTranslatorCaches());
     expect(withTime!.scopeLogs[0]!.logRecords[0]).toMatchObject({ timeUnixNano: 1_700_000_000_000_000_000n, severityNumber: 13, severityText: 'warn', eventName: 'datadog.event' });
-    const [noTime] = translateEvents([apiEvent({ title: 'T' })], RECEIVED, createTranslatorCaches().groupings);
+    const [noTime] = translateEvents([apiEvent({ title: 'T' })], RECEIVED, createTranslatorCaches());
     expect(noTime!.scopeLogs[0]!.logRecords[0]!.timeUnixNano).toBe(RECEIVED);
+  });
+
+  it('service: the service: tag, else the source type; a host alone names none', () => {
+    const serviceOf = (event: Record<string, never> | Record<string, unknown>): unknown => {
+      const [resource] = translateEvents([apiEvent(event as never)], RECEIVED, createTranslatorCaches());
+      return resource!.resource.attributes.find((kv) => kv.key === 'service.name')?.value;
+    };
+    expect(serviceOf({ title: 'T', tags: ['service:billing'], source_type_name: 'jenkins' })).toEqual({ string: 'billing' });
+    expect(serviceOf({ title: 'T', source_type_name: 'jenkins', host: 'ci-1' })).toEqual({ string: 'jenkins' });
+    expect(serviceOf({ title: 'T', host: 'ci-1' })).toBeUndefined();
   });
 });

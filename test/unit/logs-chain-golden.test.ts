@@ -20,6 +20,7 @@ interface Golden {
   receivedAtNs: string;
   query?: string;
   decodeJsonMessage?: boolean;
+  textCorrelation?: boolean;
   traceIdCache?: Record<string, string>;
   input: unknown;
   expected: unknown;
@@ -37,7 +38,7 @@ describe('log chain goldens', () => {
     const context = () => {
       const caches = createTranslatorCaches();
       for (const [low, high] of Object.entries(golden.traceIdCache ?? {})) caches.traceIds.remember(BigInt(low), BigInt('0x' + high));
-      return { caches, decodeJsonMessage: golden.decodeJsonMessage ?? true };
+      return { caches, decodeJsonMessage: golden.decodeJsonMessage ?? true, textCorrelation: golden.textCorrelation ?? true };
     };
     return { golden, payload, receivedAtNs: BigInt(golden.receivedAtNs), context };
   };

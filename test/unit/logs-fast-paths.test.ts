@@ -135,7 +135,7 @@ describe('decode_json_message merges as copy, delete the named groups, set', () 
         const draft = createDraft({ ...envelope, message: JSON.stringify(message) } as DatadogLogEntry, 1n);
         // the step writes into the draft: the envelope's fields are the ones before it runs
         const envelopeFields = draft.fields;
-        const decoded = decodeJsonMessage(draft, { traceIds: new TraceIdCache(), decodeJsonMessage: true, queryTags: undefined });
+        const decoded = decodeJsonMessage(draft, { traceIds: new TraceIdCache(), decodeJsonMessage: true, textCorrelation: true, queryTags: undefined });
         expect([...decoded.fields]).toEqual(referenceFields(envelopeFields, message as Record<string, JsonValue>));
       }),
       { numRuns: 1000 },
@@ -147,7 +147,7 @@ describe('promotion memo and identity grouping', () => {
   /** Every record promoted and grouped on its own, as before the memo. */
   function reference(body: Buffer, query: URLSearchParams): unknown {
     const payload = parseLogsBody(body, query);
-    const ctx = { traceIds: new TraceIdCache(), decodeJsonMessage: true, queryTags: payload.queryTags };
+    const ctx = { traceIds: new TraceIdCache(), decodeJsonMessage: true, textCorrelation: true, queryTags: payload.queryTags };
     return resourceLogsJson(
       groupLogRecords(
         payload.entries.map((entry) => {
@@ -159,7 +159,7 @@ describe('promotion memo and identity grouping', () => {
   }
   /** one process's caches, shared by every request of these tests as the sidecar shares them */
   const caches = createTranslatorCaches();
-  const translated = (body: Buffer, query: URLSearchParams): unknown => resourceLogsJson(translateLogsToModel(parseLogsBody(body, query), 7n, { caches, decodeJsonMessage: true }));
+  const translated = (body: Buffer, query: URLSearchParams): unknown => resourceLogsJson(translateLogsToModel(parseLogsBody(body, query), 7n, { caches, decodeJsonMessage: true, textCorrelation: true }));
 
   const tags = fc.array(fc.constantFrom('env:a', 'env:b', 'team:x', 'image_tag:1', 'image_tag:2', 'foo', 'service:s', 'host:h', 'pod_name:p', 'filename:f', ''), { maxLength: 5 }).map((t) => t.join(','));
   const text = fc.oneof(fc.constantFrom('a', 'b', '', 'h1'), fc.integer({ min: 0, max: 2 }), fc.constant(null));
@@ -213,7 +213,7 @@ describe('promotion memo and identity grouping', () => {
   });
 
   it("keeps a container's promotion from one request to the next, and its resource's KeyValues", () => {
-    const model = (): ResourceLogs[] => translateLogsToModel(parseLogsBody(Buffer.from(JSON.stringify([{ message: 'm', hostname: 'kept', ddtags: 'env:kept,team:x' }])), new URLSearchParams()), 7n, { caches, decodeJsonMessage: true });
+    const model = (): ResourceLogs[] => translateLogsToModel(parseLogsBody(Buffer.from(JSON.stringify([{ message: 'm', hostname: 'kept', ddtags: 'env:kept,team:x' }])), new URLSearchParams()), 7n, { caches, decodeJsonMessage: true, textCorrelation: true });
     const [first, second] = [model(), model()];
     expect(second[0]!.resource.attributes).toBe(first[0]!.resource.attributes);
   });
@@ -242,7 +242,8 @@ describe('record attributes', () => {
   function referenceAttributes(draft: LogDraft): unknown {
     const attributes = new Map(draft.promoted.attributes);
     for (const [key, value] of draft.fields) {
-      if (key === 'message' || key === 'msg' || key === 'log') continue;
+      // `message` is the body (the property always sends one); an empty alias beside it says nothing
+      if (key === 'message' || ((key === 'msg' || key === 'log') && (value === '' || value === null))) continue;
       const name = attributeName(key);
       if (name !== 'rr-web.event') attributes.set(name, anyValue(value));
     }
@@ -255,10 +256,10 @@ describe('record attributes', () => {
       fc.property(fc.dictionary(fc.constantFrom(...keys), fc.oneof(fc.string({ maxLength: 2 }), fc.integer()), { maxKeys: 10 }), fc.constantFrom('', 'team:t,filename:f', 'team:t'), (fields, ddtags) => {
         const body = Buffer.from(JSON.stringify([{ ...fields, ddtags, ddsource: 'src', message: 'm' }]));
         const payload = parseLogsBody(body, new URLSearchParams());
-        const ctx = { traceIds: new TraceIdCache(), decodeJsonMessage: true, queryTags: undefined };
+        const ctx = { traceIds: new TraceIdCache(), decodeJsonMessage: true, textCorrelation: true, queryTags: undefined };
         const plain = runLogSteps(createDraft(payload.entries[0] as DatadogLogEntry, 7n), ctx);
         expect(toLogRecord(plain).attributes).toEqual(referenceAttributes(plain));
-        const memoised = translateLogsToModel(payload, 7n, { caches: createTranslatorCaches(), decodeJsonMessage: true });
+        const memoised = translateLogsToModel(payload, 7n, { caches: createTranslatorCaches(), decodeJsonMessage: true, textCorrelation: true });
         expect(memoised[0]?.scopeLogs[0]?.logRecords[0]?.attributes).toEqual(referenceAttributes(plain));
       }),
       { numRuns: 1000 },
@@ -318,7 +319,7 @@ describe('trace and span ids', () => {
     fc.assert(
       fc.property(fc.bigInt({ min: 1n, max: (1n << 128n) - 1n }), fc.bigInt({ min: 1n, max: (1n << 64n) - 1n }), (traceId, spanId) => {
         const draft = createDraft({ 'dd.trace_id': traceId.toString(16).padStart(32, '0'), 'dd.span_id': spanId.toString(), message: 'm' }, 1n);
-        const out = traceCorrelation(draft, { traceIds: cache, decodeJsonMessage: true, queryTags: undefined });
+        const out = traceCorrelation(draft, { traceIds: cache, decodeJsonMessage: true, textCorrelation: true, queryTags: undefined });
         expect(Buffer.from(out.traceId ?? []).toString('hex')).toBe(Buffer.from(traceIdBytes(traceId)).toString('hex'));
         expect(Buffer.from(out.spanId ?? []).toString('hex')).toBe(Buffer.from(spanIdBytes(spanId)).toString('hex'));
       }),

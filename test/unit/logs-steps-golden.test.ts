@@ -36,7 +36,7 @@ function project(d: LogDraft): Record<string, unknown> {
 }
 
 it('runs the steps in the documented order', () => {
-  expect(LOG_STEPS.map((s) => s.name)).toEqual(['decode_json_message', 'timestamps', 'severity', 'resource_promotion', 'trace_correlation']);
+  expect(LOG_STEPS.map((s) => s.name)).toEqual(['text_correlation', 'decode_json_message', 'timestamps', 'severity', 'resource_promotion', 'trace_correlation', 'otel_origin']);
 });
 
 describe.each(LOG_STEPS.map((s) => [s.name, s.step] as const))('step %s', (name, step) => {
@@ -44,7 +44,7 @@ describe.each(LOG_STEPS.map((s) => [s.name, s.step] as const))('step %s', (name,
   it.each(cases.map((c) => [c.name, c] as const))('%s', (_n, c) => {
     const cache = new TraceIdCache();
     for (const [low, high] of Object.entries(c.traceIdCache ?? {})) cache.remember(BigInt(low), BigInt('0x' + high));
-    const out = project(step(createDraft(c.input, RECEIVED), { traceIds: cache, decodeJsonMessage: true, queryTags: c.queryTags }));
+    const out = project(step(createDraft(c.input, RECEIVED), { traceIds: cache, decodeJsonMessage: true, textCorrelation: true, queryTags: c.queryTags }));
     const compared = Object.fromEntries(Object.keys(c.expected).map((k) => [k, out[k]]));
     expect(compared).toEqual(c.expected);
   });

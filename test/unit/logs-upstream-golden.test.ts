@@ -189,7 +189,7 @@ function check(golden: UpstreamCase, ours: Json): string[] {
 function translate(golden: UpstreamCase): Json {
   const body = Buffer.from(typeof golden.input === 'string' ? golden.input : JSON.stringify(golden.input));
   const payload = parseLogsBody(body, new URLSearchParams());
-  const resources = translateLogsToModel(payload, BigInt(golden.receivedAtNs), { caches: createTranslatorCaches(), decodeJsonMessage: golden.decodeJsonMessage ?? true });
+  const resources = translateLogsToModel(payload, BigInt(golden.receivedAtNs), { caches: createTranslatorCaches(), decodeJsonMessage: golden.decodeJsonMessage ?? true, textCorrelation: true });
   // through JSON text, so `ours` is exactly the OTLP/JSON document (no undefined fields)
   return JSON.parse(JSON.stringify(resourceLogsJson(resources))) as Json;
 }

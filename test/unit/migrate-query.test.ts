@@ -3,7 +3,7 @@
  * errors), where a tag lands (read from the data path's promotion table), and the log-search
  * translation. Hand-made queries here; the real exports are in migrate-golden.test.ts.
  */
-import { KNOWN_KEYS } from '../../src/signals/shared/known-keys';
+import { attributeName, KNOWN_KEYS } from '../../src/signals/shared/known-keys';
 import { tagColumn } from '../../src/tools/migrate/attributes';
 import { readDashboard, readMonitor } from '../../src/tools/migrate/datadog';
 import { widgetTile } from '../../src/tools/migrate/dashboards';
@@ -68,10 +68,10 @@ describe('metric query parser', () => {
 });
 
 describe('where tags land', () => {
-  it('follows resource promotion for every resource key of the shared table', () => {
+  it('follows resource promotion (and the default semantic-convention names) for every key of the shared table', () => {
     for (const [key, known] of KNOWN_KEYS) {
       if (known.resource) expect(tagColumn('metrics', key)).toEqual({ map: 'ResourceAttributes', key: known.otel });
-      else expect(tagColumn('metrics', key)).toEqual({ map: 'Attributes', key: known.otel });
+      else expect(tagColumn('metrics', key)).toEqual({ map: 'Attributes', key: attributeName(key) });
     }
   });
 
@@ -121,7 +121,7 @@ describe('where tags land', () => {
 describe('log search', () => {
   it.each([
     ['service:web status:error', 'ServiceName:web SeverityText:error'],
-    ['source:nginx @http.status_code:500', 'LogAttributes.datadog.ddsource:nginx LogAttributes.http.response.status_code:500'],
+    ['source:nginx @http.status_code:500 @error.msg:x', 'LogAttributes.datadog.ddsource:nginx LogAttributes.http.status_code:500 LogAttributes.exception.message:x'],
     ['env:prod -host:db1 "timed out"', 'ResourceAttributes.deployment.environment.name:prod -ResourceAttributes.host.name:db1 "timed out"'],
     ['status:warning OR (service:api AND @user.id:42)', 'SeverityText:warn OR (ServiceName:api AND LogAttributes.user.id:42)'],
     ['*', ''],

@@ -1,8 +1,9 @@
 /**
  * Whole-chain golden files: test/fixtures/traces/chain/*.json each hold a /v0.4/traces JSON body
- * (`input`: a value, or a string when ids must stay exact beyond 2^53) with the tracer's request
- * `headers` and optional pre-learned `traceIdCache` (low → high), beside the OTLP/JSON the chain
- * must produce (`expected`). Set UPDATE_GOLDEN=1 to rewrite `expected` after a deliberate change,
+ * (`input`: a value, or a string when ids must stay exact beyond 2^53), or for `format` `v1.0` a
+ * real tracer's captured /v1.0/traces body (`inputFile`, under test/fixtures/), with the tracer's
+ * request `headers` and optional pre-learned `traceIdCache` (low → high), beside the OTLP/JSON the
+ * chain must produce (`expected`). Set UPDATE_GOLDEN=1 to rewrite `expected` after a deliberate change,
  * then review the diff. The routes stream spans into the encoder instead of building the model:
  * for every golden the streamed bytes must equal the model's encoding.
  */
@@ -11,6 +12,7 @@ import { join } from 'node:path';
 import { parseMediaType } from '../../src/core/wire/media-type';
 import { tracerPayloadFromHeaders } from '../../src/signals/traces/parse/tracer-headers';
 import { parseV04Traces } from '../../src/signals/traces/parse/v04';
+import { parseV1Traces } from '../../src/signals/traces/parse/v1';
 import { encodeExportRequests, spanStreamEncoder } from '../../src/core/otlp/encode';
 import { translateTraces, translateTracesToModel } from '../../src/signals/traces/chain';
 import { createTranslatorCaches } from '../../src/signals/caches';
@@ -23,7 +25,11 @@ interface Golden {
   receivedAtNs: string;
   headers?: Record<string, string>;
   traceIdCache?: Record<string, string>;
-  input: unknown;
+  format?: 'v1.0';
+  /** the small export limit the streaming comparison splits at, when a span is bigger than the default */
+  splitBytes?: number;
+  inputFile?: string;
+  input?: unknown;
   expected: unknown;
 }
 
@@ -34,8 +40,11 @@ describe('trace chain goldens', () => {
 
   const load = (file: string) => {
     const golden = JSON.parse(readFileSync(join(DIR, file), 'utf8')) as Golden;
-    const body = Buffer.from(typeof golden.input === 'string' ? golden.input : JSON.stringify(golden.input));
-    const tracer = parseV04Traces(body, parseMediaType('application/json'), tracerPayloadFromHeaders(golden.headers ?? {}), 'v0.4 traces');
+    const identity = tracerPayloadFromHeaders(golden.headers ?? {});
+    const tracer =
+      golden.format === 'v1.0'
+        ? parseV1Traces(readFileSync(join(__dirname, '..', 'fixtures', golden.inputFile ?? '')), identity, 'v1.0 traces')
+        : parseV04Traces(Buffer.from(typeof golden.input === 'string' ? golden.input : JSON.stringify(golden.input)), parseMediaType('application/json'), identity, 'v0.4 traces');
     /** fresh caches each time: translating teaches them */
     const context = () => {
       const caches = createTranslatorCaches();
@@ -53,9 +62,9 @@ describe('trace chain goldens', () => {
   });
 
   it.each(files)('%s: streamed into the encoder, the same bytes as the model encoded', (file) => {
-    const { payload, context } = load(file);
+    const { golden, payload, context } = load(file);
     // a small limit, so that splitting is compared too
-    for (const limit of [4 * 1024 * 1024, 900]) {
+    for (const limit of [4 * 1024 * 1024, golden.splitBytes ?? 1100]) {
       const streamed = spanStreamEncoder();
       translateTraces(payload, context(), streamed);
       const fromModel = encodeExportRequests({ signal: 'traces', resources: translateTracesToModel(payload, context()) }, limit);

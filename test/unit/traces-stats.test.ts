@@ -5,6 +5,7 @@
 import { AggregationTemporality, type Metric } from '../../src/core/otlp/model';
 import { parseAgentStats, parseClientStats } from '../../src/signals/traces/parse/stats';
 import { translateStats } from '../../src/signals/traces/stats';
+import { createTranslatorCaches } from '../../src/signals/caches';
 import { attributesOf } from '../helpers/sink';
 import { keyValueJson } from '../helpers/otlp-json';
 import { encodeMsgpack } from '../fixtures/traces/msgpack-writer';
@@ -15,9 +16,14 @@ const client = (groups: Record<string, unknown>[]): Record<string, unknown> => c
 const plainAttributes = (kvs: Parameters<typeof keyValueJson>[0][]): Record<string, unknown> => attributesOf(kvs.map(keyValueJson));
 const byName = (metrics: Metric[], name: string): Metric => metrics.find((m) => m.name === name) as Metric;
 
+const hitsPointOf = (resources: ReturnType<typeof translateStats>): Record<string, unknown> => {
+  const hits = byName(resources[0]!.scopeMetrics[0]!.metrics, 'dd.trace.hits');
+  return plainAttributes('sum' in hits ? hits.sum.dataPoints[0]!.attributes : []);
+};
+
 describe('APM stats → metrics', () => {
   it('turns one stats group into hits, errors, top-level hits and a duration histogram', () => {
-    const [resource, ...others] = translateStats(parseClientStats(encodeMsgpack(client([group()]) as never), 'v0.6 stats'));
+    const [resource, ...others] = translateStats(parseClientStats(encodeMsgpack(client([group()]) as never), 'v0.6 stats'), createTranslatorCaches());
     expect(others).toEqual([]);
     expect(plainAttributes(resource!.resource.attributes)).toEqual({ 'service.name': 'checkout', 'deployment.environment.name': 'prod', 'service.version': '1.0', 'host.name': 'h', 'telemetry.sdk.language': 'nodejs' });
     const metrics = resource!.scopeMetrics[0]!.metrics;
@@ -31,9 +37,9 @@ describe('APM stats → metrics', () => {
       'dd.span.Resource': 'GET /cart/:id',
       'datadog.span.type': 'web',
       'span.kind': 'server',
-      'http.request.method': 'GET',
+      'http.method': 'GET',
       'http.route': '/cart/:id',
-      'http.response.status_code': '200',
+      'http.status_code': '200',
     });
     const errors = byName(metrics, 'dd.trace.errors');
     expect('sum' in errors && errors.sum.dataPoints[0]?.value).toEqual({ int: 1n });
@@ -53,7 +59,7 @@ describe('APM stats → metrics', () => {
   });
 
   it('merges equal bins of the ok and error sketches and leaves out a sum the buckets do not describe', () => {
-    const [resource] = translateStats(parseClientStats(encodeMsgpack(client([group({ Hits: 5, OkSummary: ddSketch(2e6), ErrorSummary: ddSketch(2e6) })]) as never), 'v0.6 stats'));
+    const [resource] = translateStats(parseClientStats(encodeMsgpack(client([group({ Hits: 5, OkSummary: ddSketch(2e6), ErrorSummary: ddSketch(2e6) })]) as never), 'v0.6 stats'), createTranslatorCaches());
     const duration = byName(resource!.scopeMetrics[0]!.metrics, 'dd.trace.duration');
     const h = 'histogram' in duration ? duration.histogram.dataPoints[0] : undefined;
     expect(h).toMatchObject({ count: 2n, bucketCounts: [2n], explicitBounds: [] });
@@ -62,10 +68,30 @@ describe('APM stats → metrics', () => {
 
   it('groups the agent payload by service, with the agent host and env as defaults', () => {
     const body = encodeMsgpack({ AgentHostname: 'agent-h', AgentEnv: 'staging', Stats: [{ ...client([group(), group({ Service: 'worker', OkSummary: new Uint8Array(), ErrorSummary: new Uint8Array() })]), Hostname: '', Env: '' }] } as never);
-    const resources = translateStats(parseAgentStats(body, 'agent stats'));
+    const resources = translateStats(parseAgentStats(body, 'agent stats'), createTranslatorCaches());
     expect(resources.map((r) => plainAttributes(r.resource.attributes)['service.name'])).toEqual(['checkout', 'worker']);
     expect(plainAttributes(resources[1]!.resource.attributes)).toMatchObject({ 'host.name': 'agent-h', 'deployment.environment.name': 'staging' });
     // no sketch, no histogram: a count without a distribution would chart as a lie
     expect(resources[1]!.scopeMetrics[0]!.metrics.map((m) => m.name)).toEqual(['dd.trace.hits', 'dd.trace.errors', 'dd.trace.top_level_hits']);
+  });
+
+  it('groups an integration service under the base service its spans taught, and keeps it as datadog.service', () => {
+    const caches = createTranslatorCaches();
+    const stats = () => translateStats(parseClientStats(encodeMsgpack(client([group({ Service: 'checkout-postgres' })]) as never), 'v0.6 stats'), caches);
+    expect(plainAttributes(stats()[0]!.resource.attributes)['service.name']).toBe('checkout-postgres');
+    caches.serviceIdentities.learn('prod', 'checkout-postgres', 'checkout');
+    const [resource] = stats();
+    expect(plainAttributes(resource!.resource.attributes)['service.name']).toBe('checkout');
+    expect(hitsPointOf([resource!])).toMatchObject({ 'datadog.service': 'checkout-postgres' });
+    // a second base service for the same integration service makes the answer unknown: its own service again
+    caches.serviceIdentities.learn('prod', 'checkout-postgres', 'billing');
+    expect(plainAttributes(stats()[0]!.resource.attributes)['service.name']).toBe('checkout-postgres');
+  });
+
+  it('names HTTP and database attributes as spans do under the semantic-convention opt-in', () => {
+    const caches = createTranslatorCaches({ semconv: { http: 'dup', database: 'stable' } });
+    const resources = translateStats(parseClientStats(encodeMsgpack(client([group({ DBType: 'postgresql' })]) as never), 'v0.6 stats'), caches);
+    expect(hitsPointOf(resources)).toMatchObject({ 'http.method': 'GET', 'http.request.method': 'GET', 'http.status_code': '200', 'http.response.status_code': '200', 'db.system.name': 'postgresql' });
+    expect(hitsPointOf(resources)).not.toHaveProperty('db.system');
   });
 });

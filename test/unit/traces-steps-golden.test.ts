@@ -2,8 +2,10 @@
  * One golden file per span translator step (test/fixtures/traces/steps/<step>.json): each case
  * runs that step alone on a draft made from `span` (a v0.4 span as JSON) and compares the parts
  * of the result named in `expected`: remaining `meta`/`metrics`, `traceId`, `spanId`,
- * `parentSpanId`, `name`, `kind`, `start`/`end`, `status`, `events`, `links`, `resource`,
- * `attributes`. Also pins the chain order.
+ * `parentSpanId`, `name`, `kind`, `start`/`end`, `status`, `events`, `links`, `resource`, `scope`,
+ * `attributes`, and `learnedServices` (what the step taught ServiceIdentities, as
+ * `{ "<env>/<service>": base }` for the services the case names). A case may set the
+ * semantic-convention opt-in (`semconv`) and the chunk's `sampleRate`. Also pins the chain order.
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -14,9 +16,15 @@ import { SPAN_STEPS } from '../../src/signals/traces/chain';
 import { createSpanDraft, type SpanDraft } from '../../src/signals/traces/draft';
 import { lastIds } from '../../src/signals/traces/last-id';
 import { TraceIdCache } from '../../src/signals/shared/trace-id';
+import type { SemconvOptIn } from '../../src/config/options';
+import { AttributeNames } from '../../src/signals/traces/finish';
+import { QuerySummaries } from '../../src/signals/traces/name';
+import { otelOrigins } from '../../src/signals/traces/otel-origin';
+import { ServiceIdentities } from '../../src/signals/traces/service-identity';
 import { anyValueJson } from '../helpers/otlp-json';
 import { eventJson, linkJson } from '../helpers/otlp-json-traces';
 import { MemoTrie } from '../../src/signals/shared/memo-trie';
+import type { AttributeMap } from '../../src/signals/shared/resource-promotion';
 
 interface StepCase {
   name: string;
@@ -27,6 +35,12 @@ interface StepCase {
   traceIdCache?: Record<string, string>;
   inheritedResource?: Record<string, string>;
   samplingPriority?: number;
+  sampleRate?: number;
+  /** SpanKind, as the kind step would have set it */
+  kind?: number;
+  semconv?: SemconvOptIn;
+  /** `<env>/<service>` pairs whose learned base service `learnedServices` reports */
+  services?: string[];
   /** ns; what the timing step would have set */
   endTimeUnixNano?: string;
   expected: Record<string, unknown>;
@@ -52,12 +66,13 @@ function project(d: SpanDraft): Record<string, unknown> {
     events: d.events.map(eventJson),
     links: d.links.map(linkJson),
     resource: plainMap(d.resource, anyValueJson),
+    scope: d.scope ?? null,
     attributes: plainMap(d.attributes, anyValueJson),
   };
 }
 
 it('runs the steps in the documented order', () => {
-  expect(SPAN_STEPS.map((s) => s.name)).toEqual(['ids', 'timing', 'resource', 'name', 'kind', 'links', 'events', 'status', 'sampling']);
+  expect(SPAN_STEPS.map((s) => s.name)).toEqual(['ids', 'timing', 'resource', 'otel_origin', 'kind', 'name', 'database', 'links', 'events', 'status', 'sampling']);
 });
 
 describe.each(SPAN_STEPS.map((s) => [s.name, s.step] as const))('step %s', (name, step) => {
@@ -67,9 +82,25 @@ describe.each(SPAN_STEPS.map((s) => [s.name, s.step] as const))('step %s', (name
     for (const [low, high] of highsOf(c.traceIdCache)) cache.remember(low, high);
     const span = parseSpanMap(parseJsonTree(typeof c.span === 'string' ? c.span : JSON.stringify(c.span), 'span'));
     const chunk = { ...chunkOf([span]), tags: new Map(Object.entries(c.chunkTags ?? {})) };
-    const draft = { ...createSpanDraft(span, chunk), ...(c.endTimeUnixNano ? { endTimeUnixNano: BigInt(c.endTimeUnixNano) } : {}) };
+    const draft = { ...createSpanDraft(span, chunk), ...(c.endTimeUnixNano ? { endTimeUnixNano: BigInt(c.endTimeUnixNano) } : {}), ...(c.kind !== undefined ? { kind: c.kind } : {}) };
     const inheritedResource = new Map(Object.entries(c.inheritedResource ?? {}).map(([k, v]) => [k, { string: v }]));
-    const out = project(step(draft, { traceIds: cache, highs: highsOf(c.highs), receivedAtNs: RECEIVED, inheritedResource, samplingPriority: c.samplingPriority, resources: new MemoTrie(), lastIds: lastIds() }));
+    const services = new ServiceIdentities();
+    const ctx = {
+      traceIds: cache,
+      highs: highsOf(c.highs),
+      receivedAtNs: RECEIVED,
+      inheritedResource,
+      samplingPriority: c.samplingPriority,
+      sampleRate: { int: BigInt(c.sampleRate ?? 1) },
+      resources: new MemoTrie<AttributeMap>(),
+      lastIds: lastIds(),
+      services,
+      attributeNames: new AttributeNames(c.semconv),
+      querySummaries: new QuerySummaries(),
+      otel: otelOrigins(),
+    };
+    const out = project(step(draft, ctx));
+    out.learnedServices = Object.fromEntries((c.services ?? []).map((pair) => [pair, services.baseOf(...(pair.split('/') as [string, string])) ?? null]));
     const compared = Object.fromEntries(Object.keys(c.expected).map((k) => [k, out[k]]));
     expect(compared).toEqual(c.expected);
   });

@@ -10,7 +10,7 @@ import { tracerPayloadFromHeaders } from '../../src/signals/traces/parse/tracer-
 import { parseV04Traces } from '../../src/signals/traces/parse/v04';
 import { translateLogsToModel } from '../../src/signals/logs/chain';
 import { translateTracesToModel } from '../../src/signals/traces/chain';
-import { TraceIdCache } from '../../src/signals/shared/trace-id';
+import { parseOtelHexId, TraceIdCache } from '../../src/signals/shared/trace-id';
 import { createTranslatorCaches } from '../../src/signals/caches';
 import { idxTracerPayload, traceIdBytes } from '../fixtures/traces/agent-payloads';
 import { encodeAgentPayload } from '../fixtures/traces/datadog-proto';
@@ -27,7 +27,7 @@ const traceIdsOf = (cache: TraceIdCache, tracer: ReturnType<typeof v04>): string
 
 function logTraceId(cache: TraceIdCache, ddTraceId: string): string | undefined {
   const payload = parseLogsBody(Buffer.from(JSON.stringify([{ message: 'm', service: 's', dd: { trace_id: ddTraceId, span_id: '3' } }])), new URLSearchParams());
-  const id = translateLogsToModel(payload, RECEIVED, { caches: { ...createTranslatorCaches(), traceIds: cache }, decodeJsonMessage: true })[0]?.scopeLogs[0]?.logRecords[0]?.traceId;
+  const id = translateLogsToModel(payload, RECEIVED, { caches: { ...createTranslatorCaches(), traceIds: cache }, decodeJsonMessage: true, textCorrelation: true })[0]?.scopeLogs[0]?.logRecords[0]?.traceId;
   return id && Buffer.from(id).toString('hex');
 }
 
@@ -59,6 +59,23 @@ describe('128-bit trace ids', () => {
     traceIdsOf(cache, v04([span(1, 0, { '_dd.p.tid': 'f233b7e1421e8bde' })]));
     now = 1001;
     expect(traceIdsOf(cache, v04([span(2, 1)]))).toEqual(['0000000000000000' + LOW.toString(16)]);
+  });
+});
+
+describe('parseOtelHexId', () => {
+  it('reads the hex the datadog exporter writes: 32 chars for a trace id, 16 for a span id', () => {
+    expect(parseOtelHexId(FULL, 32)).toBe(BigInt('0x' + FULL));
+    expect(parseOtelHexId('00f067aa0ba902b7', 16)).toBe(0x00f067aa0ba902b7n);
+    expect(parseOtelHexId(FULL.toUpperCase(), 32)).toBe(BigInt('0x' + FULL));
+  });
+
+  it('refuses a wrong length, a non-hex character, all zeros and an absent value', () => {
+    expect(parseOtelHexId(FULL.slice(1), 32)).toBeUndefined();
+    expect(parseOtelHexId(FULL, 16)).toBeUndefined();
+    expect(parseOtelHexId('00f067aa0ba902bg', 16)).toBeUndefined();
+    expect(parseOtelHexId('0x f067aa0ba902b7', 16)).toBeUndefined();
+    expect(parseOtelHexId('0'.repeat(32), 32)).toBeUndefined();
+    expect(parseOtelHexId(undefined, 32)).toBeUndefined();
   });
 });
 

@@ -14,9 +14,10 @@ import { encodeMsgpack, type Encodable } from '../fixtures/traces/msgpack-writer
 
 const MSGPACK = parseMediaType('application/msgpack');
 const CHAIN = join(__dirname, '..', 'fixtures', 'traces', 'chain');
-const chainSeeds = readdirSync(CHAIN).map((f) => {
-  const { input } = JSON.parse(readFileSync(join(CHAIN, f), 'utf8')) as { input: unknown };
-  return encodeMsgpack((typeof input === 'string' ? JSON.parse(input) : input) as Encodable);
+/** The v0.4 goldens' bodies (a V1 golden's input is a captured file). */
+const chainSeeds = readdirSync(CHAIN).flatMap((f) => {
+  const { input } = JSON.parse(readFileSync(join(CHAIN, f), 'utf8')) as { input?: unknown };
+  return input === undefined ? [] : [encodeMsgpack((typeof input === 'string' ? JSON.parse(input) : input) as Encodable)];
 });
 
 const bin = (s: string): Uint8Array => new Uint8Array(Buffer.from(s));

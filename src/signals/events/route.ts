@@ -17,6 +17,6 @@ export const eventsRoute: IntakeRoute = {
     const event = apiEvent(parseJsonBody(req.body, 'events'));
     // made before the export, so that the reply closure holds neither the request nor the event
     const accepted = json(202, { status: 'ok', event: { title: event.title, text: event.text, date_happened: event.timestamp ?? Math.floor(Number(req.receivedAtNs / 1_000_000_000n)), tags: event.tags } });
-    return exportThen(ctx, { signal: 'logs', resources: translateEvents([event], req.receivedAtNs, ctx.caches.groupings) }, () => accepted);
+    return exportThen(ctx, { signal: 'logs', resources: translateEvents([event], req.receivedAtNs, ctx.caches) }, () => accepted);
   },
 };

@@ -2,14 +2,20 @@
  * Datadog events → OTLP log records (OTLP has no event signal of its own; a log record with an
  * event name is how OpenTelemetry carries events). Body = title, then the text on the next line;
  * severity from alert_type; the event's fields as `datadog.event.*` attributes; host and tags
- * through the shared resource promotion, so an event lands next to its host's logs.
+ * through the shared resource promotion, so an event lands next to its host's logs. The service is
+ * the event's `service:` tag, else its source type (`nagios`, `docker`, the integration that sent
+ * it), which is what Datadog's event explorer shows as the event's source; a host alone names no
+ * service (it is already `host.name`).
  */
 import type { DatadogEvent } from './datadog';
 import type { LogRecord, ResourceLogs } from '../../core/otlp/model';
 import { promoteTag, promoteTags, toKeyValues, type Promoted } from '../shared/resource-promotion';
-import { ResourceGrouper, resourceLogsOf, type ResourceGroupings } from '../shared/group';
+import { ResourceGrouper, resourceLogsOf } from '../shared/group';
+import type { TranslatorCaches } from '../caches';
 import { ModelSink } from '../shared/model-sink';
 import { epochToNs } from '../logs/timestamps';
+
+const SERVICE_NAME = 'service.name';
 
 const SEVERITY: Readonly<Record<string, [number, string]>> = {
   error: [17, 'error'],
@@ -45,14 +51,15 @@ function eventRecord(event: DatadogEvent, receivedAtNs: bigint, promoted: Promot
   };
 }
 
-export function translateEvents(events: readonly DatadogEvent[], receivedAtNs: bigint, groupings: ResourceGroupings): ResourceLogs[] {
+export function translateEvents(events: readonly DatadogEvent[], receivedAtNs: bigint, caches: Pick<TranslatorCaches, 'groupings' | 'hosts'>): ResourceLogs[] {
   const sink = new ModelSink<LogRecord>();
-  const grouper = new ResourceGrouper((resource, scope) => sink.group(resource, scope));
+  const grouper = new ResourceGrouper((resource, scope) => sink.group(resource, scope), caches.hosts);
   for (const event of events) {
     const promoted: Promoted = { resource: new Map(), attributes: new Map() };
     promoteTags(event.tags, promoted);
     if (event.host) promoteTag('host', event.host, promoted);
-    sink.add(grouper.ofMap(promoted.resource, groupings), eventRecord(event, receivedAtNs, promoted));
+    if (!promoted.resource.has(SERVICE_NAME) && event.sourceTypeName) promoteTag('service', event.sourceTypeName, promoted);
+    sink.add(grouper.ofMap(promoted.resource, caches.groupings), eventRecord(event, receivedAtNs, promoted));
   }
   return resourceLogsOf(sink);
 }

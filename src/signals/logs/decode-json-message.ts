@@ -5,7 +5,7 @@
  * a group named inside the message replaces the envelope's whole group: an inner `level` beats the
  * agent's default `status: info`. Inner ddtags are added to the envelope's, key by key later wins.
  */
-import { RESERVED_GROUPS, TAGS_KEYS } from './datadog';
+import { MESSAGE_KEYS, RESERVED_GROUPS, TAGS_KEYS } from './datadog';
 import { MAX_JSON_DEPTH, nestedDeeperThan, type JsonValue } from '../../core/wire/json';
 import { quoteBigIds } from './parse';
 import { isNonEmptyObject, scalarText } from '../shared/attributes';
@@ -82,7 +82,7 @@ export const decodeJsonMessage: LogStep = (draft, ctx) => {
   const tags = outerTags && innerTags ? `${outerTags},${innerTags}` : outerTags || innerTags || '';
   if (tags) fields.set(TAGS_KEYS[0], tags);
   // no message inside the JSON: keep the line itself as the body rather than lose it
-  if (!fields.has('message') && !fields.has('msg') && !fields.has('log')) fields.set('message', outer.get('message') ?? '');
+  if (!MESSAGE_KEYS.some((key) => fields.has(key))) fields.set('message', outer.get('message') ?? '');
   draft.fields = fields.build();
   return draft;
 };

@@ -28,6 +28,8 @@ export interface LogDraft {
 export interface LogContext {
   traceIds: TraceIdCache;
   decodeJsonMessage: boolean;
+  /** Whether plain-text lines are read for injected trace ids and their level (text-correlation.ts). */
+  textCorrelation: boolean;
   /** `?ddtags=` from the request, added to every entry's tags. */
   queryTags: string | undefined;
   /**
@@ -46,7 +48,26 @@ export type LogStep = Step<LogDraft, LogContext>;
 export const NOTHING_PROMOTED: Promoted = { resource: new Map(), attributes: new Map() };
 
 /** One of MESSAGE_KEYS (compared directly: this runs for every field of every record). */
-export const isMessageKey = (key: string): boolean => key === MESSAGE_KEYS[0] || key === MESSAGE_KEYS[1] || key === MESSAGE_KEYS[2];
+export const isMessageKey = (key: string): boolean => key === MESSAGE_KEYS[0] || key === MESSAGE_KEYS[1] || key === MESSAGE_KEYS[2] || key === MESSAGE_KEYS[3];
+
+/** A message or status alias with nothing in it (`""`, null) says nothing. */
+export const isEmptyValue = (value: JsonValue): boolean => value === null || value === '';
+
+/**
+ * The key of the record's message: the first alias with something in it (`"message":""` beside
+ * `"msg":"…"` must not empty the body), else the first present. The other aliases stay attributes.
+ */
+export function messageKeyOf(fields: ReadonlyMap<string, JsonValue>): string | undefined {
+  let present: string | undefined;
+  for (let i = 0; i < MESSAGE_KEYS.length; i++) {
+    const key = MESSAGE_KEYS[i] as string;
+    const value = fields.get(key);
+    if (value === undefined) continue;
+    if (!isEmptyValue(value)) return key;
+    present ??= key;
+  }
+  return present;
+}
 
 /** The message is kept whole even when it is an object (API clients), everything else is flattened. */
 export function createDraft(entry: DatadogLogEntry, receivedAtNs: bigint): LogDraft {

@@ -165,3 +165,6 @@ export function firstValue(fields: FieldMap, keys: readonly string[]): JsonValue
   }
   return undefined;
 }
+
+/** `fields` without `key`. */
+export const consumeOne = (fields: FieldMap, key: string): FieldMap => consume(fields, [key]);

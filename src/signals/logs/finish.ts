@@ -3,14 +3,12 @@
  * attribute under its OTel name. Tag-derived attributes come first so a field of the same name,
  * being more specific, wins.
  */
-import { MESSAGE_KEYS } from './datadog';
 import type { KeyValue, LogRecord } from '../../core/otlp/model';
 import type { JsonValue } from '../../core/wire/json';
 import { anyValue } from '../shared/attributes';
 import { attributeName } from '../shared/known-keys';
 import { toKeyValues } from '../shared/resource-promotion';
-import { isMessageKey, type LogDraft } from './draft';
-import { firstValue } from './fields';
+import { isEmptyValue, isMessageKey, messageKeyOf, type LogDraft } from './draft';
 import { isSharedPromotion } from './promotion-memo';
 
 /** Never emitted: ClickStack routes any log carrying it to the session-replay table. */
@@ -26,12 +24,12 @@ function indexOfKey(list: readonly KeyValue[], key: string): number {
  * place), built straight into the array. Keys of `rest` are distinct, so a field can only meet an
  * earlier attribute of its name when that one is tag-derived or when renaming made two names equal.
  */
-function recordAttributes(promoted: readonly KeyValue[], fields: ReadonlyMap<string, JsonValue>): KeyValue[] {
+function recordAttributes(promoted: readonly KeyValue[], fields: ReadonlyMap<string, JsonValue>, bodyKey: string | undefined): KeyValue[] {
   const attributes = promoted.slice();
   const promotedCount = attributes.length;
   let renamed = false;
   fields.forEach((value, key) => {
-    if (isMessageKey(key)) return;
+    if (key === bodyKey || (isMessageKey(key) && isEmptyValue(value))) return;
     const name = attributeName(key);
     if (name === RESERVED_BY_CLICKSTACK) return;
     if (name !== key) renamed = true;
@@ -44,7 +42,8 @@ function recordAttributes(promoted: readonly KeyValue[], fields: ReadonlyMap<str
 }
 
 export function toLogRecord(draft: LogDraft): LogRecord {
-  const message = firstValue(draft.fields, MESSAGE_KEYS);
+  const bodyKey = messageKeyOf(draft.fields);
+  const message = bodyKey === undefined ? undefined : draft.fields.get(bodyKey);
   const { promoted } = draft;
   const record: LogRecord = {
     timeUnixNano: draft.timeUnixNano,
@@ -52,7 +51,7 @@ export function toLogRecord(draft: LogDraft): LogRecord {
     severityNumber: draft.severityNumber,
     severityText: draft.severityText,
     body: typeof message === 'string' ? { string: message } : anyValue(message ?? ''),
-    attributes: recordAttributes(isSharedPromotion(promoted) ? promoted.attributeList : toKeyValues(promoted.attributes), draft.fields),
+    attributes: recordAttributes(isSharedPromotion(promoted) ? promoted.attributeList : toKeyValues(promoted.attributes), draft.fields, bodyKey),
   };
   if (draft.traceId) record.traceId = draft.traceId;
   if (draft.spanId) record.spanId = draft.spanId;

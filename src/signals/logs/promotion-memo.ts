@@ -12,16 +12,19 @@ import type { KeyValue } from '../../core/otlp/model';
 import { LastingMemoTrie, MemoTrie } from '../shared/memo-trie';
 import { promoteTag, promoteTags, tagList, toKeyValues, type Promoted } from '../shared/resource-promotion';
 
-/** [field alias group, tag key it is promoted as] in increasing precedence. */
+/**
+ * [field aliases, first usable wins, tag key they are promoted as]. `dd.service`, `dd.env` and
+ * `dd.version` come first: trace injection writes them and they name the emitting service.
+ */
 export const FIELD_TAGS: readonly [readonly string[], string][] = [
   [HOST_KEYS, 'host'],
-  [SERVICE_KEYS, 'service'],
-  [['env'], 'env'],
-  [['version'], 'version'],
-  [['dd.service'], 'service'],
-  [['dd.env'], 'env'],
-  [['dd.version'], 'version'],
+  [['dd.service', ...SERVICE_KEYS], 'service'],
+  [['dd.env', 'env'], 'env'],
+  [['dd.version', 'version'], 'version'],
 ];
+
+/** Every alias of FIELD_TAGS in order: the step reads one text per alias. */
+export const FIELD_ALIASES: readonly string[] = FIELD_TAGS.flatMap(([aliases]) => aliases);
 
 /** Always consumed, whether present or not. */
 const ALWAYS_CONSUMED: readonly string[] = [...TAGS_KEYS, ...SOURCE_KEYS];
@@ -36,7 +39,7 @@ export interface SharedPromotion extends Promoted {
 
 export const isSharedPromotion = (promoted: Promoted): promoted is SharedPromotion => 'attributeList' in promoted;
 
-/** The texts the step reads from one record: ddtags, ddsource, then one per FIELD_TAGS group. */
+/** The texts the step reads from one record: ddtags, ddsource, then one per FIELD_ALIASES entry. */
 export type Texts = (string | undefined)[];
 
 /** Distinct text combinations remembered per ddtags value; past it, records are promoted one by one. */
@@ -129,19 +132,28 @@ export function promoteTagTexts(tags: string | undefined, queryTags: string | un
   promoteTags([...tagList(tags), ...tagList(queryTags)], promoted);
 }
 
-/** The rest, after the tags: ddsource and the FIELD_TAGS groups. Returns the field keys consumed. */
+/**
+ * The rest, after the tags: ddsource and the FIELD_TAGS groups. Returns the field keys consumed:
+ * in each group the first alias with text wins, and goes with every alias holding the same text
+ * or none; an alias that disagrees stays a record attribute rather than being lost.
+ */
 export function promoteFields(texts: Texts, promoted: Promoted): string[] {
   // consumed keys are dropped once at the end: the alias groups are disjoint, so no lookup sees another's removal
   const consumed: string[] = [...ALWAYS_CONSUMED];
   const source = texts[1];
   if (source) promoted.attributes.set('datadog.ddsource', { string: source });
 
-  for (let i = 0; i < FIELD_TAGS.length; i++) {
-    const text = texts[i + 2];
-    if (text === undefined) continue;
-    const [aliases, tag] = FIELD_TAGS[i] as [readonly string[], string];
-    consumed.push(...aliases);
-    if (text !== '') promoteTag(tag, text, promoted);
+  let at = 2;
+  for (let g = 0; g < FIELD_TAGS.length; g++) {
+    const [aliases, tag] = FIELD_TAGS[g] as [readonly string[], string];
+    let winner: string | undefined;
+    for (let i = 0; i < aliases.length && winner === undefined; i++) if (texts[at + i]) winner = texts[at + i];
+    for (let i = 0; i < aliases.length; i++) {
+      const text = texts[at + i];
+      if (text === '' || (text !== undefined && text === winner)) consumed.push(aliases[i] as string);
+    }
+    if (winner !== undefined) promoteTag(tag, winner, promoted);
+    at += aliases.length;
   }
   return consumed;
 }

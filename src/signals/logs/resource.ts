@@ -10,24 +10,12 @@ import { scalarText } from '../shared/attributes';
 import type { Promoted } from '../shared/resource-promotion';
 import { NOTHING_PROMOTED, type LogStep } from './draft';
 import { consume, firstValue } from './fields';
-import { FIELD_TAGS, promoteFields, promoteTagTexts, type Texts } from './promotion-memo';
-
-const [HOST, SERVICE, ENV, VERSION, DD_SERVICE, DD_ENV, DD_VERSION] = FIELD_TAGS.map(([aliases]) => aliases) as [readonly string[], readonly string[], readonly string[], readonly string[], readonly string[], readonly string[], readonly string[]];
+import { FIELD_ALIASES, promoteFields, promoteTagTexts, type Texts } from './promotion-memo';
 
 export const resourcePromotion: LogStep = (draft, ctx) => {
   const { fields } = draft;
-  const texts: Texts = [
-    scalarText(firstValue(fields, TAGS_KEYS)),
-    scalarText(firstValue(fields, SOURCE_KEYS)),
-    // one per FIELD_TAGS group, in its order
-    scalarText(firstValue(fields, HOST)),
-    scalarText(firstValue(fields, SERVICE)),
-    scalarText(firstValue(fields, ENV)),
-    scalarText(firstValue(fields, VERSION)),
-    scalarText(firstValue(fields, DD_SERVICE)),
-    scalarText(firstValue(fields, DD_ENV)),
-    scalarText(firstValue(fields, DD_VERSION)),
-  ];
+  const texts: Texts = [scalarText(firstValue(fields, TAGS_KEYS)), scalarText(firstValue(fields, SOURCE_KEYS))];
+  for (let i = 0; i < FIELD_ALIASES.length; i++) texts.push(scalarText(fields.get(FIELD_ALIASES[i] as string)));
 
   const shared = draft.promoted === NOTHING_PROMOTED ? ctx.promotions?.promotionFor(texts, ctx.queryTags) : undefined;
   if (shared) {

@@ -7,8 +7,8 @@
  */
 import { STATUS_KEYS } from './datadog';
 import type { JsonValue } from '../../core/wire/json';
-import type { LogStep } from './draft';
-import { consume, firstValue } from './fields';
+import { isEmptyValue, type LogDraft, type LogStep } from './draft';
+import { consume, consumeOne } from './fields';
 
 export interface Severity {
   number: number;
@@ -81,10 +81,36 @@ export function severityOf(value: JsonValue | undefined): Severity {
   return BY_NAME.get(text) ?? { number: 0, text };
 }
 
+/**
+ * The first alias whose value is a level wins and is consumed: a Go slog line's `"status":503`
+ * beside `"level":"ERROR"` is an application field, kept as an attribute, and the record is an
+ * error. When no alias holds a level, the first one with text keeps its text with number 0 (as
+ * before); with none the record is info. Empty aliases say nothing and are consumed with the winner.
+ */
 export const severity: LogStep = (draft) => {
-  const s = severityOf(firstValue(draft.fields, STATUS_KEYS));
-  draft.fields = consume(draft.fields, STATUS_KEYS);
+  const { fields } = draft;
+  let unknown: string | undefined;
+  let empties: string[] | undefined;
+  for (let i = 0; i < STATUS_KEYS.length; i++) {
+    const key = STATUS_KEYS[i] as string;
+    const value = fields.get(key);
+    if (value === undefined) continue;
+    if (isEmptyValue(value)) {
+      empties ??= [];
+      empties.push(key);
+    } else {
+      const s = severityOf(value);
+      if (s.number !== 0) return setSeverity(draft, key, empties, s);
+      unknown ??= key;
+    }
+  }
+  return setSeverity(draft, unknown, empties, severityOf(unknown === undefined ? undefined : fields.get(unknown)));
+};
+
+function setSeverity(draft: LogDraft, key: string | undefined, empties: string[] | undefined, s: Severity): LogDraft {
+  if (empties !== undefined) draft.fields = consume(draft.fields, key === undefined ? empties : [key, ...empties]);
+  else if (key !== undefined) draft.fields = consumeOne(draft.fields, key);
   draft.severityNumber = s.number;
   draft.severityText = s.text;
   return draft;
-};
+}

@@ -7,7 +7,7 @@
 import { TIMESTAMP_KEYS } from './datadog';
 import type { JsonValue } from '../../core/wire/json';
 import type { LogStep } from './draft';
-import { consume } from './fields';
+import { consumeOne } from './fields';
 
 const NS_PER_MS = 1_000_000n;
 
@@ -51,9 +51,6 @@ export function timestampToNs(value: JsonValue | undefined): bigint | undefined 
   return /^\d+(\.\d+)?$/.test(value.trim()) ? epochToNs(/^\d+$/.test(value.trim()) && value.trim().length > 15 ? BigInt(value.trim()) : Number(value)) : isoToNs(value);
 }
 
-/** Each alias as a list of one, for consume(). */
-const ONE_KEY: ReadonlyMap<string, readonly string[]> = new Map(TIMESTAMP_KEYS.map((k) => [k, [k]]));
-
 /** The first alias that holds a usable time wins; unusable values stay visible as attributes. */
 export const timestamps: LogStep = (draft) => {
   for (const key of TIMESTAMP_KEYS) {
@@ -61,7 +58,7 @@ export const timestamps: LogStep = (draft) => {
     if (value === undefined) continue;
     const ns = timestampToNs(value);
     if (ns === undefined) continue;
-    draft.fields = consume(draft.fields, ONE_KEY.get(key) as readonly string[]);
+    draft.fields = consumeOne(draft.fields, key);
     draft.timeUnixNano = ns;
     return draft;
   }

@@ -52,7 +52,7 @@ export class MetricTranslation<G, M> {
   private readonly ctx: MetricChainContext;
 
   constructor(caches: TranslatorCaches, receivedAtNs: bigint, sink: MetricSink<G, M>) {
-    this.ctx = { streams: caches.metricStreams, internedOrigins: caches.internedOrigins, receivedAtNs, dropped: {}, origins: newOriginMemo(), grouper: new MetricGrouper(sink) };
+    this.ctx = { streams: caches.metricStreams, internedOrigins: caches.internedOrigins, receivedAtNs, dropped: {}, origins: newOriginMemo(), grouper: new MetricGrouper(sink, caches.hosts) };
   }
 
   add(payload: MetricsPayload): void {

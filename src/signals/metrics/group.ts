@@ -6,6 +6,7 @@
 import { dataPointsOf, type Metric, type MetricSink, type ResourceMetrics } from '../../core/otlp/model';
 import { ModelMetricSink } from '../shared/model-sink';
 import { ResourceGrouper } from '../shared/group';
+import type { HostMetadataTable } from '../shared/host-metadata';
 import type { MetricItem } from './context';
 
 type MetricKind = 'gauge' | 'sum' | 'histogram' | 'exponentialHistogram';
@@ -28,8 +29,11 @@ interface ResourceGroup<G, M> {
 export class MetricGrouper<G, M> {
   private readonly groups: ResourceGrouper<ResourceGroup<G, M>>;
 
-  constructor(private readonly sink: MetricSink<G, M>) {
-    this.groups = new ResourceGrouper((resource, scope) => ({ handle: sink.group(resource, scope), metrics: new Map() }));
+  constructor(
+    private readonly sink: MetricSink<G, M>,
+    hosts: HostMetadataTable,
+  ) {
+    this.groups = new ResourceGrouper((resource, scope) => ({ handle: sink.group(resource, scope), metrics: new Map() }), hosts);
   }
 
   add({ resource, resourceKey, metric }: MetricItem): void {
@@ -51,9 +55,9 @@ export class MetricGrouper<G, M> {
 }
 
 /** The grouped model of `items`, for routes whose output is small (trace stats) and for tests. */
-export function groupByResource(items: readonly MetricItem[]): ResourceMetrics[] {
+export function groupByResource(items: readonly MetricItem[], hosts: HostMetadataTable): ResourceMetrics[] {
   const sink = new ModelMetricSink();
-  const grouper = new MetricGrouper(sink);
+  const grouper = new MetricGrouper(sink, hosts);
   for (const item of items) grouper.add(item);
   return sink.resources;
 }

@@ -1,9 +1,11 @@
 /**
  * The one grouper, shared by logs, events, traces and metrics: resource → scope → records.
  * Records with equal resources (by resourceKey, so attribute order does not split them) share one
- * group of the sink, opened under SCOPE in first-seen order.
+ * group of the sink, opened under SCOPE (or the record's own scope) in first-seen order, with what the
+ * host's metadata adds to the resource (host-metadata.ts): once per group, not per record.
  */
 import type { InstrumentationScope, KeyValue, LogRecord, Resource, ResourceLogs } from '../../core/otlp/model';
+import type { HostMetadataTable } from './host-metadata';
 import type { ModelSink } from './model-sink';
 import { resourceKey, toKeyValues, type AttributeMap } from './resource-promotion';
 import { SCOPE } from './scope';
@@ -40,10 +42,20 @@ export class ResourceGrouper<G> {
   private readonly byKey = new Map<string, G>();
   private readonly byMap = new Map<AttributeMap, G>();
 
-  constructor(private readonly open: (resource: Resource, scope: InstrumentationScope) => G) {}
+  constructor(
+    private readonly open: (resource: Resource, scope: InstrumentationScope) => G,
+    private readonly hosts: HostMetadataTable,
+  ) {}
 
-  /** The group of `resource`, whose grouping the process's `groupings` may already know. */
-  ofMap(resource: AttributeMap, groupings: ResourceGroupings): G {
+  /**
+   * The group of `resource`, whose grouping the process's `groupings` may already know. A record
+   * with a scope of its own (a span that began in OpenTelemetry) is grouped by resource and scope.
+   */
+  ofMap(resource: AttributeMap, groupings: ResourceGroupings, scope: InstrumentationScope = SCOPE): G {
+    if (scope !== SCOPE) {
+      const { attributes, key } = groupingOf(groupings, resource);
+      return this.ofKey(attributes, `${key}\u0000${scope.name}\u0000${scope.version ?? ''}`, scope);
+    }
     let group = this.byMap.get(resource);
     if (group === undefined) {
       const { attributes, key } = groupingOf(groupings, resource);
@@ -53,10 +65,10 @@ export class ResourceGrouper<G> {
     return group;
   }
 
-  ofKey(attributes: KeyValue[], key: string): G {
+  ofKey(attributes: KeyValue[], key: string, scope: InstrumentationScope = SCOPE): G {
     let group = this.byKey.get(key);
     if (group === undefined) {
-      group = this.open({ attributes }, SCOPE);
+      group = this.open({ attributes: this.hosts.enrich(attributes) }, scope);
       this.byKey.set(key, group);
     }
     return group;

@@ -5,15 +5,31 @@
  * ServiceName column and HyperDX's quick filters read. The rest are renamed but stay on the
  * record/span/data point, so they do not multiply resources (an upstream gap).
  */
+import type { SemconvOptIn } from '../../config/options';
+
 export interface KnownKey {
+  /** the stable semantic-conventions name */
   otel: string;
   resource: boolean;
   /** image_tag is a list in semantic conventions */
   slice?: boolean;
+  /** HTTP and database keys: the name before the group's stable conventions, and the group that chooses */
+  old?: { group: keyof SemconvOptIn; name: string };
+  /** a number in every convention (`http.status_code`): written as an int when the value is one */
+  integer?: boolean;
 }
 
 const resource = (otel: string, slice = false): KnownKey => ({ otel, resource: true, ...(slice ? { slice } : {}) });
 const record = (otel: string): KnownKey => ({ otel, resource: false });
+const http = (stable: string, old: string): KnownKey => ({ otel: stable, resource: false, old: { group: 'http', name: old } });
+const database = (stable: string, old: string): KnownKey => ({ otel: stable, resource: false, old: { group: 'database', name: old } });
+
+/**
+ * Without an opt-in, the names OpenTelemetry instrumentations write by default, which are also the
+ * only ones HyperDX reads for its HTTP panel, waterfall labels and Database tab
+ * (docs/translation.md, Semantic-convention names).
+ */
+export const DEFAULT_SEMCONV: SemconvOptIn = { http: 'old', database: 'old' };
 
 export const KNOWN_KEYS: ReadonlyMap<string, KnownKey> = new Map<string, KnownKey>([
   ['env', resource('deployment.environment.name')],
@@ -52,27 +68,31 @@ export const KNOWN_KEYS: ReadonlyMap<string, KnownKey> = new Map<string, KnownKe
   ['kube_app_part_of', resource('app.kubernetes.io/part-of')],
   ['kube_app_managed_by', resource('app.kubernetes.io/managed-by')],
   ['process_id', record('process.pid')],
-  ['http.client_ip', record('client.address')],
-  ['http.response.content_length', record('http.response.body.size')],
-  ['http.status_code', record('http.response.status_code')],
-  ['http.request.content_length', record('http.request.body.size')],
+  ['http.client_ip', http('client.address', 'http.client_ip')],
+  ['network.client.ip', http('client.address', 'net.peer.ip')],
+  ['http.response.content_length', http('http.response.body.size', 'http.response_content_length')],
+  ['http.status_code', { ...http('http.response.status_code', 'http.status_code'), integer: true }],
+  ['http.request.content_length', http('http.request.body.size', 'http.request_content_length')],
   ['http.referer', record('http.request.header.referer')],
-  ['http.method', record('http.request.method')],
+  ['http.method', http('http.request.method', 'http.method')],
   ['http.route', record('http.route')],
-  ['http.version', record('network.protocol.version')],
-  ['http.server_name', record('server.address')],
-  ['http.url', record('url.full')],
-  ['http.useragent', record('user_agent.original')],
+  ['http.version', http('network.protocol.version', 'http.flavor')],
+  ['http.server_name', http('server.address', 'http.server_name')],
+  ['http.url', http('url.full', 'http.url')],
+  ['http.useragent', http('user_agent.original', 'http.user_agent')],
   ['aws.s3.bucket_name', record('aws.s3.bucket')],
   ['aws.response.request_id', record('aws.request_id')],
   ['aws.service', record('rpc.service')],
   ['aws.operation', record('rpc.method')],
-  ['db.type', record('db.system.name')],
-  ['db.operation', record('db.operation.name')],
-  ['db.instance', record('db.namespace')],
-  ['db.sql.table', record('db.collection.name')],
+  ['db.type', database('db.system.name', 'db.system')],
+  ['db.system', database('db.system.name', 'db.system')],
+  ['db.operation', database('db.operation.name', 'db.operation')],
+  ['db.instance', database('db.namespace', 'db.name')],
+  ['db.name', database('db.namespace', 'db.name')],
+  ['db.sql.table', database('db.collection.name', 'db.sql.table')],
   ['db.pool.name', record('db.client.connection.pool.name')],
-  ['db.statement', record('db.query.text')],
+  ['db.statement', database('db.query.text', 'db.statement')],
+  ['sql.query', database('db.query.text', 'db.statement')],
   ['error.stacktrace', record('exception.stacktrace')],
   ['error.stack', record('exception.stacktrace')],
   ['error.msg', record('exception.message')],
@@ -90,10 +110,28 @@ const HEADER_PREFIXES: readonly [string, string][] = [
   ['http.response.headers.', 'http.response.header.'],
 ];
 
-/** The OTel name of a non-resource key (renamed per the table, header prefixes rewritten). */
-export function attributeName(key: string): string {
-  const known = KNOWN_KEYS.get(key) ?? KNOWN_KEYS.get(key.toLowerCase());
-  if (known && !known.resource) return known.otel;
+const knownKey = (key: string): KnownKey | undefined => KNOWN_KEYS.get(key) ?? KNOWN_KEYS.get(key.toLowerCase());
+
+/** The name of a non-resource key under `optIn`, and its second name when the group says `/dup`. */
+function recordName(key: string, optIn: SemconvOptIn): string | [string, string] {
+  const known = knownKey(key);
+  if (known && !known.resource) {
+    if (!known.old) return known.otel;
+    const names = optIn[known.old.group];
+    return names === 'old' ? known.old.name : names === 'stable' ? known.otel : [known.old.name, known.otel];
+  }
   for (const [from, to] of HEADER_PREFIXES) if (key.startsWith(from)) return to + key.slice(from.length);
   return key;
 }
+
+/** The OTel names of a non-resource key (renamed per the table and opt-in, header prefixes rewritten). */
+export function attributeNames(key: string, optIn: SemconvOptIn): string[] {
+  const name = recordName(key, optIn);
+  return typeof name === 'string' ? [name] : name;
+}
+
+/** The OTel name of a non-resource key under the default names (DEFAULT_SEMCONV has no `/dup`), without an array per call: logs call it per field. */
+export const attributeName = (key: string): string => recordName(key, DEFAULT_SEMCONV) as string;
+
+/** Whether a key's value is a number in every convention (`http.status_code`). */
+export const isIntegerKey = (key: string): boolean => knownKey(key)?.integer === true;

@@ -76,3 +76,37 @@ export class RecencyMap<K, V> {
     node.older = node.newer = undefined;
   }
 }
+
+/**
+ * A RecencyMap bounded in entries (the least recently set is evicted) and in age (an entry set
+ * more than `ttlMs` ago reads as absent, and is dropped when read): the trace-id cache and the
+ * host metadata table.
+ */
+export class ExpiringMap<K, V> {
+  private readonly entries = new RecencyMap<K, { value: V; expiresAt: number }>();
+
+  constructor(
+    private readonly maxEntries: number,
+    private readonly ttlMs: number,
+    private readonly now: () => number,
+  ) {}
+
+  set(key: K, value: V): void {
+    this.entries.set(key, { value, expiresAt: this.now() + this.ttlMs });
+    if (this.entries.size > this.maxEntries) this.entries.dropOldest();
+  }
+
+  get(key: K): V | undefined {
+    const hit = this.entries.get(key);
+    if (!hit) return undefined;
+    if (hit.expiresAt <= this.now()) {
+      this.entries.delete(key);
+      return undefined;
+    }
+    return hit.value;
+  }
+
+  get size(): number {
+    return this.entries.size;
+  }
+}

@@ -6,7 +6,7 @@
  * the traces and logs paths; bounded in entries and in age (upstream's is a 100-entry LRU).
  */
 
-import { RecencyMap } from './recency-map';
+import { ExpiringMap } from './recency-map';
 
 const U64 = (1n << 64n) - 1n;
 const U128 = (1n << 128n) - 1n;
@@ -17,27 +17,18 @@ export interface TraceIdCacheOptions {
 }
 
 export class TraceIdCache {
-  /** Least recently remembered first. */
-  private readonly entries = new RecencyMap<bigint, { high: bigint; expiresAt: number }>();
-  constructor(
-    private readonly options: TraceIdCacheOptions = { maxEntries: 100_000, ttlMs: 10 * 60_000 },
-    private readonly now: () => number = Date.now,
-  ) {}
+  /** low → high, least recently remembered first */
+  private readonly entries: ExpiringMap<bigint, bigint>;
+  constructor(options: TraceIdCacheOptions = { maxEntries: 100_000, ttlMs: 10 * 60_000 }, now: () => number = Date.now) {
+    this.entries = new ExpiringMap(options.maxEntries, options.ttlMs, now);
+  }
 
   remember(low: bigint, high: bigint): void {
-    if (high === 0n) return;
-    this.entries.set(low, { high, expiresAt: this.now() + this.options.ttlMs });
-    if (this.entries.size > this.options.maxEntries) this.entries.dropOldest();
+    if (high !== 0n) this.entries.set(low, high);
   }
 
   highFor(low: bigint): bigint | undefined {
-    const hit = this.entries.get(low);
-    if (!hit) return undefined;
-    if (hit.expiresAt <= this.now()) {
-      this.entries.delete(low);
-      return undefined;
-    }
-    return hit.high;
+    return this.entries.get(low);
   }
 
   get size(): number {
@@ -86,6 +77,17 @@ export function parseSpanIdText(text: string): bigint | undefined {
   if (letters < 0 || (letters === 1 && t.length > 16)) return undefined;
   const id = letters === 1 ? BigInt('0x' + t) : BigInt(t);
   return id > 0n && id <= U64 ? id : undefined;
+}
+
+/**
+ * `otel.trace_id` / `otel.span_id`: the ids of a span or log that began in OpenTelemetry, as the
+ * collector's datadog exporter writes them (lower-case hex of the id's bytes: 32 chars for a trace
+ * id, 16 for a span id). Exactly `hexChars` hex characters, not all zero; anything else → undefined.
+ */
+export function parseOtelHexId(text: string | undefined, hexChars: 32 | 16): bigint | undefined {
+  if (text === undefined || text.length !== hexChars || hexLetters(text) < 0) return undefined;
+  const id = BigInt('0x' + text);
+  return id > 0n ? id : undefined;
 }
 
 /** Full id from a 64-bit low half: explicit high half, else what the cache learned. */

@@ -1,7 +1,8 @@
 /**
  * The span translator chain. THE ORDER LIVES HERE. Ids and times come first (the exception
  * event is stamped with the end time); the resource step runs before naming so the name step
- * sees the meta that is left; events run before status so that an exception the tracer already
+ * sees the meta that is left, and kind before naming so that server spans can be named after their
+ * route; events run before status so that an exception the tracer already
  * recorded is not recorded twice.
  */
 import { PRIORITY_NONE, type DdTraceChunk, type DdTracePayload } from './datadog';
@@ -11,6 +12,7 @@ import type { TranslatorCaches } from '../caches';
 import { ResourceGrouper } from '../shared/group';
 import { runSteps, type NamedStep } from '../shared/step';
 import { createSpanDraft, type SpanContext, type SpanDraft } from './draft';
+import { database } from './database';
 import { events } from './events';
 import { toSpan } from './finish';
 import { ids } from './ids';
@@ -19,8 +21,9 @@ import { kind } from './kind';
 import { links } from './links';
 import { learnTraceIdHighs } from './look-ahead';
 import { name } from './name';
+import { otelOrigin, otelOrigins } from './otel-origin';
 import { payloadResource, PayloadResources, resource } from './resource';
-import { SAMPLING_PRIORITY, sampling } from './sampling';
+import { chunkSampleRate, SAMPLING_PRIORITY, sampling } from './sampling';
 import { status } from './status';
 import { timing } from './timing';
 
@@ -28,8 +31,10 @@ export const SPAN_STEPS: readonly NamedStep<SpanDraft, SpanContext>[] = [
   { name: 'ids', step: ids },
   { name: 'timing', step: timing },
   { name: 'resource', step: resource },
-  { name: 'name', step: name },
+  { name: 'otel_origin', step: otelOrigin },
   { name: 'kind', step: kind },
+  { name: 'name', step: name },
+  { name: 'database', step: database },
   { name: 'links', step: links },
   { name: 'events', step: events },
   { name: 'status', step: status },
@@ -57,16 +62,34 @@ export function translateTraces<G>(payload: DdTracePayload, ctx: TraceTranslatio
   const { caches, receivedAtNs } = ctx;
   const highs = learnTraceIdHighs(payload, caches.traceIds);
   // spans of a chunk share their resource map (see the resource step): most lookups end at the first map
-  const grouper = new ResourceGrouper((resource, scope) => sink.group(resource, scope));
+  const grouper = new ResourceGrouper((resource, scope) => sink.group(resource, scope), caches.hosts);
   const converted = lastIds();
+  const otel = otelOrigins();
+  // the trace-agent drops the traces their priority rejected; a tracer sends us all of them (/info)
+  const rejectedDropped = payload.agent !== undefined;
   for (const tracer of payload.tracerPayloads) {
     const payloadResources = new PayloadResources(payloadResource(tracer, payload.agent));
     for (const chunk of tracer.chunks) {
       const { inheritedResource, resources } = payloadResources.forChunk(chunk);
-      const stepCtx: SpanContext = { traceIds: caches.traceIds, receivedAtNs, highs, inheritedResource, samplingPriority: chunkPriority(chunk), resources, lastIds: converted };
+      const samplingPriority = chunkPriority(chunk);
+      const sampleRate = chunkSampleRate(chunk, samplingPriority, rejectedDropped);
+      const stepCtx: SpanContext = {
+        traceIds: caches.traceIds,
+        receivedAtNs,
+        highs,
+        inheritedResource,
+        samplingPriority,
+        sampleRate,
+        resources,
+        lastIds: converted,
+        services: caches.serviceIdentities,
+        attributeNames: caches.spanAttributeNames,
+        querySummaries: caches.querySummaries,
+        otel,
+      };
       for (const span of chunk.spans) {
         const draft = runSpanSteps(createSpanDraft(span, chunk), stepCtx);
-        sink.add(grouper.ofMap(draft.resource, caches.groupings), toSpan(draft, caches.spanAttributeNames));
+        sink.add(grouper.ofMap(draft.resource, caches.groupings, draft.scope), toSpan(draft, caches.spanAttributeNames));
       }
     }
   }

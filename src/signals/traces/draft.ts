@@ -8,12 +8,13 @@
  * resource, …), so whatever is left at the end becomes span attributes and nothing is said twice.
  */
 import type { DdSpan, DdTraceChunk } from './datadog';
-import { SpanKind, type SpanEvent, type SpanLink, type StatusCode } from '../../core/otlp/model';
+import { SpanKind, type AnyValue, type InstrumentationScope, type SpanEvent, type SpanLink, type StatusCode } from '../../core/otlp/model';
 import type { AttributeMap } from '../shared/resource-promotion';
 import type { TraceIdCache } from '../shared/trace-id';
 import type { Step } from '../shared/step';
 import type { LastIds } from './last-id';
 import type { MemoTrie } from '../shared/memo-trie';
+import type { ServiceIdentities } from './service-identity';
 
 /** Shared by every view that consumed nothing; never written to. */
 const NOTHING_GONE: string[] = [];
@@ -71,6 +72,8 @@ export interface SpanDraft {
   links: SpanLink[];
   /** This span's resource attributes, most specific first; shared by spans with equal ones, never changed. */
   resource: AttributeMap;
+  /** The instrumentation scope an OpenTelemetry-origin span names; undefined: ours (shared/scope.ts). */
+  scope?: InstrumentationScope;
   /** Attributes steps derived; the remaining meta and metrics follow them. */
   readonly attributes: AttributeMap;
 }
@@ -84,6 +87,10 @@ export interface SpanContext {
   inheritedResource: AttributeMap;
   /** The chunk's sampling priority, when anyone set one. */
   samplingPriority: number | undefined;
+  /** The chunk's `SampleRate` attribute value, shared by its spans (sampling.ts). */
+  sampleRate: AnyValue;
+  /** Scopes and resources of OpenTelemetry-origin spans met in this translation (otel-origin.ts). */
+  otel: OtelOrigins;
   /**
    * Resources already built on top of `inheritedResource`, by service, then by the span's own
    * resource tags (see the resource step): spans of one process share one map instead of
@@ -92,6 +99,25 @@ export interface SpanContext {
   resources: MemoTrie<AttributeMap>;
   /** The ids last converted, for the ids step: this translation's, not the process's. */
   lastIds: LastIds;
+  /** integration service → base service, taught by the resource step (service-identity.ts) */
+  services: ServiceIdentities;
+  /** query text → its summary, the process's (name.ts) */
+  querySummaries: { of(query: string): string | undefined };
+  /** the process's attribute names, semantic-convention opt-in included (finish.ts) */
+  attributeNames: { of(key: string): SpanKeyNames };
+}
+
+/** What a meta/metrics key becomes: its attribute name(s) (two under a `/dup` opt-in), and whether its value is an integer. */
+export interface SpanKeyNames {
+  readonly names: readonly string[];
+  readonly integer: boolean;
+}
+
+/** What one translation met of OpenTelemetry-origin spans: scopes and resources, shared by the spans that have equal ones (otel-origin.ts). */
+export interface OtelOrigins {
+  scopes: Map<string, InstrumentationScope>;
+  /** by the span's resource map, then its resource-namespace meta */
+  resources: MemoTrie<AttributeMap>;
 }
 
 /** Fills in `draft` (see SpanDraft) and returns it (step.ts). */
@@ -116,6 +142,7 @@ export function createSpanDraft(span: DdSpan, chunk: DdTraceChunk): SpanDraft {
     events: [],
     links: [],
     resource: NO_RESOURCE,
+    scope: undefined,
     attributes: new Map(),
   };
 }

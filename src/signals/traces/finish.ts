@@ -1,36 +1,51 @@
 /**
  * Last: the draft becomes an OTLP span. Meta left over becomes string attributes and metrics
- * numeric ones, renamed through the known-key table (`http.method` → `http.request.method`); a
- * metric wins over a meta key of the same name, as upstream. `_dd.*` tags not consumed by a step
+ * numeric ones, renamed through the known-key table and the semantic-convention opt-in
+ * (`http.method` stays `http.method` by default, `http.request.method` under `http`); a status
+ * code is an int; a metric wins over a meta key of the same name, as upstream. `_dd.*` tags not consumed by a step
  * (`_dd.p.dm`, `_dd.origin`, `_dd.top_level`, `_dd.agent_psr`, …) are kept under their own
  * names: they are what a Datadog user looks at to debug sampling, and they cost little.
  */
-import type { KeyValue, Span } from '../../core/otlp/model';
-import { attributeName } from '../shared/known-keys';
+import type { AnyValue, KeyValue, Span } from '../../core/otlp/model';
+import type { SemconvOptIn } from '../../config/options';
+import { attributeNames, DEFAULT_SEMCONV, isIntegerKey } from '../shared/known-keys';
 import type { AttributeMap } from '../shared/resource-promotion';
-import type { SpanDraft } from './draft';
+import type { SpanDraft, SpanKeyNames } from './draft';
 
 /**
- * attributeName per meta/metrics key, remembered: every span repeats the same few dozen keys, and
+ * SpanKeyNames per meta/metrics key, remembered: every span repeats the same few dozen keys, and
  * the miss path lower-cases the key. Bounded in keys and key length, since senders choose keys.
- * One per process (caches.ts).
+ * One per process (caches.ts), for the process's OTEL_SEMCONV_STABILITY_OPT_IN.
  */
 const MAX_NAMES = 4096;
 const MAX_REMEMBERED_KEY = 64;
 
 export class AttributeNames {
-  private readonly names = new Map<string, string>();
+  private readonly names = new Map<string, SpanKeyNames>();
 
-  of(key: string): string {
-    let name = this.names.get(key);
-    if (name !== undefined) return name;
-    name = attributeName(key);
+  constructor(readonly optIn: SemconvOptIn = DEFAULT_SEMCONV) {}
+
+  of(key: string): SpanKeyNames {
+    let names = this.names.get(key);
+    if (names !== undefined) return names;
+    names = { names: attributeNames(key, this.optIn), integer: isIntegerKey(key) };
     if (key.length <= MAX_REMEMBERED_KEY) {
       if (this.names.size >= MAX_NAMES) this.names.clear();
-      this.names.set(key, name);
+      this.names.set(key, names);
     }
-    return name;
+    return names;
   }
+}
+
+/** `http.status_code` as tracers write it ("200") or the datadog exporter (200.0) → an int; anything else as it came. */
+function integerOr(value: AnyValue): AnyValue {
+  const n = 'string' in value ? (/^\d{1,15}$/.test(value.string) ? Number(value.string) : Number.NaN) : 'double' in value ? value.double : Number.NaN;
+  return Number.isSafeInteger(n) ? { int: BigInt(n) } : value;
+}
+
+function setNamed(attributes: AttributeMap, key: SpanKeyNames, value: AnyValue): void {
+  const v = key.integer ? integerOr(value) : value;
+  for (let i = 0; i < key.names.length; i++) attributes.set(key.names[i] as string, v);
 }
 
 /** toKeyValues without the [key, value] pair per entry that iterating a Map allocates. */
@@ -46,10 +61,10 @@ export function toSpan(draft: SpanDraft, names: AttributeNames): Span {
   // the draft's own map: the chain is done with it, so it is completed rather than copied
   const { attributes } = draft;
   draft.meta.forEach((value, key) => {
-    attributes.set(names.of(key), { string: value });
+    setNamed(attributes, names.of(key), { string: value });
   });
   draft.metrics.forEach((value, key) => {
-    attributes.set(names.of(key), { double: value });
+    setNamed(attributes, names.of(key), { double: value });
   });
   const span: Span = {
     traceId: draft.traceId,

@@ -5,46 +5,123 @@
  * complaint about the upstream receiver (docs/translation.md, Span name), so the span is named
  * after its resource whenever the resource says more than the operation:
  *
+ * - server spans with an `http.route` tag: `{method} {route}` (`GET /invoices/{id}`), OTel's HTTP
+ *   server span name, rather than a resource the tracer or agent normalised (`GET /invoices/?`);
  * - resource, when it is set, differs from the operation name, is one line and at most 200
  *   characters (HyperDX lists, groups and sorts spans by name; ClickHouse orders the table by it);
  * - for database query spans (type `sql`/`cassandra`, or a `db.statement`/`sql.query` tag) the
  *   resource is the query text — unbounded, and carrying literal values when it comes straight
- *   from a tracer — so the name follows OTel's `{operation} {target}`: `db.operation` or the
- *   query's first keyword, then the table or database (`SELECT users`);
+ *   from a tracer — so the name is OTel's query summary: the query's operations and the tables they
+ *   act on, in order (`SELECT orders`, `INSERT order_items SELECT cart`), else `{operation}
+ *   {database}` (`db.operation` or the first keyword, `db.name`/`db.instance`), else the system;
  * - otherwise the operation name.
  *
  * Both Datadog names stay searchable: `datadog.span.name` (operation) and `dd.span.Resource` (the
- * key upstream uses, so existing queries keep working), plus `datadog.span.type`.
+ * key upstream uses, so existing queries keep working), plus `datadog.span.type`. The kind step
+ * runs first, so that this one knows a server span.
  */
 import type { DdSpan } from './datadog';
-import { firstOf, type Remaining, type SpanStep } from './draft';
+import { SpanKind } from '../../core/otlp/model';
+import { firstOf, type Remaining, type SpanDraft, type SpanStep } from './draft';
 
 const MAX_NAME = 200;
 const QUERY_TYPES = new Set(['sql', 'cassandra']);
 const QUERY_TAGS = ['db.statement', 'sql.query'];
+/** At most this many operations and tables in a summary: a name, not a parse of the query. */
+const MAX_SUMMARY_PARTS = 6;
 
-const isQuery = (span: DdSpan, meta: Remaining<string>): boolean => QUERY_TYPES.has(span.type) || QUERY_TAGS.some((k) => meta.has(k));
+export const isQuery = (span: DdSpan, meta: Remaining<string>): boolean => QUERY_TYPES.has(span.type) || meta.has(QUERY_TAGS[0] as string) || meta.has(QUERY_TAGS[1] as string);
 
-/** `SELECT users`: the operation and what it acts on, never the literal query. */
-function queryName(span: DdSpan, meta: Remaining<string>): string {
-  const operation = firstOf(meta, 'db.operation') ?? /^\s*([A-Za-z]{2,16})\b/.exec(span.resource)?.[1]?.toUpperCase();
-  const target = firstOf(meta, 'db.sql.table', 'db.name', 'db.instance');
-  return [operation, target].filter(Boolean).join(' ') || span.name;
+/** SQL's statement keywords a summary names, and the keywords after which a table name follows. */
+const OPERATIONS = new Set(['SELECT', 'INSERT', 'UPDATE', 'DELETE', 'MERGE', 'UPSERT', 'REPLACE', 'CREATE', 'DROP', 'ALTER', 'TRUNCATE', 'CALL', 'EXEC', 'EXECUTE', 'BEGIN', 'COMMIT', 'ROLLBACK', 'SHOW']);
+const BEFORE_TABLE = new Set(['FROM', 'INTO', 'UPDATE', 'JOIN', 'TABLE']);
+/** Words between such a keyword and the table (`CREATE TABLE IF NOT EXISTS t`, `FROM ONLY t`). */
+const TABLE_MODIFIERS = new Set(['IF', 'NOT', 'EXISTS', 'ONLY', 'LATERAL']);
+/** Words, quoted identifiers and (dotted) names; string literals and numbers are skipped whole. */
+const TOKEN = /'(?:[^']|'')*'|"([^"]+)"|`([^`]+)`|\[([^\]]+)\]|([A-Za-z_][\w$]*(?:\.[A-Za-z_][\w$]*)*)|\S/g;
+
+/**
+ * OTel's `db.query.summary` of a SQL text: each operation keyword and each table a FROM, INTO,
+ * UPDATE, JOIN or TABLE names, in order, repeats dropped. Never literal values, so low cardinality.
+ */
+export function querySummary(query: string): string | undefined {
+  const parts: string[] = [];
+  let expectTable = false;
+  for (const m of query.slice(0, 4096).matchAll(TOKEN)) {
+    const name = m[1] ?? m[2] ?? m[3] ?? m[4];
+    if (name === undefined) {
+      expectTable = false;
+      continue;
+    }
+    const word = m[4] === undefined ? undefined : name.toUpperCase();
+    if (expectTable && word !== undefined && TABLE_MODIFIERS.has(word)) continue;
+    const part = expectTable && word !== 'SELECT' ? name : word !== undefined && OPERATIONS.has(word) ? word : undefined;
+    expectTable = word !== undefined && BEFORE_TABLE.has(word);
+    if (part !== undefined && parts[parts.length - 1] !== part) parts.push(part);
+    if (parts.length >= MAX_SUMMARY_PARTS) break;
+  }
+  return parts.length > 0 ? parts.join(' ') : undefined;
+}
+
+/** Query summaries remembered by query text: a service runs the same few statements again and again. */
+export interface Summaries {
+  of(query: string): string | undefined;
+}
+
+const MAX_SUMMARIES = 1024;
+const MAX_REMEMBERED_QUERY = 2048;
+
+/** Summaries per query text, bounded in entries and text length (about 2 MiB); one per process (caches.ts). */
+export class QuerySummaries implements Summaries {
+  private readonly memo = new Map<string, string | null>();
+
+  of(query: string): string | undefined {
+    const hit = this.memo.get(query);
+    if (hit !== undefined) return hit ?? undefined;
+    const summary = querySummary(query);
+    if (query.length <= MAX_REMEMBERED_QUERY) {
+      if (this.memo.size >= MAX_SUMMARIES) this.memo.clear();
+      this.memo.set(query, summary ?? null);
+    }
+    return summary;
+  }
+}
+
+const UNREMEMBERED: Summaries = { of: querySummary };
+
+/** `SELECT orders`: the query's summary, else the operation and the database, else the system; never the literal query. */
+function queryName(span: DdSpan, meta: Remaining<string>, summaries: Summaries): string {
+  const summary = summaries.of(meta.get(QUERY_TAGS[0] as string) || meta.get(QUERY_TAGS[1] as string) || span.resource);
+  const table = firstOf(meta, 'db.sql.table');
+  const operation = firstOf(meta, 'db.operation');
+  if (operation && table) return `${operation} ${table}`;
+  if (summary?.includes(' ')) return summary;
+  const target = table ?? firstOf(meta, 'db.name', 'db.instance');
+  return [operation ?? summary, target].filter(Boolean).join(' ') || firstOf(meta, 'db.system', 'db.type') || span.name;
+}
+
+/** OTel's HTTP server span name, when the tracer says the route. */
+function routeName(draft: SpanDraft): string | undefined {
+  if (draft.kind !== SpanKind.Server) return undefined;
+  const route = draft.meta.get('http.route');
+  if (!route) return undefined;
+  const method = draft.meta.get('http.method');
+  return method ? `${method.toUpperCase()} ${route}` : route;
 }
 
 const meaningful = (resource: string, operation: string): boolean => resource !== '' && resource !== operation && resource.length <= MAX_NAME && !/[\r\n]/.test(resource);
 
-export function spanName(span: DdSpan, meta: Remaining<string>): string {
-  if (isQuery(span, meta)) return queryName(span, meta);
+export function spanName(span: DdSpan, meta: Remaining<string>, summaries: Summaries = UNREMEMBERED): string {
+  if (isQuery(span, meta)) return queryName(span, meta, summaries);
   if (meaningful(span.resource, span.name)) return span.resource;
   return span.name || span.resource;
 }
 
-export const name: SpanStep = (draft) => {
+export const name: SpanStep = (draft, ctx) => {
   const { span, attributes } = draft;
   if (span.name) attributes.set('datadog.span.name', { string: span.name });
   if (span.resource) attributes.set('dd.span.Resource', { string: span.resource });
   if (span.type) attributes.set('datadog.span.type', { string: span.type });
-  draft.name = spanName(span, draft.meta);
+  draft.name = routeName(draft) ?? spanName(span, draft.meta, ctx.querySummaries);
   return draft;
 };

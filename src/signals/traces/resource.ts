@@ -14,8 +14,10 @@
  * specific said otherwise.
  *
  * `_dd.base_service`: the tracer's own service when an integration span was given another one
- * (`myapp-postgres`). The span is grouped under the base service, as upstream does, and keeps its
- * own service as the span attribute `service.name`.
+ * (`myapp-postgres`). The span is grouped under the base service, as upstream does and as the
+ * process's logs are, and keeps its own service as the span attribute `datadog.service`, the name
+ * the APM-stats metrics use too; the spans teach ServiceIdentities the pair, so that the stats of
+ * `myapp-postgres` are grouped under `myapp` as well (service-identity.ts).
  */
 import type { DdAgentInfo, DdTraceChunk, DdTracerPayload } from './datadog';
 import { KNOWN_KEYS } from '../shared/known-keys';
@@ -24,7 +26,11 @@ import type { SpanStep } from './draft';
 import { MemoTrie } from '../shared/memo-trie';
 
 const BASE_SERVICE = '_dd.base_service';
+/** A span's own service where it differs from the service it is grouped under (service-identity.ts). */
+export const DATADOG_SERVICE = 'datadog.service';
+const ENV = 'deployment.environment.name';
 const PROCESS_ID = 'process_id';
+const OTLP_VERSION = 'otlp-';
 /** What the agent's normaliser names a span without a service; ClickStack needs one. */
 const UNNAMED_SERVICE = 'unnamed-service';
 
@@ -69,14 +75,16 @@ function setIfAbsent(into: AttributeMap, key: string, value: string): void {
 /** Resource attributes of one tracer payload, computed once for all its spans. */
 export function payloadResource(tracer: DdTracerPayload, agent: DdAgentInfo | undefined): AttributeMap {
   const out: AttributeMap = new Map();
-  setIfAbsent(out, 'deployment.environment.name', tracer.env || (agent?.env ?? ''));
+  setIfAbsent(out, ENV, tracer.env || (agent?.env ?? ''));
   setIfAbsent(out, 'service.version', tracer.appVersion);
   setIfAbsent(out, 'host.name', tracer.hostname || (agent?.hostName ?? ''));
   setIfAbsent(out, 'container.id', tracer.containerId);
   setIfAbsent(out, 'service.instance.id', tracer.runtimeId);
-  setIfAbsent(out, 'telemetry.sdk.name', 'datadog');
+  // the trace-agent's OTLP conversion (the datadog exporter) writes `otlp-<SDK version>`, `otlp-` without one
+  const otlp = tracer.tracerVersion.startsWith(OTLP_VERSION);
+  setIfAbsent(out, 'telemetry.sdk.name', otlp ? 'opentelemetry' : 'datadog');
   setIfAbsent(out, 'telemetry.sdk.language', language(tracer.languageName));
-  setIfAbsent(out, 'telemetry.sdk.version', tracer.tracerVersion);
+  setIfAbsent(out, 'telemetry.sdk.version', otlp ? tracer.tracerVersion.slice(OTLP_VERSION.length) : tracer.tracerVersion);
   setIfAbsent(out, 'process.runtime.version', tracer.languageVersion);
   payloadTags(tracer.tags, out);
   if (agent) payloadTags(agent.tags, out);
@@ -181,6 +189,12 @@ export class PayloadResources {
   }
 }
 
+/** The environment of a resource, as ServiceIdentities keys it. */
+export function envOf(resource: AttributeMap): string {
+  const env = resource.get(ENV);
+  return env !== undefined && 'string' in env ? env.string : '';
+}
+
 /** The span's service first, then its own tags, then what its chunk inherits. */
 function spanResource(service: string, own: AttributeMap, inherited: AttributeMap): AttributeMap {
   const resource: AttributeMap = new Map([['service.name', { string: service }]]);
@@ -198,8 +212,12 @@ export const resource: SpanStep = (draft, ctx) => {
   const node = ownNode(byService, meta, metrics, taken);
   node.value ??= spanResource(service, tagResource(meta, metrics), ctx.inheritedResource);
   draft.resource = node.value;
-  if (base && base !== span.service && span.service) draft.attributes.set('service.name', { string: span.service });
-  if (meta.get('service') === span.service) taken.push('service');
+  if (base && base !== span.service && span.service) {
+    draft.attributes.set(DATADOG_SERVICE, { string: span.service });
+    ctx.services.learn(envOf(draft.resource), span.service, base);
+  }
+  const serviceTag = meta.get('service');
+  if (serviceTag === span.service || serviceTag === service) taken.push('service');
   for (const key of taken) meta.consume(key);
   if (pidOf(metrics) !== undefined) metrics.consume(PROCESS_ID);
   return draft;

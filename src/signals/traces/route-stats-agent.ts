@@ -14,7 +14,7 @@ export const statsAgentRoute: IntakeRoute = {
   sender: 'agent',
   readsBody: true,
   accept(req, ctx) {
-    const resources = translateStats(parseAgentStats(req.body, 'agent stats'));
+    const resources = translateStats(parseAgentStats(req.body, 'agent stats'), ctx.caches);
     return exportThen(ctx, resources.length > 0 ? { signal: 'metrics', resources } : undefined, okReply);
   },
 };

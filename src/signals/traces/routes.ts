@@ -7,5 +7,6 @@ import { tracesV03Route } from './route-v03';
 import { tracesV04Route } from './route-v04';
 import { tracesV05Route } from './route-v05';
 import { tracesV07Route } from './route-v07';
+import { tracesV1Route } from './route-v1';
 
-export const TRACE_ROUTES: readonly IntakeRoute[] = [tracesV03Route, tracesV04Route, tracesV05Route, tracesV07Route, statsTracerRoute, tracesAgentRoute, statsAgentRoute];
+export const TRACE_ROUTES: readonly IntakeRoute[] = [tracesV03Route, tracesV04Route, tracesV05Route, tracesV07Route, tracesV1Route, statsTracerRoute, tracesAgentRoute, statsAgentRoute];

@@ -8,16 +8,20 @@
  * - `dd.trace.duration`: a Histogram in seconds whose buckets are the bins of the tracer's ok and
  *   error DDSketches (relative accuracy ~1 %), with the exact total duration as its sum.
  *
- * The resource is the group's service with the payload's env, version, host and language; the
- * data points carry the same names spans do (`datadog.span.name`, `dd.span.Resource`, …) so a
- * chart and a span search speak the same language.
+ * The resource is the service the group's spans were grouped under (service-identity.ts) with the
+ * payload's env, version, host and language; the data points carry the same names spans do
+ * (`datadog.span.name`, `dd.span.Resource`, `datadog.service`, the HTTP and database names of the
+ * semantic-convention opt-in, …) so a chart and a span search speak the same language.
  */
 import type { DdClientStatsPayload, DdGroupedStats, DdSketch, DdStatsPayload } from './datadog';
-import { AggregationTemporality, type HistogramDataPoint, type KeyValue, type Metric, type NumberDataPoint, type ResourceMetrics } from '../../core/otlp/model';
+import { AggregationTemporality, type AnyValue, type HistogramDataPoint, type KeyValue, type Metric, type NumberDataPoint, type ResourceMetrics } from '../../core/otlp/model';
 import type { MetricItem } from '../metrics/context';
 import { groupByResource } from '../metrics/group';
 import { resourceKey } from '../shared/resource-promotion';
-import { language } from './resource';
+import type { TranslatorCaches } from '../caches';
+import type { AttributeNames } from './finish';
+import { DATADOG_SERVICE, language } from './resource';
+import type { ServiceIdentities } from './service-identity';
 
 const NS_PER_S = 1e9;
 const U64_MAX = (1n << 64n) - 1n;
@@ -27,10 +31,13 @@ const capped = (ns: bigint): bigint => (ns > U64_MAX ? U64_MAX : ns);
 
 const strings = (pairs: [string, string][]): KeyValue[] => pairs.filter(([, v]) => v !== '').map(([key, value]) => ({ key, value: { string: value } }));
 
-function resourceOf(client: DdClientStatsPayload, group: DdGroupedStats, payload: DdStatsPayload): KeyValue[] {
+/** The service spans of this group were grouped under: the base service they taught, else their own (service-identity.ts). */
+const serviceOf = (group: DdGroupedStats, env: string, services: ServiceIdentities): string => services.baseOf(env, group.service) ?? group.service;
+
+function resourceOf(client: DdClientStatsPayload, payload: DdStatsPayload, service: string, env: string): KeyValue[] {
   return strings([
-    ['service.name', group.service || client.service],
-    ['deployment.environment.name', client.env || payload.agentEnv],
+    ['service.name', service],
+    ['deployment.environment.name', env],
     ['service.version', client.version],
     ['host.name', client.hostname || payload.agentHostname],
     ['container.id', client.containerId],
@@ -43,19 +50,23 @@ export const STATS_METRICS = { hits: 'dd.trace.hits', errors: 'dd.trace.errors',
 export const OPERATION_ATTRIBUTE = 'datadog.span.name';
 export const RESOURCE_ATTRIBUTE = 'dd.span.Resource';
 
-function pointAttributes(g: DdGroupedStats): KeyValue[] {
+/** `value` under every name spans give the Datadog key `key` (semantic-convention opt-in included). */
+const named = (names: AttributeNames, key: string, value: AnyValue): KeyValue[] => names.of(key).names.map((name) => ({ key: name, value }));
+
+function pointAttributes(g: DdGroupedStats, service: string, names: AttributeNames): KeyValue[] {
   return [
     ...strings([
       [OPERATION_ATTRIBUTE, g.name],
       [RESOURCE_ATTRIBUTE, g.resource],
       ['datadog.span.type', g.type],
       ['span.kind', g.spanKind],
-      ['http.request.method', g.httpMethod],
       ['http.route', g.httpEndpoint],
       ['rpc.grpc.status_code', g.grpcStatusCode],
-      ['db.system.name', g.dbType],
     ]),
-    ...(Number.isSafeInteger(g.httpStatusCode) && g.httpStatusCode !== 0 ? [{ key: 'http.response.status_code', value: { int: BigInt(g.httpStatusCode) } }] : []),
+    ...(service !== g.service && g.service !== '' ? [{ key: DATADOG_SERVICE, value: { string: g.service } }] : []),
+    ...(g.httpMethod ? named(names, 'http.method', { string: g.httpMethod }) : []),
+    ...(g.dbType ? named(names, 'db.type', { string: g.dbType }) : []),
+    ...(Number.isSafeInteger(g.httpStatusCode) && g.httpStatusCode !== 0 ? named(names, 'http.status_code', { int: BigInt(g.httpStatusCode) }) : []),
     ...(g.synthetics ? [{ key: 'datadog.synthetics', value: { bool: true } }] : []),
   ];
 }
@@ -97,16 +108,18 @@ const durationMetric = (point: HistogramDataPoint): Metric => ({
 });
 
 /** One metric per measure and stats group; the metrics translator's grouping merges them per resource. */
-export function translateStats(payload: DdStatsPayload): ResourceMetrics[] {
+export function translateStats(payload: DdStatsPayload, caches: Pick<TranslatorCaches, 'serviceIdentities' | 'spanAttributeNames' | 'hosts'>): ResourceMetrics[] {
   const items: MetricItem[] = [];
   for (const client of payload.stats) {
     for (const bucket of client.buckets) {
       const startTimeUnixNano = bucket.start;
       const timeUnixNano = capped(bucket.start + bucket.duration);
       for (const g of bucket.stats) {
-        const resource = resourceOf(client, g, payload);
+        const env = client.env || payload.agentEnv;
+        const service = serviceOf(g, env, caches.serviceIdentities) || client.service;
+        const resource = resourceOf(client, payload, service, env);
         const key = resourceKey(resource);
-        const attributes = pointAttributes(g);
+        const attributes = pointAttributes(g, service, caches.spanAttributeNames);
         const point = (value: bigint): NumberDataPoint => ({ attributes, startTimeUnixNano, timeUnixNano, value: { int: value } });
         const metrics = [
           sum(STATS_METRICS.hits, 'Spans counted by the tracer', point(g.hits)),
@@ -119,5 +132,5 @@ export function translateStats(payload: DdStatsPayload): ResourceMetrics[] {
       }
     }
   }
-  return groupByResource(items);
+  return groupByResource(items, caches.hosts);
 }

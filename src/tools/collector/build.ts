@@ -57,7 +57,8 @@ const isExecutable = (path: string): boolean => {
   }
 };
 
-function run(cmd: string, args: string[], env: NodeJS.ProcessEnv, logFile: string, cwd: string): Promise<void> {
+/** Runs one build step with its output appended to `logFile`; rejects naming the log on failure. */
+export function run(cmd: string, args: string[], env: NodeJS.ProcessEnv, logFile: string, cwd: string): Promise<void> {
   return new Promise((resolvePromise, reject) => {
     const out = createWriteStream(logFile, { flags: 'a' });
     out.write(`$ ${cmd} ${args.join(' ')}\n`);

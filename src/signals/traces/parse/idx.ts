@@ -1,20 +1,16 @@
 /**
- * The idx TracerPayload: every string is a uint32 index into the
- * payload's `strings` table, spans carry typed attributes instead of meta and metrics, and a chunk
- * carries its full 128-bit trace id once instead of `trace_id` on every span. It is turned into
- * the classic model so one translator serves both forms: string and bool attributes become meta,
- * numbers become metrics, the rest (bytes, arrays, maps) meta as text; the span's env, version,
- * component and kind fields become the meta tags the classic form uses for them.
+ * The idx TracerPayload as protobuf (inside the trace-agent's AgentPayload): every string is a
+ * uint32 index into the payload's `strings` table, spans carry typed attributes instead of meta
+ * and metrics, and a chunk carries its full 128-bit trace id once instead of `trace_id` on every
+ * span. Turned into the classic model by idx-model.ts, which /v1.0/traces (v1.ts) shares.
  */
 import { chunkOf, emptySpan, emptySpanEvent, emptySpanLink, emptyTracerPayload, type DdAttributeValue, type DdSpan, type DdSpanEvent, type DdSpanLink, type DdTraceChunk, type DdTracerPayload } from '../datadog';
 import { bytes, fixed64, message, readFields, text, varint, type FieldReader } from '../../../core/wire/proto-fields';
 import { ProtoReader } from '../../../core/wire/proto-reader';
+import { classicChunk, classicSpan, textMap, traceIdHalves } from './idx-model';
 
 /** Arrays and key-value lists nest; a hostile body must not nest them until the stack runs out. */
 const MAX_VALUE_DEPTH = 32;
-
-/** idx SpanKind (OTLP numbering) → the `span.kind` tag value. */
-const SPAN_KINDS = ['', 'internal', 'server', 'client', 'producer', 'consumer'];
 
 /** Field readers that resolve string refs against one payload's table. */
 class Strings {
@@ -85,29 +81,6 @@ class Strings {
   }
 }
 
-function textOf(v: DdAttributeValue): string {
-  if (typeof v === 'string') return v;
-  if (v instanceof Uint8Array) return Buffer.from(v).toString('base64');
-  if (typeof v !== 'object') return String(v);
-  return JSON.stringify(jsonOf(v));
-}
-
-function jsonOf(v: DdAttributeValue): unknown {
-  if (Array.isArray(v)) return v.map(jsonOf);
-  if (v instanceof Map) return Object.fromEntries([...v].map(([k, x]) => [k, jsonOf(x)]));
-  if (typeof v === 'bigint') return Number.isSafeInteger(Number(v)) ? Number(v) : String(v);
-  return v instanceof Uint8Array ? textOf(v) : v;
-}
-
-const textMap = (attributes: Map<string, DdAttributeValue>): Map<string, string> => new Map([...attributes].map(([k, v]) => [k, textOf(v)]));
-
-/** `traceID` bytes: 16, big-endian; [high, low]. */
-function traceIdHalves(r: ProtoReader, id: Uint8Array): [bigint, bigint] {
-  if (id.length !== 16) r.fail(`traceID must be 16 bytes, got ${id.length}`);
-  const view = new DataView(id.buffer, id.byteOffset, 16);
-  return [view.getBigUint64(0), view.getBigUint64(8)];
-}
-
 export function parseIdxTracerPayload(body: Uint8Array, path: string): DdTracerPayload {
   const table: string[] = [];
   readFields(new ProtoReader(body, 0, body.length, path), { 1: text((v) => table.push(v)) });
@@ -149,14 +122,7 @@ function chunkFrom(r: ProtoReader, strings: Strings): DdTraceChunk {
     6: bytes((v) => (traceId = v)),
     7: varint((m) => (mechanism = m.uint32())),
   });
-  c.tags = textMap(attributes);
-  if (mechanism !== 0) c.tags.set('_dd.p.dm', `-${mechanism}`);
-  if (traceId !== undefined && traceId.length > 0) {
-    const [high, low] = traceIdHalves(r, traceId);
-    c.traceIdHigh = high;
-    for (const span of c.spans) span.traceId = low;
-  }
-  return c;
+  return classicChunk({ chunk: c, attributes, mechanism, traceId }, (m) => r.fail(m));
 }
 
 function spanFrom(r: ProtoReader, strings: Strings): DdSpan {
@@ -189,20 +155,14 @@ function spanFrom(r: ProtoReader, strings: Strings): DdSpan {
     15: tag('component'),
     16: varint((m) => (kind = m.int32())),
   });
-  for (const [k, v] of attributes) {
-    if (typeof v === 'number' || typeof v === 'bigint') s.metrics.set(k, Number(v));
-    else s.meta.set(k, textOf(v));
-  }
-  for (const [k, v] of tags) if (v !== '') s.meta.set(k, v);
-  if (SPAN_KINDS[kind]) s.meta.set('span.kind', SPAN_KINDS[kind] as string);
-  return s;
+  return classicSpan({ span: s, attributes, tags, kind });
 }
 
 function linkFrom(r: ProtoReader, strings: Strings): DdSpanLink {
   const l = emptySpanLink();
   const attributes = new Map<string, DdAttributeValue>();
   readFields(r, {
-    1: bytes((v) => ([l.traceIdHigh, l.traceId] = traceIdHalves(r, v))),
+    1: bytes((v) => ([l.traceIdHigh, l.traceId] = traceIdHalves(v, (m) => r.fail(m)))),
     2: fixed64((m) => (l.spanId = m.fixed64())),
     3: strings.attribute(attributes),
     4: strings.ref((v) => (l.tracestate = v)),

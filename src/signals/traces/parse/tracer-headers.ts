@@ -17,3 +17,13 @@ export const tracerPayloadFromHeaders = (headers: IncomingHttpHeaders): DdTracer
   tracerVersion: header(headers, 'datadog-meta-tracer-version'),
   containerId: header(headers, 'datadog-container-id'),
 });
+
+type IdentityField = 'languageName' | 'languageVersion' | 'tracerVersion' | 'containerId';
+const IDENTITY_FIELDS: readonly IdentityField[] = ['languageName', 'languageVersion', 'tracerVersion', 'containerId'];
+
+/** For formats whose body says who the tracer is (v0.7, v1.0): the headers fill only what the body leaves empty. */
+export function withHeaderIdentity(parsed: DdTracerPayload, identity: DdTracerPayload): DdTracerPayload {
+  const out = { ...parsed };
+  for (const field of IDENTITY_FIELDS) out[field] ||= identity[field];
+  return out;
+}

@@ -7,6 +7,7 @@ import { decodeMsgpack } from '../../../core/wire/msgpack';
 import { parsing } from './body';
 import { bool, each, int, parseFields, str, stringMap, setters, type FieldSetters } from './fields';
 import { parseSpanMap } from './span-map';
+import { withHeaderIdentity } from './tracer-headers';
 
 const CHUNK_FIELDS: FieldSetters<DdTraceChunk> = setters<DdTraceChunk>([
   ['priority', (c, v) => (c.priority = int(v))],
@@ -31,9 +32,5 @@ const PAYLOAD_FIELDS: FieldSetters<DdTracerPayload> = setters<DdTracerPayload>([
 
 /** Fields the body leaves empty are taken from the request headers (`identity`). */
 export function parseV07Payload(body: Buffer, identity: DdTracerPayload, what: string): DdTracerPayload {
-  return parsing(what, () => {
-    const parsed = parseFields(decodeMsgpack(body), emptyTracerPayload(), PAYLOAD_FIELDS);
-    const orHeader = (field: 'languageName' | 'languageVersion' | 'tracerVersion' | 'containerId'): string => parsed[field] || identity[field];
-    return { ...parsed, languageName: orHeader('languageName'), languageVersion: orHeader('languageVersion'), tracerVersion: orHeader('tracerVersion'), containerId: orHeader('containerId') };
-  });
+  return parsing(what, () => withHeaderIdentity(parseFields(decodeMsgpack(body), emptyTracerPayload(), PAYLOAD_FIELDS), identity));
 }

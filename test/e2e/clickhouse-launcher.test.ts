@@ -1,0 +1,75 @@
+/**
+ * The embedded ClickHouse (src/tools/clickhouse/): a real server from the chdb-core venv that keeps
+ * its data across restarts, stops without leaving a process, goes away with a killed parent, and
+ * names what to install when Python is missing.
+ */
+import { spawn, spawnSync } from 'node:child_process';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { REPO_ROOT } from '../../src/tools/collector/build';
+import { startTestClickHouse, TEST_CLICKHOUSE_HOME, type TestClickHouse } from '../helpers/clickhouse';
+import { freePort } from '../helpers/ports';
+import { eventually, processAlive as alive } from '../helpers/stack';
+
+describe('embedded ClickHouse launcher', () => {
+  let ch: TestClickHouse;
+  beforeAll(async () => {
+    ch = await startTestClickHouse();
+  });
+  afterAll(async () => ch?.stop());
+
+  it('is a real ClickHouse 26 answering on loopback over HTTP with {name:Type} parameters', async () => {
+    const [row] = await ch.query<{ v: string; n: number }>('SELECT version() AS v, {n:UInt8} + 1 AS n', { n: 41 });
+    expect(row?.v).toMatch(/^26\./);
+    expect(row?.n).toBe(42);
+    expect(ch.httpUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+    expect(ch.tcpEndpoint).toMatch(/^tcp:\/\/127\.0\.0\.1:\d+\?dial_timeout=10s$/);
+  });
+
+  it('keeps rows across a restart on the same data directory, and a stop leaves no process', async () => {
+    await ch.query('CREATE TABLE kept (id String, n UInt32) ENGINE = MergeTree ORDER BY id');
+    await ch.query("INSERT INTO kept VALUES ('a', 1), ('b', 2)");
+    const before = ch.pid();
+    await ch.restart();
+    expect(alive(before)).toBe(false);
+    expect(ch.pid()).not.toBe(before);
+    expect(await ch.query('SELECT id, n FROM kept ORDER BY id')).toEqual([
+      { id: 'a', n: 1 },
+      { id: 'b', n: 2 },
+    ]);
+    const running = ch.pid();
+    await ch.stop();
+    expect(alive(running)).toBe(false);
+    await ch.restart();
+    expect(await ch.waitForRows('SELECT id FROM kept', 2, 5000)).toHaveLength(2);
+  });
+
+  it('exits when the process that started it is killed (no orphan)', async () => {
+    const [httpPort, tcpPort] = await Promise.all([freePort(), freePort()]);
+    const dataDir = mkdtempSync(join(tmpdir(), 'dd-bridge-clickhouse-orphan-'));
+    const script = `
+      const { startClickHouse } = require(${JSON.stringify(join(REPO_ROOT, 'dist', 'tools', 'clickhouse', 'launcher.js'))});
+      startClickHouse(${JSON.stringify({ home: TEST_CLICKHOUSE_HOME, dataDir, httpPort, tcpPort })}).then((ch) => console.log('pid ' + ch.pid));
+      setInterval(() => {}, 1000);`;
+    const parent = spawn(process.execPath, ['-e', script], { stdio: ['ignore', 'pipe', 'inherit'] });
+    let output = '';
+    parent.stdout.on('data', (d: Buffer) => (output += d.toString()));
+    expect(await eventually(async () => /pid \d+/.test(output), 30_000)).toBe(true);
+    const pid = Number(/pid (\d+)/.exec(output)![1]);
+    expect(alive(pid)).toBe(true);
+    parent.kill('SIGKILL');
+    expect(await eventually(async () => !alive(pid), 20_000)).toBe(true);
+  });
+
+  it('without python3 on PATH, says what to install', () => {
+    const home = mkdtempSync(join(tmpdir(), 'dd-bridge-clickhouse-nopython-'));
+    const script = `
+      require(${JSON.stringify(join(REPO_ROOT, 'dist', 'tools', 'clickhouse', 'launcher.js'))})
+        .ensureClickHouseVenv(${JSON.stringify(home)})
+        .then(() => console.log('made'), (err) => { console.log(err.message); process.exit(3); });`;
+    const result = spawnSync(process.execPath, ['-e', script], { env: { PATH: join(home, 'no-such-bin') }, encoding: 'utf8' });
+    expect(result.status).toBe(3);
+    expect(result.stdout).toMatch(/python3 not found: the embedded ClickHouse needs Python 3 with venv and pip: install python3, python3-venv and python3-pip/);
+  });
+});
