@@ -2,7 +2,8 @@
 /**
  * dd-otlp-bridge command line: `serve` (default) runs the sidecar; `collector …` builds and checks
  * the stock collector; `stack` runs both for local use (`--ui`: with HyperDX; `hyperdx` builds or serves it alone); `stack dashboards|alerts|sources …` drives
- * the ClickStack management API; `agent-config` points a Datadog Agent here.
+ * the ClickStack management API; `migrate dashboards|monitors …` brings Datadog dashboards and
+ * monitors along through it; `agent-config` points a Datadog Agent here.
  */
 import { readFileSync } from 'node:fs';
 import { ConfigError, helpText, loadConfig, parseArgs, type Config } from '../config';
@@ -14,6 +15,7 @@ import { onShutdown } from './shutdown';
 // OpenAPI document or the collector builder (~3 MiB of an idle sidecar's RSS).
 const agentConfigCli = (): typeof import('../tools/agent-config/cli') => require('../tools/agent-config/cli');
 const stackApiCli = (): typeof import('../tools/stack-api/cli') => require('../tools/stack-api/cli');
+const migrateCli = (): typeof import('../tools/migrate/cli') => require('../tools/migrate/cli');
 const collectorCli = (): typeof import('./collector') => require('./collector');
 const stackCli = (): typeof import('./stack') => require('./stack');
 const hyperdxCli = (): typeof import('./hyperdx') => require('./hyperdx');
@@ -27,6 +29,9 @@ async function main(argv: string[]): Promise<number> {
   // its flags are its own: the sidecar's parser would reject them
   if (argv[0] === 'agent-config') {
     return agentConfigCli().agentConfigCommand(argv.slice(1), { out: (s) => process.stdout.write(s), err: (s) => process.stderr.write(s), now: () => new Date() });
+  }
+  if (argv[0] === 'migrate') {
+    return migrateCli().migrateCommand(argv.slice(1), process.env, { out: (s) => process.stdout.write(s), err: (s) => process.stderr.write(s), stdin: () => readFileSync(0, 'utf8') });
   }
   // `stack dashboards|alerts|sources …` (management API); bare `stack` falls through to the local stack
   const stackApi = argv[0] === 'stack' && argv[1] !== undefined && !argv[1].startsWith('-') ? stackApiCli() : undefined;

@@ -22,6 +22,7 @@ export function helpText(): string {
     '       dd-otlp-bridge hyperdx build|path|serve   (the HyperDX UI alone: build once per source, or serve it)',
     '       dd-otlp-bridge stack dashboards|alerts create|list|get|update|delete [ID] [--file body.json] [--table]',
     '       dd-otlp-bridge stack sources list [--table]   (ClickStack management API, Cloud or open source; see stack dashboards --help)',
+    '       dd-otlp-bridge migrate dashboards|monitors FILE|DIR… [--dry-run | --out DIR | --delete] [--webhook NAME=ID]   (Datadog exports → HyperDX; see migrate --help)',
     '       dd-otlp-bridge agent-config <datadog.yaml> --url http://host:8126 [--api-key KEY] [--dry-run] [--revert]   (point an agent here; see agent-config --help)',
     '',
     'Accepts Datadog agent, tracer and API intake and forwards it as OTLP/gRPC to an OpenTelemetry collector.',

@@ -7,7 +7,7 @@
  * ones of the declared types, and the JSON body valid for the operation's request schema. A
  * request that breaks any of these gets the real API's answer (401 plain text, 404, 400
  * `{"message": "Body validation failed: …"}`). Valid requests are served from an in-memory store,
- * so create → get → list → update → delete round-trips, and every reply of ours is checked
+ * so create → get → list → update → delete round-trips (dashboards, alerts, saved searches), and every reply of ours is checked
  * against the operation's response schema (`problems` collects any that is not).
  * Every request is recorded, whatever its fate.
  */
@@ -117,6 +117,7 @@ type Served = [status: number, body: unknown];
 interface Store {
   dashboards: Map<string, Json>;
   alerts: Map<string, Json>;
+  savedSearches: Map<string, Json>;
   sources: Json[];
 }
 
@@ -146,7 +147,29 @@ function storedAlert(id: string, body: Json, previous: Json | undefined): Json {
   return { ...body, id, teamId: TEAM_ID, state: 'OK', channel: channels[0], channels, createdAt: previous?.createdAt ?? now, updatedAt: now };
 }
 
+function storedSearch(id: string, body: Json, previous: Json | undefined): Json {
+  const now = new Date().toISOString();
+  return { ...body, id, teamId: TEAM_ID, createdAt: (previous?.createdAt as string | undefined) ?? now, updatedAt: now };
+}
+
 const notFound = (what: string): Served => [404, { message: `${what} not found` }];
+
+/** A paginated list as the document's *ListResponse (data and meta). */
+function page(all: Json[], query: URLSearchParams, pageCap: number): Served {
+  const limit = Math.min(Number(query.get('limit') ?? 1000), pageCap);
+  const offset = Number(query.get('offset') ?? 0);
+  return [200, { data: all.slice(offset, offset + limit), meta: { total: all.length, limit, offset } }];
+}
+
+/** get and delete of the stores by operation. */
+const BY_ID: Record<string, [keyof Omit<Store, 'sources'>, string]> = {
+  getDashboard: ['dashboards', 'Dashboard'],
+  deleteDashboard: ['dashboards', 'Dashboard'],
+  getAlert: ['alerts', 'Alert'],
+  deleteAlert: ['alerts', 'Alert'],
+  getSavedSearch: ['savedSearches', 'Saved search'],
+  deleteSavedSearch: ['savedSearches', 'Saved search'],
+};
 
 function serve(op: Operation, id: string | undefined, query: URLSearchParams, body: Json, store: Store, pageCap: number): Served {
   const write = (map: Map<string, Json>, what: string, build: (id: string, body: Json, previous: Json | undefined) => Json, targetId: string): Served => {
@@ -171,22 +194,26 @@ function serve(op: Operation, id: string | undefined, query: URLSearchParams, bo
     case 'updateAlert':
       if (body.channel === undefined && body.channels === undefined) return [400, { message: 'Body validation failed: at least one of "channel" or "channels" must be provided' }];
       return write(store.alerts, 'Alert', storedAlert, id ?? newId());
-    case 'listAlerts': {
-      const all = [...store.alerts.values()];
-      const limit = Math.min(Number(query.get('limit') ?? 1000), pageCap);
-      const offset = Number(query.get('offset') ?? 0);
-      return [200, { data: all.slice(offset, offset + limit), meta: { total: all.length, limit, offset } }];
-    }
+    case 'listAlerts':
+      return page([...store.alerts.values()], query, pageCap);
+    case 'createSavedSearch':
+    case 'updateSavedSearch':
+      if (!store.sources.some((s) => s.id === body.sourceId)) return [400, { message: `Source ${String(body.sourceId)} not found` }];
+      return write(store.savedSearches, 'Saved search', storedSearch, id ?? newId());
+    case 'listSavedSearches':
+      return page([...store.savedSearches.values()], query, pageCap);
     case 'getDashboard':
-    case 'getAlert': {
-      const [map, what] = op.id === 'getAlert' ? [store.alerts, 'Alert'] : [store.dashboards, 'Dashboard'];
-      const item = map.get(id!);
+    case 'getAlert':
+    case 'getSavedSearch': {
+      const [map, what] = BY_ID[op.id]!;
+      const item = store[map].get(id!);
       return item ? [200, { data: item }] : notFound(what);
     }
     case 'deleteDashboard':
-    case 'deleteAlert': {
-      const [map, what] = op.id === 'deleteAlert' ? [store.alerts, 'Alert'] : [store.dashboards, 'Dashboard'];
-      return map.delete(id!) ? [200, {}] : notFound(what);
+    case 'deleteAlert':
+    case 'deleteSavedSearch': {
+      const [map, what] = BY_ID[op.id]!;
+      return store[map].delete(id!) ? [200, {}] : notFound(what);
     }
     default:
       return [501, { message: `${op.id} is not served by the test server` }];
@@ -202,7 +229,7 @@ const readBody = (req: IncomingMessage): Promise<string> =>
   });
 
 export async function startOpenApiServer(options: ServerOptions): Promise<OpenApiServer> {
-  const store: Store = { dashboards: new Map(), alerts: new Map(), sources: options.sources ?? [] };
+  const store: Store = { dashboards: new Map(), alerts: new Map(), savedSearches: new Map(), sources: options.sources ?? [] };
   const requests: RecordedRequest[] = [];
   const problems: string[] = [];
   const canned: CannedReply[] = [];

@@ -1,4 +1,4 @@
-/** The built `dd-otlp-bridge stack …` command as an operator runs it, for the management CLI's e2e tests. */
+/** The built `dd-otlp-bridge stack …` and `migrate …` commands as an operator runs them, for the management CLI's e2e tests. */
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
@@ -17,10 +17,13 @@ export function assertCliBuilt(): void {
   if (!existsSync(CLI)) throw new Error(`${CLI} is missing: run npm run build first (npm test does)`);
 }
 
-/** Async: a test server may answer from this process, which spawnSync would block. */
-export function runCli(args: string[], env: Record<string, string>, stdin = ''): Promise<Run> {
+/** `dd-otlp-bridge stack <args>`. */
+export const runCli = (args: string[], env: Record<string, string>, stdin = ''): Promise<Run> => runBridge(['stack', ...args], env, stdin);
+
+/** `dd-otlp-bridge <args>`. Async: a test server may answer from this process, which spawnSync would block. */
+export function runBridge(args: string[], env: Record<string, string>, stdin = ''): Promise<Run> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [CLI, 'stack', ...args], { env: { PATH: process.env.PATH ?? '', ...env } });
+    const child = spawn(process.execPath, [CLI, ...args], { env: { PATH: process.env.PATH ?? '', ...env } });
     let out = '';
     let err = '';
     child.stdout.on('data', (c: Buffer) => (out += c.toString()));

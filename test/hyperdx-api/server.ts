@@ -7,10 +7,11 @@
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { freePort } from '../helpers/ports';
+import { STACK_API_FIXTURES } from '../helpers/stack-cli';
 import { ensureApiNode, ensureFerretDb, ensureHyperdxApi } from './setup';
 
 export interface HyperdxApi {
@@ -116,4 +117,64 @@ export async function startHyperdxApi(log: (line: string) => void = () => {}): P
     await stop();
     throw err;
   }
+}
+
+export interface Created {
+  id: string;
+  [field: string]: unknown;
+}
+
+/** Setup calls an operator would make in the UI or with curl; the CLIs do not cover them. */
+async function apiPost(api: HyperdxApi, path: string, body: unknown): Promise<Created> {
+  const res = await fetch(`${api.baseUrl}/api/v2${path}`, { method: 'POST', headers: { authorization: `Bearer ${api.apiKey}`, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  const text = await res.text();
+  if (res.status !== 200) throw new Error(`POST ${path}: ${res.status} ${text}`);
+  return (JSON.parse(text) as { data: Created }).data;
+}
+
+/** test/fixtures/stack-api/sources.json's sources, created over a connection to ClickHouse; fixture id → server id. */
+async function createSources(api: HyperdxApi): Promise<Map<string, string>> {
+  const connection = await apiPost(api, '/connections', { name: 'Local ClickHouse', host: 'http://127.0.0.1:8123', username: 'default', password: '' });
+  const ids = new Map<string, string>();
+  const sources = JSON.parse(readFileSync(join(STACK_API_FIXTURES, 'sources.json'), 'utf8')) as Record<string, unknown>[];
+  for (const { id, traceSourceId: _t, logSourceId: _l, ...source } of sources) {
+    ids.set(id as string, (await apiPost(api, '/sources', { ...source, connection: connection.id })).id);
+  }
+  return ids;
+}
+
+export interface SeededApi {
+  api: HyperdxApi;
+  /** fixture source id → server id */
+  sourceIds: Map<string, string>;
+  /** a generic webhook named "ops" */
+  webhookId: string;
+}
+
+/** The server with what an operator sets up first: the fixture's sources and a webhook. */
+export async function startSeededHyperdxApi(log: (line: string) => void): Promise<SeededApi> {
+  const api = await startHyperdxApi(log);
+  try {
+    const sourceIds = await createSources(api);
+    const webhookId = (await apiPost(api, '/webhooks', { name: 'ops', service: 'generic', url: 'https://hooks.example.com/alert' })).id;
+    return { api, sourceIds, webhookId };
+  } catch (err) {
+    await api.stop();
+    throw err;
+  }
+}
+
+/**
+ * A suite's server: started (and seeded) before its first test, stopped after its last. The
+ * returned object is filled in by then.
+ */
+export function seededApiForSuite(): SeededApi {
+  const seeded = {} as SeededApi;
+  beforeAll(async () => {
+    Object.assign(seeded, await startSeededHyperdxApi((line) => process.stderr.write(`${line}\n`)));
+  }, 180_000);
+  afterAll(async () => {
+    await seeded.api?.stop();
+  });
+  return seeded;
 }

@@ -13,38 +13,15 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { assertCliBuilt, runCli, STACK_API_FIXTURES, seedAlertArgs, seedAlertBody, tableNames, type Run } from '../helpers/stack-cli';
-import { type HyperdxApi, startHyperdxApi } from './server';
+import { type Created, type HyperdxApi, startSeededHyperdxApi } from './server';
 
 const fixture = <T = Record<string, unknown>>(name: string): T => JSON.parse(readFileSync(join(STACK_API_FIXTURES, name), 'utf8')) as T;
 const OBJECT_ID = /^[0-9a-f]{24}$/;
-
-interface Created {
-  id: string;
-  [field: string]: unknown;
-}
 
 let api: HyperdxApi;
 const outputs: string[] = [];
 let sourceIds: Map<string, string>;
 let webhookId: string;
-
-/** Setup calls an operator would make in the UI or with curl; the CLI does not cover them. */
-async function apiPost(path: string, body: unknown): Promise<Created> {
-  const res = await fetch(`${api.baseUrl}/api/v2${path}`, { method: 'POST', headers: { authorization: `Bearer ${api.apiKey}`, 'content-type': 'application/json' }, body: JSON.stringify(body) });
-  const text = await res.text();
-  if (res.status !== 200) throw new Error(`POST ${path}: ${res.status} ${text}`);
-  return (JSON.parse(text) as { data: Created }).data;
-}
-
-/** The fixture's sources, created over a connection to ClickHouse; fixture id → server id. */
-async function createSources(): Promise<Map<string, string>> {
-  const connection = await apiPost('/connections', { name: 'Local ClickHouse', host: 'http://127.0.0.1:8123', username: 'default', password: '' });
-  const ids = new Map<string, string>();
-  for (const { id, traceSourceId: _t, logSourceId: _l, ...source } of fixture<Record<string, unknown>[]>('sources.json')) {
-    ids.set(id as string, (await apiPost('/sources', { ...source, connection: connection.id })).id);
-  }
-  return ids;
-}
 
 /** The fixture dashboard over this server's sources. */
 const dashboardBody = (): Record<string, unknown> => JSON.parse(JSON.stringify(fixture('dashboard.json')).replace(/65f5e4a3b9e77c001a\d{6}/g, (id) => sourceIds.get(id) ?? id)) as Record<string, unknown>;
@@ -61,9 +38,7 @@ const json = <T = Created>(r: Run): T => {
 
 beforeAll(async () => {
   assertCliBuilt();
-  api = await startHyperdxApi((line) => process.stderr.write(`${line}\n`));
-  sourceIds = await createSources();
-  webhookId = (await apiPost('/webhooks', { name: 'ops', service: 'generic', url: 'https://hooks.example.com/alert' })).id;
+  ({ api, sourceIds, webhookId } = await startSeededHyperdxApi((line) => process.stderr.write(`${line}\n`)));
 }, 180_000);
 
 afterAll(async () => {

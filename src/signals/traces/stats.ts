@@ -45,14 +45,19 @@ function resourceOf(client: DdClientStatsPayload, payload: DdStatsPayload, servi
   ]);
 }
 
+/** The metrics' names and the two attributes naming what they count: `migrate` builds APM tiles on them. */
+export const STATS_METRICS = { hits: 'dd.trace.hits', errors: 'dd.trace.errors', topLevelHits: 'dd.trace.top_level_hits', duration: 'dd.trace.duration' } as const;
+export const OPERATION_ATTRIBUTE = 'datadog.span.name';
+export const RESOURCE_ATTRIBUTE = 'dd.span.Resource';
+
 /** `value` under every name spans give the Datadog key `key` (semantic-convention opt-in included). */
 const named = (names: AttributeNames, key: string, value: AnyValue): KeyValue[] => names.of(key).names.map((name) => ({ key: name, value }));
 
 function pointAttributes(g: DdGroupedStats, service: string, names: AttributeNames): KeyValue[] {
   return [
     ...strings([
-      ['datadog.span.name', g.name],
-      ['dd.span.Resource', g.resource],
+      [OPERATION_ATTRIBUTE, g.name],
+      [RESOURCE_ATTRIBUTE, g.resource],
       ['datadog.span.type', g.type],
       ['span.kind', g.spanKind],
       ['http.route', g.httpEndpoint],
@@ -96,7 +101,7 @@ const sum = (name: string, description: string, point: NumberDataPoint): Metric 
 });
 
 const durationMetric = (point: HistogramDataPoint): Metric => ({
-  name: 'dd.trace.duration',
+  name: STATS_METRICS.duration,
   description: 'Span duration',
   unit: 's',
   histogram: { dataPoints: [point], aggregationTemporality: AggregationTemporality.Delta },
@@ -116,7 +121,11 @@ export function translateStats(payload: DdStatsPayload, caches: Pick<TranslatorC
         const key = resourceKey(resource);
         const attributes = pointAttributes(g, service, caches.spanAttributeNames);
         const point = (value: bigint): NumberDataPoint => ({ attributes, startTimeUnixNano, timeUnixNano, value: { int: value } });
-        const metrics = [sum('dd.trace.hits', 'Spans counted by the tracer', point(g.hits)), sum('dd.trace.errors', 'Spans with an error', point(g.errors)), sum('dd.trace.top_level_hits', 'Top-level spans (service entry points)', point(g.topLevelHits))];
+        const metrics = [
+          sum(STATS_METRICS.hits, 'Spans counted by the tracer', point(g.hits)),
+          sum(STATS_METRICS.errors, 'Spans with an error', point(g.errors)),
+          sum(STATS_METRICS.topLevelHits, 'Top-level spans (service entry points)', point(g.topLevelHits)),
+        ];
         const duration = durationPoint(g, { attributes, startTimeUnixNano, timeUnixNano });
         if (duration) metrics.push(durationMetric(duration));
         for (const metric of metrics) items.push({ resource, resourceKey: key, metric });

@@ -10,9 +10,10 @@ import { formatTable } from './table';
 
 const STACK_API_USAGE = `Usage: dd-otlp-bridge stack dashboards create|list|get|update|delete [ID] [options]
        dd-otlp-bridge stack alerts     create|list|get|update|delete [ID] [options]
+       dd-otlp-bridge stack saved-searches create|list|get|update|delete [ID] [options]
        dd-otlp-bridge stack sources    list [options]
 
-Manages ClickStack dashboards, alerts and sources through its management API: Managed ClickStack
+Manages ClickStack dashboards, alerts, saved searches and sources through its management API: Managed ClickStack
 (ClickHouse Cloud API, HTTP Basic with a Cloud API key) or open source (HyperDX /api/v2, Bearer
 personal API key). Request bodies are checked against the HyperDX OpenAPI document before they
 are sent; replies are checked against it too.
@@ -86,22 +87,47 @@ interface Invocation {
   flags: Map<string, string>;
 }
 
-/** argv after `stack`: `<resource> <action> [id] [--flag value | --flag=value]…`. */
-export function parseStackApiArgs(argv: readonly string[]): Invocation {
+export interface ArgSpec {
+  booleans: ReadonlySet<string>;
+  values: ReadonlySet<string>;
+  /** value flags that may be given more than once (all values kept, in order) */
+  repeatable?: ReadonlySet<string>;
+  /** for the unknown-option message: `unknown option --x for <command> (see <help> --help)` */
+  command: string;
+  help?: string;
+}
+
+export interface ParsedArgs {
+  /** the last value of each flag; `true` for booleans; `-h` is `--help` */
+  flags: Map<string, string>;
+  repeated: Map<string, string[]>;
+  positionals: string[];
+}
+
+/** `[--flag value | --flag=value | --bool | positional]…`, shared by `stack` and `migrate`. */
+export function parseArgList(argv: readonly string[], spec: ArgSpec): ParsedArgs {
   const flags = new Map<string, string>();
+  const repeated = new Map<string, string[]>();
   const positionals: string[] = [];
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i]!;
     const eq = arg.startsWith('--') ? arg.indexOf('=') : -1;
     const name = eq > 0 ? arg.slice(0, eq) : arg;
-    if (name === '-h' || BOOLEAN_FLAGS.has(name)) flags.set(name === '-h' ? '--help' : name, 'true');
-    else if (VALUE_FLAGS.has(name)) {
+    if (name === '-h' || spec.booleans.has(name)) flags.set(name === '-h' ? '--help' : name, 'true');
+    else if (spec.values.has(name) || spec.repeatable?.has(name)) {
       const value = eq > 0 ? arg.slice(eq + 1) : argv[++i];
       if (value === undefined) throw new ConfigError(`${name} needs a value`);
       flags.set(name, value);
-    } else if (name.startsWith('-') && name !== '-') throw new ConfigError(`unknown option ${name} for stack (see stack ${argv[0]} --help)`);
+      repeated.set(name, [...(repeated.get(name) ?? []), value]);
+    } else if (name.startsWith('-') && name !== '-') throw new ConfigError(`unknown option ${name} for ${spec.command} (see ${spec.help ?? spec.command} --help)`);
     else positionals.push(arg);
   }
+  return { flags, repeated, positionals };
+}
+
+/** argv after `stack`: `<resource> <action> [id] [--flag value | --flag=value]…`. */
+export function parseStackApiArgs(argv: readonly string[]): Invocation {
+  const { flags, positionals } = parseArgList(argv, { booleans: BOOLEAN_FLAGS, values: VALUE_FLAGS, command: 'stack', help: `stack ${argv[0]}` });
   const [resource, action, id, ...extra] = positionals;
   if (extra.length > 0) throw new ConfigError(`unexpected argument "${extra[0]}"`);
   return { resource: resource as ResourceName, action: action as Action | undefined, id, flags };
@@ -235,14 +261,14 @@ function checkInvocation(inv: Invocation): void {
 
 const MASK = '********';
 
-/** Every byte the command writes passes here: a credential never reaches a terminal or CI log. */
-const masking =
+/** Every byte the command (and `migrate`) writes passes here: a credential never reaches a terminal or CI log. */
+export const masking =
   (secrets: readonly (string | undefined)[]) =>
   (text: string): string =>
     secrets.filter((s): s is string => s !== undefined && s.length >= 4).reduce((acc, secret) => acc.split(secret).join(MASK), text);
 
 /** Known before the deployment is: a usage error may come before resolveMode. */
-const givenSecrets = (flags: ReadonlyMap<string, string>, env: NodeJS.ProcessEnv): (string | undefined)[] => [flags.get('--key-secret'), flags.get('--api-key'), env.CLICKSTACK_KEY_SECRET, env.HYPERDX_PERSONAL_API_KEY];
+export const givenSecrets = (flags: ReadonlyMap<string, string>, env: NodeJS.ProcessEnv): (string | undefined)[] => [flags.get('--key-secret'), flags.get('--api-key'), env.CLICKSTACK_KEY_SECRET, env.HYPERDX_PERSONAL_API_KEY];
 
 const showJson = (value: unknown): string => `${JSON.stringify(value ?? null, null, 2)}\n`;
 

@@ -3,7 +3,7 @@
  * stays the complete record.
  */
 import type { ResourceName } from './client';
-import type { Alert, Dashboard, Source } from './types';
+import type { Alert, Dashboard, SavedSearch, Source } from './types';
 
 type Column<T> = [header: string, cell: (item: T) => unknown];
 
@@ -11,7 +11,7 @@ const condition = (a: Alert): string => (a.thresholdType === 'between' || a.thre
 
 const alertTarget = (a: Alert): string => (a.source === 'saved_search' ? `search ${a.savedSearchId ?? ''}` : `tile ${a.dashboardId ?? ''}/${a.tileId ?? ''}`);
 
-const COLUMNS: { dashboards: Column<Dashboard>[]; alerts: Column<Alert>[]; sources: Column<Source>[] } = {
+const COLUMNS: { dashboards: Column<Dashboard>[]; alerts: Column<Alert>[]; 'saved-searches': Column<SavedSearch>[]; sources: Column<Source>[] } = {
   dashboards: [
     ['ID', (d) => d.id],
     ['NAME', (d) => d.name],
@@ -25,6 +25,12 @@ const COLUMNS: { dashboards: Column<Dashboard>[]; alerts: Column<Alert>[]; sourc
     ['INTERVAL', (a) => a.interval],
     ['CONDITION', condition],
     ['TARGET', alertTarget],
+  ],
+  'saved-searches': [
+    ['ID', (s) => s.id],
+    ['NAME', (s) => s.name],
+    ['WHERE', (s) => s.where],
+    ['TAGS', (s) => s.tags?.join(',')],
   ],
   sources: [
     ['ID', (s) => s.id],

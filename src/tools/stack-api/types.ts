@@ -86,6 +86,20 @@ export interface Dashboard {
   containers?: unknown[];
 }
 
+/** SavedSearch (a reply) / SavedSearchInput (a request: name and sourceId required). */
+export interface SavedSearch {
+  id?: string;
+  name?: string;
+  sourceId?: string;
+  select?: string;
+  where?: string;
+  whereLanguage?: 'lucene' | 'sql';
+  orderBy?: string;
+  tags?: string[];
+}
+
+export type SavedSearchRequest = SavedSearch & { name: string; sourceId: string };
+
 export type SourceKind = 'log' | 'trace' | 'metric' | 'session' | 'promql';
 
 /** Source (LogSource | TraceSource | MetricSource | SessionSource | PromqlSource, by `kind`). */

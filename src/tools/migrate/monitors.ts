@@ -1,0 +1,233 @@
+/**
+ * A Datadog monitor → what HyperDX alerts on, plus the alert:
+ * - metric monitors (`avg(last_5m):avg:system.cpu.user{env:prod} by {host} > 90`) and service
+ *   checks (the bridge stores a check as a gauge named after it, 0 OK … 3 UNKNOWN) → a line tile
+ *   on the generated "Datadog monitors" dashboard and an alert on that tile;
+ * - log monitors (`logs("…").index("*").rollup("count").last("5m") > 100`) → a saved search and
+ *   an alert on it.
+ * Anomaly, forecast, outlier and composite monitors, and everything else HyperDX cannot evaluate,
+ * are skipped and reported with the reason.
+ */
+import type { AlertChannelWebhook, AlertInterval, AlertThresholdType } from '../stack-api/types';
+import { sqlField, tagColumn } from './attributes';
+import type { DatadogMonitor } from './datadog';
+import { logFieldSql, translateLogSearch } from './log-search';
+import { parseMetricExpression, QueryError } from './metric-query';
+import { type AlertDraft, markerFor, type MonitorPlan, outcomeOf, type Sources, type TileInput } from './plan';
+import { addExpression, emptySeries, filterToLucene, type Series, Unsupported, withoutTrivialFormulas } from './series';
+
+/** `--webhook NAME=ID`: notification handle (without `@`, `webhook-` optional) → HyperDX webhook id. */
+export interface WebhookMap {
+  byHandle: ReadonlyMap<string, string>;
+  /** used when no handle of a monitor maps */
+  fallback: string | undefined;
+}
+
+const INTERVALS: readonly [AlertInterval, number][] = [
+  ['1m', 1],
+  ['5m', 5],
+  ['15m', 15],
+  ['30m', 30],
+  ['1h', 60],
+  ['6h', 360],
+  ['12h', 720],
+  ['1d', 1440],
+];
+
+const UNIT_MINUTES: Record<string, number> = { m: 1, h: 60, d: 1440, w: 10080 };
+
+/** `last_10m`, `5m` → the smallest HyperDX interval covering the window (and a note if wider). */
+function intervalFor(window: string, notes: string[]): AlertInterval {
+  const m = /^(?:last_)?(\d+)([mhdw])$/.exec(window);
+  if (!m) throw new Unsupported(`evaluation window "${window}" is not understood`);
+  const minutes = Number(m[1]) * UNIT_MINUTES[m[2]!]!;
+  const fit = INTERVALS.find(([, n]) => n >= minutes) ?? INTERVALS[INTERVALS.length - 1]!;
+  if (fit[1] !== minutes) notes.push(`evaluation window ${window} became the ${fit[0]} interval (HyperDX intervals: ${INTERVALS.map(([i]) => i).join(', ')})`);
+  return fit[0];
+}
+
+const COMPARATORS: Record<string, AlertThresholdType> = { '>': 'above_exclusive', '>=': 'above', '<': 'below', '<=': 'below_or_equal', '==': 'equal', '!=': 'not_equal' };
+
+interface Condition {
+  thresholdType: AlertThresholdType;
+  threshold: number;
+}
+
+/** The critical threshold (options win over the query's number, as in Datadog); the rest is reported. */
+function condition(monitor: DatadogMonitor, comparator: string, queryThreshold: number, notes: string[]): Condition {
+  const thresholds = monitor.options.thresholds ?? {};
+  for (const other of ['warning', 'critical_recovery', 'warning_recovery'] as const) {
+    if (thresholds[other] !== undefined) notes.push(`${other.replace('_', ' ')} threshold ${thresholds[other]} not migrated (a HyperDX alert has one threshold)`);
+  }
+  return { thresholdType: COMPARATORS[comparator]!, threshold: thresholds.critical ?? queryThreshold };
+}
+
+/** `@webhook-ops`, `@slack-team`, `@someone@example.com` in the message. */
+export function handlesOf(message: string): string[] {
+  return [...new Set([...message.matchAll(/(?:^|[\s(`])@([\w.+-]+(?:@[\w.-]+)?)/g)].map((m) => m[1]!.replace(/[.]+$/, '')))];
+}
+
+function channelsFor(monitor: DatadogMonitor, webhooks: WebhookMap, notes: string[]): AlertChannelWebhook[] {
+  const ids: string[] = [];
+  for (const handle of handlesOf(monitor.message)) {
+    const id = webhooks.byHandle.get(handle) ?? webhooks.byHandle.get(handle.replace(/^webhook-/, ''));
+    if (id === undefined) notes.push(`notification @${handle} not mapped (give --webhook ${handle.replace(/^webhook-/, '')}=ID)`);
+    else if (!ids.includes(id)) ids.push(id);
+  }
+  if (ids.length === 0 && webhooks.fallback !== undefined) ids.push(webhooks.fallback);
+  return ids.map((webhookId) => ({ type: 'webhook', webhookId }));
+}
+
+const MAX_NOTE = 4096;
+
+function alertDraft(monitor: DatadogMonitor, marker: string, cond: Condition, interval: AlertInterval, channels: AlertChannelWebhook[], extra: Partial<AlertDraft>): AlertDraft {
+  const note = `${marker} — migrated from the Datadog monitor "${monitor.name}": ${monitor.query}`;
+  const [channel, ...more] = channels;
+  return {
+    name: monitor.name,
+    ...(monitor.message.trim() !== '' ? { message: monitor.message } : {}),
+    note: note.length > MAX_NOTE ? `${note.slice(0, MAX_NOTE - 1)}…` : note,
+    interval,
+    ...cond,
+    ...(channel ? { channel, ...(more.length > 0 ? { channels } : {}) } : {}),
+    ...extra,
+  };
+}
+
+const MONITOR_TILE = { w: 12, h: 6 };
+
+function monitorTile(name: string, series: Series, sources: Sources, index: number): TileInput {
+  const s = withoutTrivialFormulas(series);
+  return {
+    name,
+    x: (index % 2) * MONITOR_TILE.w,
+    y: Math.floor(index / 2) * MONITOR_TILE.h,
+    ...MONITOR_TILE,
+    config: {
+      displayType: 'line',
+      sourceId: sources.metric,
+      select: s.selects,
+      ...(s.groupBy.length > 0 ? { groupBy: s.groupBy.join(', ') } : {}),
+      ...(s.formulas.length > 0 ? { formulas: s.formulas, showOperandSeries: false } : {}),
+    },
+  };
+}
+
+const METRIC_MONITOR = /^\s*(\w+)\(([\w]+)\)\s*:\s*([\s\S]+?)\s*(>=|<=|==|!=|>|<)\s*(-?\d+(?:\.\d+)?(?:e[+-]?\d+)?)\s*(?:by\s*\{([^}]*)\})?\s*$/i;
+
+const NOT_EVALUABLE = ['anomalies', 'forecast', 'outliers'];
+
+interface Target {
+  tile?: TileInput;
+  search?: MonitorPlan['target'];
+  interval: AlertInterval;
+  cond: Condition;
+  extra: Partial<AlertDraft>;
+}
+
+function metricTarget(monitor: DatadogMonitor, sources: Sources, index: number, notes: string[]): Target {
+  const m = METRIC_MONITOR.exec(monitor.query);
+  if (!m) throw new Unsupported('the query is not `time_aggr(window):query comparator threshold`');
+  const [, timeAggr, window, queryText, comparator, threshold, trailingBy] = m;
+  const called = NOT_EVALUABLE.find((f) => queryText!.includes(`${f}(`));
+  if (called) throw new Unsupported(`${called}() monitors have no HyperDX equivalent (an alert compares a value with a fixed threshold)`);
+  const series = emptySeries();
+  addExpression(series, parseMetricExpression(queryText!), { variables: monitor.variables });
+  if (trailingBy) series.groupBy.push(...trailingBy.split(',').map((t) => sqlField(tagColumn('metrics', t.trim()))));
+  const spaceAggs = new Set(series.selects.map((s) => s.aggFn));
+  if (!(spaceAggs.size === 1 && spaceAggs.has(timeAggr as never))) notes.push(`time aggregation ${timeAggr}(${window}) became one ${[...spaceAggs].join('/')} per interval`);
+  notes.push(...series.notes);
+  return { tile: monitorTile(monitor.name, series, sources, index), interval: intervalFor(window!, notes), cond: condition(monitor, comparator!, Number(threshold), notes), extra: {} };
+}
+
+/** `"check".over("tags").by("tags").last(N).count_by_status()` */
+const SERVICE_CHECK = /^\s*"([^"]+)"\s*\.over\(([^)]*)\)(?:\s*\.by\(([^)]*)\))?\s*\.last\((\d+)\)\s*\.count_by_status\(\)\s*$/;
+
+const quotedList = (args: string | undefined): string[] => [...(args ?? '').matchAll(/"([^"]*)"/g)].map((m) => m[1]!).flatMap((s) => s.split(',').map((t) => t.trim()));
+
+/** The bridge's service-check gauge is 2 for CRITICAL (docs/translation.md, Type mapping). */
+const CRITICAL = 2;
+
+function serviceCheckTarget(monitor: DatadogMonitor, sources: Sources, index: number, notes: string[]): Target {
+  const m = SERVICE_CHECK.exec(monitor.query);
+  if (!m) throw new Unsupported('the service check query is not `"check".over(…).by(…).last(N).count_by_status()`');
+  const [, check, over, by, last] = m;
+  const where = quotedList(over)
+    .filter((t) => t !== '*' && t !== '')
+    .map((t) => {
+      const colon = t.indexOf(':');
+      return filterToLucene('metrics', { kind: 'tag', key: colon < 0 ? t : t.slice(0, colon), value: colon < 0 ? '' : t.slice(colon + 1) }, { variables: [] });
+    })
+    .join(' AND ');
+  const groupBy = quotedList(by).filter((t) => t !== '*' && t !== '');
+  const series: Series = {
+    source: 'metric',
+    selects: [{ aggFn: 'max', valueExpression: 'Value', where, whereLanguage: 'lucene', metricName: check!, metricType: 'gauge' }],
+    formulas: [],
+    groupBy: groupBy.map((t) => sqlField(tagColumn('metrics', t))),
+    notes: [],
+  };
+  const consecutive = Math.max(1, Math.round(monitor.options.thresholds?.critical ?? Number(last)));
+  if (monitor.options.thresholds?.warning !== undefined) notes.push(`warning after ${monitor.options.thresholds.warning} checks not migrated (a HyperDX alert has one threshold)`);
+  if (consecutive > 1) notes.push(`${consecutive} consecutive CRITICAL checks became ${consecutive} consecutive 1m windows with a CRITICAL status`);
+  return {
+    tile: monitorTile(monitor.name, series, sources, index),
+    interval: '1m',
+    cond: { thresholdType: 'above', threshold: CRITICAL },
+    extra: consecutive > 1 ? { numConsecutiveWindows: consecutive } : {},
+  };
+}
+
+/** `logs("q").index("*").rollup("count").by("a,b").last("5m") > N` */
+const LOG_MONITOR = /^\s*logs\("((?:[^"\\]|\\.)*)"\)((?:\.\w+\([^)]*\))*)\s*(>=|<=|==|!=|>|<)\s*(-?\d+(?:\.\d+)?)\s*$/;
+
+function logTarget(monitor: DatadogMonitor, sources: Sources, marker: string, notes: string[]): Target {
+  const m = LOG_MONITOR.exec(monitor.query);
+  if (!m) throw new Unsupported('the query is not `logs("…").….last("…") comparator threshold`');
+  const [, search, chain, comparator, threshold] = m;
+  const calls = new Map([...chain!.matchAll(/\.(\w+)\(([^)]*)\)/g)].map((c) => [c[1]!, quotedList(c[2])]));
+  const rollup = calls.get('rollup') ?? ['count'];
+  if (rollup[0] !== 'count') throw new Unsupported(`rollup("${rollup.join('", "')}") is not migrated (HyperDX search alerts count matching lines)`);
+  const window = calls.get('last')?.[0];
+  if (window === undefined) throw new Unsupported('the query has no .last("…") window');
+  const index = calls.get('index')?.[0];
+  if (index !== undefined && index !== '*') notes.push(`index("${index}") dropped (ClickStack has one logs table)`);
+  const groupBy = (calls.get('by') ?? []).filter((f) => f !== '').map(logFieldSql);
+  return {
+    search: {
+      kind: 'search',
+      search: { name: monitor.name, sourceId: sources.log, where: translateLogSearch(search!.replace(/\\"/g, '"')), whereLanguage: 'lucene', tags: [marker, 'datadog'] },
+    },
+    interval: intervalFor(window, notes),
+    cond: condition(monitor, comparator!, Number(threshold), notes),
+    extra: groupBy.length > 0 ? { groupBy: groupBy.join(', ') } : {},
+  };
+}
+
+const TARGETS: Record<string, 'metric' | 'service' | 'log'> = {
+  'query alert': 'metric',
+  'metric alert': 'metric',
+  'service check': 'service',
+  'log alert': 'log',
+};
+
+/** `index` places the tile on the generated monitors dashboard. */
+export function translateMonitor(monitor: DatadogMonitor, file: string, sources: Sources, webhooks: WebhookMap, index: number): MonitorPlan {
+  const marker = markerFor('monitor', monitor.id !== undefined ? String(monitor.id) : monitor.name);
+  const notes: string[] = [];
+  const base = { kind: 'monitor' as const, file, name: monitor.name, marker };
+  try {
+    const kind = TARGETS[monitor.type];
+    if (kind === undefined) throw new Unsupported(`${monitor.type} monitors have no HyperDX equivalent`);
+    const t = kind === 'metric' ? metricTarget(monitor, sources, index, notes) : kind === 'service' ? serviceCheckTarget(monitor, sources, index, notes) : logTarget(monitor, sources, marker, notes);
+    const channels = channelsFor(monitor, webhooks, notes);
+    const source = t.tile ? { source: 'tile' as const } : { source: 'saved_search' as const };
+    const alert = channels.length > 0 ? alertDraft(monitor, marker, t.cond, t.interval, channels, { ...source, ...t.extra }) : undefined;
+    if (!alert) notes.push('no alert created: no notification handle maps to a HyperDX webhook (give --webhook NAME=ID or --default-webhook ID)');
+    const target = t.tile ? { kind: 'tile' as const, tile: t.tile } : t.search;
+    return { ...base, target, alert, outcome: outcomeOf(notes, true), notes };
+  } catch (err) {
+    if (!(err instanceof Unsupported || err instanceof QueryError)) throw err;
+    return { ...base, target: undefined, alert: undefined, outcome: 'skipped', notes: [...notes, err.message] };
+  }
+}

@@ -1,0 +1,170 @@
+/**
+ * `dd-otlp-bridge migrate dashboards|monitors …` as an operator runs it: the built CLI, the real
+ * integrations-core exports of test/fixtures/migrate/, and the OpenAPI-checking stand-in of the
+ * management API (test/helpers/openapi-server.ts), which refuses any request the published
+ * HyperDX document does not allow. Create → re-run (updates, no duplicates, tile ids and alert
+ * targets kept) → delete; `--dry-run` and `--out` send nothing; no credential is ever printed.
+ */
+import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { REPO_ROOT } from '../../src/tools/collector/build';
+import { startOpenApiServer, type OpenApiServer } from '../helpers/openapi-server';
+import { assertCliBuilt, type Run, runBridge } from '../helpers/stack-cli';
+
+const FIXTURES = join(REPO_ROOT, 'test', 'fixtures', 'migrate');
+const SOURCES = JSON.parse(readFileSync(join(REPO_ROOT, 'test', 'fixtures', 'stack-api', 'sources.json'), 'utf8')) as Record<string, unknown>[];
+const API_KEY = 'personal-migrate-7c6b5a4f';
+const WEBHOOK = '65f5e4a3b9e77c001a789012';
+const FALLBACK_WEBHOOK = '65f5e4a3b9e77c001a789099';
+
+const DASHBOARD_FILES = readdirSync(join(FIXTURES, 'dashboards')).filter((f) => f.endsWith('.json'));
+const MONITOR_FILES = readdirSync(join(FIXTURES, 'monitors')).filter((f) => f.endsWith('.json'));
+/** The anomaly monitors of the set; everything else becomes a tile or a search, and an alert. */
+const SKIPPED_MONITORS = 2;
+
+const runCli = (args: string[], env: Record<string, string>): Promise<Run> => runBridge(['migrate', ...args], env);
+
+type Json = Record<string, unknown>;
+
+let server: OpenApiServer;
+let env: Record<string, string>;
+
+/** The server's current objects, read through the API like any client. */
+async function list(resource: 'dashboards' | 'alerts' | 'saved-searches'): Promise<Json[]> {
+  const res = await fetch(`${server.baseUrl}/api/v2/${resource}`, { headers: { authorization: `Bearer ${API_KEY}` } });
+  return ((await res.json()) as { data: Json[] }).data;
+}
+
+const MONITOR_ARGS = [join(FIXTURES, 'monitors'), '--webhook', `slack-yourteam-alerts=${WEBHOOK}`, '--default-webhook', FALLBACK_WEBHOOK];
+
+beforeAll(async () => {
+  assertCliBuilt();
+  server = await startOpenApiServer({ auth: { kind: 'oss', apiKey: API_KEY }, sources: SOURCES });
+  env = { HYPERDX_API_URL: server.baseUrl, HYPERDX_PERSONAL_API_KEY: API_KEY };
+});
+
+afterAll(async () => {
+  await server?.close();
+});
+
+afterEach(() => {
+  expect(server.problems).toEqual([]);
+});
+
+const noSecret = (run: Run): void => {
+  expect(run.out).not.toContain(API_KEY);
+  expect(run.err).not.toContain(API_KEY);
+};
+
+describe('migrate dashboards', () => {
+  let firstTiles: Map<string, string[]>;
+
+  it('creates one dashboard per export, every request valid for the document', async () => {
+    const run = await runCli(['dashboards', join(FIXTURES, 'dashboards')], env);
+    noSecret(run);
+    expect(run.status).toBe(0);
+    expect(run.err).toContain(`migrate dashboards: ${DASHBOARD_FILES.length} items: ${DASHBOARD_FILES.length} created, 0 updated, 0 skipped, 0 failed`);
+    const dashboards = await list('dashboards');
+    expect(dashboards).toHaveLength(DASHBOARD_FILES.length);
+    expect(server.requests.filter((r) => r.status >= 400)).toEqual([]);
+    firstTiles = new Map(dashboards.map((d) => [d.name as string, (d.tiles as Json[]).map((t) => t.id as string)]));
+  });
+
+  it('a re-run updates the same dashboards, keeping their tile ids', async () => {
+    const run = await runCli(['dashboards', join(FIXTURES, 'dashboards')], env);
+    expect(run.status).toBe(0);
+    expect(run.err).toContain(`${DASHBOARD_FILES.length} items: 0 created, ${DASHBOARD_FILES.length} updated`);
+    const dashboards = await list('dashboards');
+    expect(dashboards).toHaveLength(DASHBOARD_FILES.length);
+    for (const d of dashboards) expect((d.tiles as Json[]).map((t) => t.id)).toEqual(firstTiles.get(d.name as string));
+  });
+
+  it('--delete removes what the runs created', async () => {
+    const run = await runCli(['dashboards', join(FIXTURES, 'dashboards'), '--delete'], env);
+    expect(run.status).toBe(0);
+    expect(run.err).toContain(`${DASHBOARD_FILES.length} deleted`);
+    expect(await list('dashboards')).toEqual([]);
+  });
+});
+
+describe('migrate monitors', () => {
+  const alertTargetsExist = async (): Promise<void> => {
+    const dashboards = await list('dashboards');
+    const searches = await list('saved-searches');
+    const tiles = new Set(dashboards.flatMap((d) => (d.tiles as Json[]).map((t) => `${d.id as string}/${t.id as string}`)));
+    for (const a of await list('alerts')) {
+      if (a.source === 'tile') expect(tiles.has(`${a.dashboardId as string}/${a.tileId as string}`)).toBe(true);
+      else expect(searches.map((s) => s.id)).toContain(a.savedSearchId);
+    }
+  };
+
+  it('creates the monitors dashboard, a saved search for the log monitor and the alerts', async () => {
+    const run = await runCli(['monitors', ...MONITOR_ARGS], env);
+    noSecret(run);
+    expect(run.status).toBe(0);
+    const used = MONITOR_FILES.length - SKIPPED_MONITORS;
+    expect(run.err).toContain(`migrate monitors: ${MONITOR_FILES.length} items: ${used} created, 0 updated, ${SKIPPED_MONITORS} skipped, 0 failed`);
+    const dashboards = await list('dashboards');
+    expect(dashboards.map((d) => d.name)).toEqual(['Datadog monitors (migrated)']);
+    expect((dashboards[0]!.tiles as Json[]).length).toBe(used - 1);
+    expect(await list('saved-searches')).toHaveLength(1);
+    const alerts = await list('alerts');
+    expect(alerts).toHaveLength(used);
+    expect(alerts.filter((a) => (a.channel as Json).webhookId === WEBHOOK)).toHaveLength(2);
+    await alertTargetsExist();
+  });
+
+  it('a re-run updates them all and duplicates nothing', async () => {
+    const before = await list('alerts');
+    const run = await runCli(['monitors', ...MONITOR_ARGS], env);
+    expect(run.status).toBe(0);
+    expect(run.err).toContain(`0 created, ${MONITOR_FILES.length - SKIPPED_MONITORS} updated`);
+    expect(await list('dashboards')).toHaveLength(1);
+    expect(await list('saved-searches')).toHaveLength(1);
+    const after = await list('alerts');
+    expect(after.map((a) => a.id).sort()).toEqual(before.map((a) => a.id).sort());
+    await alertTargetsExist();
+  });
+
+  it('--delete removes alerts, the saved search and the generated dashboard', async () => {
+    const run = await runCli(['monitors', ...MONITOR_ARGS, '--delete'], env);
+    expect(run.status).toBe(0);
+    expect(await list('alerts')).toEqual([]);
+    expect(await list('saved-searches')).toEqual([]);
+    expect(await list('dashboards')).toEqual([]);
+  });
+});
+
+describe('offline modes', () => {
+  it('--dry-run prints the plan and bodies and sends nothing', async () => {
+    const sent = server.requests.length;
+    const run = await runCli(['dashboards', join(FIXTURES, 'dashboards', 'zookeeper.json'), '--dry-run'], {});
+    expect(run.status).toBe(0);
+    expect(run.out).toContain('# create or update dashboard "ZooKeeper - Overview"');
+    expect(run.out).toContain('"metricName": "zookeeper.avg_latency"');
+    expect(run.err).toContain('migrate dashboards: 1 items: 1 would apply, 0 skipped, 0 failed, 1 partial');
+    expect(server.requests.length).toBe(sent);
+  });
+
+  it('--out writes one file per object and the report', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'migrate-out-'));
+    const run = await runCli(['monitors', join(FIXTURES, 'monitors'), '--out', dir], {});
+    expect(run.status).toBe(0);
+    expect(readdirSync(join(dir, 'monitors'))).toHaveLength(MONITOR_FILES.length);
+    expect(readFileSync(join(dir, 'monitors-report.txt'), 'utf8')).toContain('anomalies() monitors have no HyperDX equivalent');
+  });
+
+  it('a file of the wrong kind is refused by name (exit 2), the others still translated', async () => {
+    const run = await runCli(['dashboards', join(FIXTURES, 'dashboards', 'fluentd.json'), join(FIXTURES, 'monitors', 'redisdb-error.json'), '--dry-run'], {});
+    expect(run.status).toBe(2);
+    expect(run.err).toContain('redisdb-error.json: this is a Datadog monitor: use migrate monitors');
+    expect(run.out).toContain('"Fluentd - Metrics"');
+  });
+
+  it('without credentials a real run says what is missing (exit 2)', async () => {
+    const run = await runCli(['dashboards', join(FIXTURES, 'dashboards')], {});
+    expect(run.status).toBe(2);
+    expect(run.err).toContain('no credentials');
+  });
+});

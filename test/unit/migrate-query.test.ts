@@ -1,0 +1,190 @@
+/**
+ * The pieces of `migrate` below the whole-file goldens: Datadog's metric query parser (and its
+ * errors), where a tag lands (read from the data path's promotion table), and the log-search
+ * translation. Hand-made queries here; the real exports are in migrate-golden.test.ts.
+ */
+import { attributeName, KNOWN_KEYS } from '../../src/signals/shared/known-keys';
+import { tagColumn } from '../../src/tools/migrate/attributes';
+import { readDashboard, readMonitor } from '../../src/tools/migrate/datadog';
+import { widgetTile } from '../../src/tools/migrate/dashboards';
+import { translateLogSearch } from '../../src/tools/migrate/log-search';
+import { parseMetricExpression, parseMetricQueries, QueryError } from '../../src/tools/migrate/metric-query';
+import { handlesOf, translateMonitor } from '../../src/tools/migrate/monitors';
+import { addExpression, emptySeries } from '../../src/tools/migrate/series';
+
+const SOURCES = { metric: 'm1', log: 'l1' };
+const NO_VARS = { variables: [] };
+
+/** The chart series one metric expression draws. */
+function seriesOf(query: string, ctx: Parameters<typeof addExpression>[2] = NO_VARS) {
+  const s = emptySeries();
+  addExpression(s, parseMetricExpression(query), ctx);
+  return s;
+}
+
+describe('metric query parser', () => {
+  it('reads aggregator, metric, filters, group-by and methods', () => {
+    expect(parseMetricExpression('avg:system.cpu.user{env:prod,!host:a} by {host,kube_namespace}.as_count()')).toEqual({
+      kind: 'metric',
+      aggregator: 'avg',
+      metric: 'system.cpu.user',
+      filter: {
+        kind: 'and',
+        filters: [
+          { kind: 'tag', key: 'env', value: 'prod' },
+          { kind: 'not', filter: { kind: 'tag', key: 'host', value: 'a' } },
+        ],
+      },
+      groupBy: ['host', 'kube_namespace'],
+      methods: [{ name: 'as_count', args: [] }],
+    });
+  });
+
+  it('reads rollups with their arguments', () => {
+    const q = parseMetricExpression('sum:nginx.net.request_per_s{*}.rollup(sum, 60)');
+    expect(q).toMatchObject({ kind: 'metric', filter: { kind: 'any' }, methods: [{ name: 'rollup', args: ['sum', '60'] }] });
+  });
+
+  it('keeps arithmetic precedence and parentheses', () => {
+    const q = parseMetricExpression('100 * a.b{*} / (c.d{*} + e.f{*})');
+    expect(q).toMatchObject({ kind: 'binary', op: '/', left: { kind: 'binary', op: '*' }, right: { kind: 'binary', op: '+' } });
+  });
+
+  it('reads boolean filters, template variables and comma-separated series', () => {
+    const [first, second] = parseMetricQueries('count:x{a:b AND (c:d OR c:e) AND $topic}, y{$scope}');
+    expect(first).toMatchObject({ filter: { kind: 'and', filters: [{ kind: 'tag' }, { kind: 'or' }, { kind: 'var', name: 'topic' }] } });
+    expect(second).toMatchObject({ kind: 'metric', aggregator: undefined, metric: 'y', filter: { kind: 'var', name: 'scope' } });
+  });
+
+  it.each([
+    ['avg:x{a:b', 'expected "}" at column 10'],
+    ['avg:x{*} +', 'expected a metric query, number or function at column 11'],
+    ['median:x{*}', 'unknown space aggregator "median" at column 1'],
+    ['avg:x{*} garbage', 'unexpected text at column 10'],
+  ])('rejects %s with the column', (query, message) => {
+    expect(() => parseMetricExpression(query)).toThrow(QueryError);
+    expect(() => parseMetricExpression(query)).toThrow(message);
+  });
+});
+
+describe('where tags land', () => {
+  it('follows resource promotion (and the default semantic-convention names) for every key of the shared table', () => {
+    for (const [key, known] of KNOWN_KEYS) {
+      if (known.resource) expect(tagColumn('metrics', key)).toEqual({ map: 'ResourceAttributes', key: known.otel });
+      else expect(tagColumn('metrics', key)).toEqual({ map: 'Attributes', key: attributeName(key) });
+    }
+  });
+
+  it('keeps unknown tags as point or log attributes under their own name', () => {
+    expect(tagColumn('metrics', 'state')).toEqual({ map: 'Attributes', key: 'state' });
+    expect(tagColumn('logs', 'team')).toEqual({ map: 'LogAttributes', key: 'team' });
+  });
+
+  it('turns a filter into Lucene over those columns, and a group-by into SQL', () => {
+    const s = seriesOf('sum:gunicorn.workers{env:prod,state:idle,!host:web-*} by {service}');
+    expect(s.selects[0]).toEqual({
+      aggFn: 'sum',
+      valueExpression: 'Value',
+      where: 'ResourceAttributes.deployment.environment.name:"prod" AND Attributes.state:"idle" AND NOT ResourceAttributes.host.name:web-*',
+      whereLanguage: 'lucene',
+      metricName: 'gunicorn.workers',
+      metricType: 'gauge',
+    });
+    expect(s.groupBy).toEqual(["ResourceAttributes['service.name']"]);
+  });
+
+  it('applies a template variable default with its prefix, negated', () => {
+    const s = seriesOf('sum:iis.net.bytes_rcvd{$scope,!$exclude_site}', {
+      variables: [
+        { name: 'scope', prefix: null, default: '*' },
+        { name: 'exclude_site', prefix: 'site', default: 'total' },
+      ],
+    });
+    expect(s.selects[0]?.where).toBe('NOT Attributes.site:"total"');
+  });
+
+  it('draws trace.* metrics from the APM-stats metrics, by operation', () => {
+    const s = seriesOf('sum:trace.http.request.hits{service:web,resource_name:get_/}.as_count()');
+    expect(s.selects[0]).toMatchObject({
+      metricName: 'dd.trace.hits',
+      metricType: 'sum',
+      where: 'Attributes.datadog.span.name:"http.request" AND ResourceAttributes.service.name:"web" AND Attributes.dd.span.Resource:"get_/"',
+    });
+  });
+
+  it('maps percentiles to quantiles of the distribution (exponential histogram) table', () => {
+    const s = seriesOf('p95:request.latency{*}');
+    expect(s.selects[0]).toMatchObject({ aggFn: 'quantile', level: 0.95, metricType: 'exponential histogram' });
+  });
+});
+
+describe('log search', () => {
+  it.each([
+    ['service:web status:error', 'ServiceName:web SeverityText:error'],
+    ['source:nginx @http.status_code:500 @error.msg:x', 'LogAttributes.datadog.ddsource:nginx LogAttributes.http.status_code:500 LogAttributes.exception.message:x'],
+    ['env:prod -host:db1 "timed out"', 'ResourceAttributes.deployment.environment.name:prod -ResourceAttributes.host.name:db1 "timed out"'],
+    ['status:warning OR (service:api AND @user.id:42)', 'SeverityText:warn OR (ServiceName:api AND LogAttributes.user.id:42)'],
+    ['*', ''],
+  ])('%s', (datadog, hyperdx) => {
+    expect(translateLogSearch(datadog)).toBe(hyperdx);
+  });
+});
+
+describe('widgets HyperDX cannot draw', () => {
+  it('become a Markdown tile naming the reason and keeping the query', () => {
+    const tile = widgetTile({ type: 'timeseries', title: 'Growth', requests: [{ q: 'derivative(sum:es.docs{*})' }] }, NO_VARS, SOURCES);
+    expect(tile.migrated).toBe(false);
+    expect(tile.config).toEqual({ displayType: 'markdown', markdown: expect.stringContaining('derivative(sum:es.docs{*})') });
+    expect(tile.notes).toEqual(['Growth: derivative() has no HyperDX equivalent']);
+  });
+
+  it('a distribution widget is drawn as lines and says so', () => {
+    const tile = widgetTile({ type: 'distribution', title: 'Latency', requests: [{ q: 'avg:request.latency{*}' }] }, NO_VARS, SOURCES);
+    expect(tile.config.displayType).toBe('line');
+    expect(tile.notes).toEqual(['Latency: distribution drawn as lines: HyperDX heatmaps read trace sources only']);
+  });
+});
+
+describe('Datadog exports', () => {
+  it('name the field that is wrong', () => {
+    expect(() => readDashboard({ title: 'x', widgets: [{ definition: { requests: [] } }] })).toThrow('dashboard.widgets[0].definition.type: expected a widget type, got nothing');
+    expect(() => readMonitor({ definition: { name: 'm', type: 'query alert' } })).toThrow('monitor.definition.query: expected a query, got nothing');
+  });
+});
+
+describe('monitors', () => {
+  const monitor = (query: string, message = '@webhook-ops', type = 'query alert') => readMonitor({ name: 'm', type, query, message, options: { thresholds: { critical: 90 } } });
+  const webhooks = { byHandle: new Map([['ops', 'w-ops']]), fallback: undefined };
+
+  it('a metric monitor becomes a tile and an above/below alert on it', () => {
+    const plan = translateMonitor(monitor('avg(last_5m):avg:system.cpu.user{env:prod} by {host} > 90'), 'f', SOURCES, webhooks, 0);
+    expect(plan.outcome).toBe('full');
+    expect(plan.target).toMatchObject({ kind: 'tile', tile: { config: { groupBy: "ResourceAttributes['host.name']" } } });
+    expect(plan.alert).toMatchObject({ threshold: 90, thresholdType: 'above_exclusive', interval: '5m', source: 'tile', channel: { type: 'webhook', webhookId: 'w-ops' } });
+  });
+
+  it('a log monitor becomes a saved search and its alert', () => {
+    const plan = translateMonitor(monitor('logs("service:web status:error").index("*").rollup("count").last("15m") > 100', '@webhook-ops', 'log alert'), 'f', SOURCES, webhooks, 0);
+    expect(plan.target).toMatchObject({ kind: 'search', search: { where: 'ServiceName:web SeverityText:error', sourceId: 'l1' } });
+    expect(plan.alert).toMatchObject({ source: 'saved_search', interval: '15m', threshold: 90 });
+  });
+
+  it('an unmapped handle is reported and, without a fallback, no alert is made', () => {
+    const plan = translateMonitor(monitor('avg(last_5m):avg:x{*} > 90', '@slack-team'), 'f', SOURCES, webhooks, 0);
+    expect(plan.alert).toBeUndefined();
+    expect(plan.notes).toEqual(expect.arrayContaining(['notification @slack-team not mapped (give --webhook slack-team=ID)']));
+  });
+
+  it.each([
+    ["avg(last_1h):anomalies(avg:x{*}, 'basic', 2) >= 1", 'anomalies() monitors have no HyperDX equivalent'],
+    ['avg(last_1h):forecast(avg:x{*}, linear, 1) >= 1', 'forecast() monitors have no HyperDX equivalent'],
+  ])('%s is skipped with the reason', (query, reason) => {
+    const plan = translateMonitor(monitor(query), 'f', SOURCES, webhooks, 0);
+    expect(plan.outcome).toBe('skipped');
+    expect(plan.notes.join('\n')).toContain(reason);
+  });
+
+  it('finds handles, e-mail addresses included', () => {
+    expect(handlesOf('Check it. @webhook-ops @slack-team-alerts\n`@pagerduty-db` mail @someone@example.com.')).toEqual(['webhook-ops', 'slack-team-alerts', 'pagerduty-db', 'someone@example.com']);
+  });
+});
