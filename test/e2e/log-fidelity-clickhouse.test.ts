@@ -7,11 +7,10 @@
  * collector's datadog exporter's logs give back their OTLP input's ids, time to the nanosecond and
  * severity, with the resource on the resource.
  */
+import { useClickHouseStack } from '../helpers/clickhouse-stack';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { capturedDir, non2xx, replayCaptured } from '../helpers/captured';
-import { startTestClickHouse, type TestClickHouse } from '../helpers/clickhouse';
-import { startStack, type TestStack } from '../helpers/stack';
 
 const KEY = 'log-fidelity-key';
 /**
@@ -60,26 +59,19 @@ interface OtlpInputRecord {
 }
 
 describe('log fidelity in ClickHouse (issue 24), captured real clients', () => {
-  let ch: TestClickHouse;
-  let stack: TestStack;
+  const running = useClickHouseStack({ authToken: KEY });
   let tracerLogs: LogRow[];
   beforeAll(async () => {
-    ch = await startTestClickHouse();
-    stack = await startStack({ sink: 'clickhouse', clickhouse: ch, authToken: KEY });
     for (const client of CLIENTS) {
-      const results = await replayCaptured(capturedDir(client), stack.intakeUrl, KEY, LEAVE_OUT);
+      const results = await replayCaptured(capturedDir(client), running.stack.intakeUrl, KEY, LEAVE_OUT);
       expect(non2xx(results)).toEqual([]);
     }
-    tracerLogs = await ch.waitForRows<LogRow>(
+    tracerLogs = await running.ch.waitForRows<LogRow>(
       `SELECT ServiceName AS service, SeverityText AS level, Body AS body, TraceId AS traceId, SpanId AS spanId
        FROM otel_logs WHERE ServiceName IN ${SERVICES}`,
       TRACER_LINES,
       60_000,
     );
-  });
-  afterAll(async () => {
-    await stack?.stop();
-    await ch?.stop();
   });
 
   it('every Python, Go and Node log line, text or JSON, and every Java line with ids has the TraceId/SpanId of a real span', async () => {
@@ -90,7 +82,7 @@ describe('log fidelity in ClickHouse (issue 24), captured real clients', () => {
     expect(linked.filter((r) => r.service === 'java-shop')).toHaveLength(JAVA_LINKED);
     const pairs = [...new Set(linked.map((r) => `${r.traceId}/${r.spanId}`))];
     // HyperDX's "View Trace" lookup, for every pair at once; spans may land after the logs
-    const spans = await ch.waitForRows<{ pair: string }>(
+    const spans = await running.ch.waitForRows<{ pair: string }>(
       `SELECT DISTINCT concat(TraceId, '/', SpanId) AS pair FROM otel_traces
        WHERE (TraceId, SpanId) IN (SELECT TraceId, SpanId FROM otel_logs WHERE ServiceName IN ${SERVICES} AND TraceId != '')`,
       pairs.length,
@@ -111,19 +103,19 @@ describe('log fidelity in ClickHouse (issue 24), captured real clients', () => {
   it('keeps text bodies as sent and fields that lost a collision as attributes', async () => {
     const python = tracerLogs.filter((r) => r.service === 'py-shop' && r.body.includes('[dd.service=py-shop dd.env=capture dd.version=1.0.0 dd.trace_id='));
     expect(python).toHaveLength(5);
-    const slog = await ch.query<{ status: string; err: string; level: string }>(
+    const slog = await running.ch.query<{ status: string; err: string; level: string }>(
       `SELECT LogAttributes['status'] AS status, LogAttributes['err'] AS err, SeverityText AS level FROM otel_logs
        WHERE ServiceName = 'go-shop' AND Body = 'checkout failed'`,
     );
     expect(slog).toEqual([{ status: '503', err: 'payment provider answered 503 Service Unavailable', level: 'error' }]);
-    const pythonJson = await ch.query<{ logger: string }>(`SELECT LogAttributes['name'] AS logger FROM otel_logs WHERE ServiceName = 'py-shop' AND Body = 'large order: 7 x widget'`);
+    const pythonJson = await running.ch.query<{ logger: string }>(`SELECT LogAttributes['name'] AS logger FROM otel_logs WHERE ServiceName = 'py-shop' AND Body = 'large order: 7 x widget'`);
     expect(pythonJson).toEqual([{ logger: 'shop' }]);
   });
 
   it("the datadog exporter's logs give back their OTLP input's ids, time and severity; the resource stays on the resource", async () => {
     const input = JSON.parse(readFileSync(join(capturedDir('datadog-exporter-0.155.0'), 'otlp-logs.json'), 'utf8')) as { resourceLogs: { scopeLogs: { logRecords: OtlpInputRecord[] }[] }[] };
     const records = input.resourceLogs.flatMap((r) => r.scopeLogs.flatMap((s) => s.logRecords));
-    const rows = await ch.waitForRows<{ body: string; traceId: string; spanId: string; ns: string; number: number; text: string; otelKeys: string[]; repeated: string[]; sdk: string }>(
+    const rows = await running.ch.waitForRows<{ body: string; traceId: string; spanId: string; ns: string; number: number; text: string; otelKeys: string[]; repeated: string[]; sdk: string }>(
       `SELECT Body AS body, TraceId AS traceId, SpanId AS spanId, toString(toUnixTimestamp64Nano(Timestamp)) AS ns,
               SeverityNumber AS number, SeverityText AS text,
               arrayFilter(k -> startsWith(k, 'otel.'), mapKeys(LogAttributes)) AS otelKeys,

@@ -9,9 +9,8 @@
  * The `dd.trace.*` side of the one-service rule, from a real tracer's APM stats, is
  * test/e2e/stats-clickhouse.test.ts.
  */
+import { useClickHouseStack } from '../helpers/clickhouse-stack';
 import { capturedDir, non2xx, replayCaptured } from '../helpers/captured';
-import { startTestClickHouse, type TestClickHouse } from '../helpers/clickhouse';
-import { startStack, type TestStack } from '../helpers/stack';
 
 const KEY = 'spans-clickhouse-key';
 const CLIENTS = ['python-ddtrace-4.16.0', 'node-dd-trace-5.132.0', 'go-dd-trace-go-2.12.0-v0.4', 'datadog-exporter-0.155.0'];
@@ -20,22 +19,15 @@ const NOT_TRACES = /^(?!\/(v0\.[345]\/traces|api\/v0\.2\/traces)$)/;
 const WAIT_MS = 60_000;
 
 describe('spans in ClickHouse as HyperDX reads them', () => {
-  let ch: TestClickHouse;
-  let stack: TestStack;
+  const running = useClickHouseStack({ authToken: KEY });
   beforeAll(async () => {
-    ch = await startTestClickHouse();
-    stack = await startStack({ sink: 'clickhouse', clickhouse: ch, authToken: KEY });
-    for (const client of CLIENTS) expect(non2xx(await replayCaptured(capturedDir(client), stack.intakeUrl, KEY, NOT_TRACES))).toEqual([]);
+    for (const client of CLIENTS) expect(non2xx(await replayCaptured(capturedDir(client), running.stack.intakeUrl, KEY, NOT_TRACES))).toEqual([]);
     // 42 Python + 13 Node + 3 exporter spans, and Go's
-    await ch.waitForRows('SELECT SpanId FROM otel_traces', 70, WAIT_MS);
-  });
-  afterAll(async () => {
-    await stack?.stop();
-    await ch?.stop();
+    await running.ch.waitForRows('SELECT SpanId FROM otel_traces', 70, WAIT_MS);
   });
 
   it("HTTP server spans carry the HTTP panel's keys (http.url, http.method, an integer http.status_code)", async () => {
-    const rows = await ch.query<{ ServiceName: string; url: string; method: string; status: string }>(
+    const rows = await running.ch.query<{ ServiceName: string; url: string; method: string; status: string }>(
       `SELECT ServiceName, SpanAttributes['http.url'] AS url, SpanAttributes['http.method'] AS method, SpanAttributes['http.status_code'] AS status
        FROM otel_traces WHERE SpanKind IN ('Server', 'SPAN_KIND_SERVER') ORDER BY ServiceName`,
     );
@@ -50,7 +42,7 @@ describe('spans in ClickHouse as HyperDX reads them', () => {
   });
 
   it("the Database tab lists each client's queries (db.query.text, else db.statement)", async () => {
-    const rows = await ch.query<{ ServiceName: string; query: string; SpanName: string }>(
+    const rows = await running.ch.query<{ ServiceName: string; query: string; SpanName: string }>(
       `SELECT ServiceName, SpanName, coalesce(nullIf(SpanAttributes['db.query.text'], ''), SpanAttributes['db.statement']) AS query
        FROM otel_traces WHERE query != '' ORDER BY ServiceName, SpanName`,
     );
@@ -62,7 +54,7 @@ describe('spans in ClickHouse as HyperDX reads them', () => {
   });
 
   it('error spans carry an exception event with the stack', async () => {
-    const rows = await ch.query<{ ServiceName: string; stack: string }>(
+    const rows = await running.ch.query<{ ServiceName: string; stack: string }>(
       `SELECT ServiceName, Events.Attributes[indexOf(Events.Name, 'exception')]['exception.stacktrace'] AS stack
        FROM otel_traces WHERE StatusCode = 'Error' AND has(Events.Name, 'exception') AND stack != ''`,
     );
@@ -75,12 +67,12 @@ describe('spans in ClickHouse as HyperDX reads them', () => {
   });
 
   it('endpoints are the server spans route names', async () => {
-    const rows = await ch.query<{ SpanName: string }>(`SELECT DISTINCT SpanName FROM otel_traces WHERE SpanKind IN ('Server', 'SPAN_KIND_SERVER') AND ServiceName = 'py-shop' ORDER BY SpanName`);
+    const rows = await running.ch.query<{ SpanName: string }>(`SELECT DISTINCT SpanName FROM otel_traces WHERE SpanKind IN ('Server', 'SPAN_KIND_SERVER') AND ServiceName = 'py-shop' ORDER BY SpanName`);
     expect(rows.map((r) => r.SpanName)).toEqual(['GET /orders/<int:order_id>', 'POST /cart/checkout', 'POST /orders']);
   });
 
   it("the datadog exporter's spans keep their 128-bit trace id, scope and Ok status", async () => {
-    const rows = await ch.query<{ TraceId: string; SpanName: string; StatusCode: string; ScopeName: string; ScopeVersion: string }>(
+    const rows = await running.ch.query<{ TraceId: string; SpanName: string; StatusCode: string; ScopeName: string; ScopeVersion: string }>(
       `SELECT TraceId, SpanName, StatusCode, ScopeName, ScopeVersion FROM otel_traces WHERE ServiceName = 'otel-shop' ORDER BY SpanId`,
     );
     expect(rows).toEqual([
@@ -88,17 +80,17 @@ describe('spans in ClickHouse as HyperDX reads them', () => {
       { TraceId: '5b8efff798038103d269b633813fc60c', SpanName: 'SELECT shop.orders', StatusCode: 'Unset', ScopeName: 'capture.shop', ScopeVersion: '0.3.1' },
       { TraceId: '5b8efff798038103d269b633813fc60c', SpanName: 'charge payment', StatusCode: 'Error', ScopeName: 'capture.shop', ScopeVersion: '0.3.1' },
     ]);
-    const [resource] = await ch.query<{ sdk: string; version: string }>(`SELECT DISTINCT ResourceAttributes['telemetry.sdk.name'] AS sdk, ResourceAttributes['telemetry.sdk.version'] AS version FROM otel_traces WHERE ServiceName = 'otel-shop'`);
+    const [resource] = await running.ch.query<{ sdk: string; version: string }>(`SELECT DISTINCT ResourceAttributes['telemetry.sdk.name'] AS sdk, ResourceAttributes['telemetry.sdk.version'] AS version FROM otel_traces WHERE ServiceName = 'otel-shop'`);
     expect(resource).toEqual({ sdk: 'opentelemetry', version: '1.38.0' });
   });
 
   it('every span has a SampleRate ClickStack can read as a weight', async () => {
-    const rows = await ch.query<{ rate: string; n: string }>(`SELECT SpanAttributes['SampleRate'] AS rate, count() AS n FROM otel_traces GROUP BY rate`);
+    const rows = await running.ch.query<{ rate: string; n: string }>(`SELECT SpanAttributes['SampleRate'] AS rate, count() AS n FROM otel_traces GROUP BY rate`);
     expect(rows.map((r) => r.rate)).toEqual(['1']);
   });
 
   it("integration spans sit under their process's service, their own service kept as datadog.service", async () => {
-    const rows = await ch.query<{ integration: string; ServiceName: string }>(`SELECT DISTINCT SpanAttributes['datadog.service'] AS integration, ServiceName FROM otel_traces WHERE integration != '' ORDER BY integration`);
+    const rows = await running.ch.query<{ integration: string; ServiceName: string }>(`SELECT DISTINCT SpanAttributes['datadog.service'] AS integration, ServiceName FROM otel_traces WHERE integration != '' ORDER BY integration`);
     expect(rows).toEqual(
       expect.arrayContaining([
         { integration: 'node-shop-postgres', ServiceName: 'node-shop' },
