@@ -117,14 +117,21 @@ interface TileConfig {
 const SERIES_PER_REQUEST = 5;
 const BUCKET_COLUMN = '__hdx_time_bucket';
 
+interface ChartRange {
+  startTime: number;
+  endTime: number;
+  granularity: '1m' | '15m';
+}
+
+/** The minutes sent, in 1-minute buckets. */
+const perMinute = (sent: PostgresWorkload): ChartRange => ({ startTime: sent.minutes[0]! * 1000, endTime: (sent.minutes.at(-1)! + 60) * 1000, granularity: '1m' });
+
 /**
- * HyperDX's values for each select of a tile, per minute over the workload. Rows come back as
+ * HyperDX's values for each select of a tile, per bucket over `range`. Rows come back as
  * columns (`seriesReturnType: column`): the grouped reply keys a group by the group-by text, while
  * the row names it as ClickHouse does (`arrayElement(Attributes, 'db')`), so its `group` would be null.
  */
-async function selectPoints(config: TileConfig, sent: PostgresWorkload): Promise<Points[]> {
-  const startTime = sent.minutes[0]! * 1000;
-  const endTime = (sent.minutes.at(-1)! + 60) * 1000;
+async function selectPoints(config: TileConfig, range: ChartRange): Promise<Points[]> {
   const series = config.select.map((s) => ({
     sourceId: config.sourceId,
     aggFn: s.aggFn,
@@ -137,7 +144,7 @@ async function selectPoints(config: TileConfig, sent: PostgresWorkload): Promise
   }));
   const points = series.map((): Points => new Map());
   for (let first = 0; first < series.length; first += SERIES_PER_REQUEST) {
-    const rows = await api<Record<string, unknown>[]>('POST', '/charts/series', { series: series.slice(first, first + SERIES_PER_REQUEST), startTime, endTime, granularity: '1m', seriesReturnType: 'column' });
+    const rows = await api<Record<string, unknown>[]>('POST', '/charts/series', { series: series.slice(first, first + SERIES_PER_REQUEST), ...range, seriesReturnType: 'column' });
     for (const row of rows) {
       const group = Object.entries(row).find(([column]) => column !== BUCKET_COLUMN && !column.startsWith('series_'))?.[1] ?? '';
       const key = `${Date.parse(`${row[BUCKET_COLUMN] as string}`)}|${group as string}`;
@@ -186,7 +193,7 @@ function evaluate(tokens: readonly string[], value: (letter: string) => number):
 
 /** What HyperDX draws for a tile: its formulas over its selects, else each select. */
 async function drawnPoints(config: TileConfig, sent: PostgresWorkload): Promise<Points[]> {
-  const selects = await selectPoints(config, sent);
+  const selects = await selectPoints(config, perMinute(sent));
   return config.formulas?.length ? config.formulas.map((f) => applyFormula(f.expression, selects)) : selects;
 }
 
@@ -223,15 +230,35 @@ describe('the Postgres - Metrics dashboard', () => {
 });
 
 describe('the percent_usage_connections monitor', () => {
-  it('becomes an alert on a tile that draws each host as ingested', async () => {
+  let dashboard: Created | undefined;
+  let tile: Created;
+
+  beforeAll(async () => {
     const monitor = join(FIXTURES, 'monitors', 'postgres-percent_usage_connections.json');
     const run = await migrate(['monitors', monitor, '--default-webhook', server.webhookId]);
     expect({ status: run.status, err: run.err }).toEqual({ status: 0, err: expect.stringContaining('1 created') });
-    const dashboard = (await api<Created[]>('GET', '/dashboards')).find((d) => (d.tags as string[]).includes('dd-migrate:monitors'));
-    const [tile] = (dashboard?.tiles ?? []) as Created[];
+    dashboard = (await api<Created[]>('GET', '/dashboards')).find((d) => (d.tags as string[]).includes('dd-migrate:monitors'));
+    const [first] = (dashboard?.tiles ?? []) as Created[];
+    if (!first) throw new Error(`no monitors dashboard with a tile: ${JSON.stringify(dashboard)}`);
+    tile = first;
+  }, 60_000);
+
+  it('becomes an alert on a tile that draws each host as ingested', async () => {
     const [alert] = await api<Created[]>('GET', '/alerts');
     // `> 0.9` over the last 15 minutes, on that tile, to the webhook
-    expect(alert).toMatchObject({ source: 'tile', dashboardId: dashboard?.id, tileId: tile?.id, threshold: 0.9, thresholdType: 'above_exclusive', interval: '15m', channel: { type: 'webhook', webhookId: server.webhookId } });
-    await expectTileDraws(tile!, MONITOR_TILE);
+    expect(alert).toMatchObject({ source: 'tile', dashboardId: dashboard?.id, tileId: tile.id, threshold: 0.9, thresholdType: 'above_exclusive', interval: '15m', channel: { type: 'webhook', webhookId: server.webhookId } });
+    await expectTileDraws(tile, MONITOR_TILE);
+  });
+
+  it('over the alert’s 15-minute window, HyperDX reads each host’s last point, not Datadog’s mean of the window', async () => {
+    // HyperDX buckets a gauge series by its last value in each interval, then aggregates across series
+    const window = (workload.minutes[0]! - 60) * 1000;
+    const [points] = await selectPoints(tile.config as TileConfig, { startTime: window, endTime: window + 900_000, granularity: '15m' });
+    const usage = workload.series.filter((s) => s.metric === 'postgresql.percent_usage_connections');
+    const last = new Map(usage.map((s) => [`${window}|${s.host}`, s.values.at(-1)!]));
+    const mean = new Map(usage.map((s) => [`${window}|${s.host}`, SPACE_AGGREGATORS.avg!(s.values)]));
+    expect(comparable(points!)).toEqual(comparable(last));
+    // the workload tells the two apart (pg-1: mean 0.9467, last 0.97; both above 0.9, so the alert fires either way here)
+    expect(comparable(points!)).not.toEqual(comparable(mean));
   });
 });
