@@ -10,16 +10,19 @@
  * per minute, grouped by the tag the query splits by.
  *
  * `charts/series` takes one select per series and no formulas: a tile's selects are asked for as
- * its series (five per request, its limit), and a formula tile's formulas are applied here to
- * what HyperDX returned for their operands (HyperDX applies the same arithmetic in SQL; the UI
- * suite shows the formula tile drawn by HyperDX).
+ * its series (five per request, its limit). A tile with formulas is run the way the HyperDX UI
+ * runs it instead, by HyperDX's own query builder (./render-tile.js), with the tables and time
+ * column of the server's Metrics source.
  */
+import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import { REPO_ROOT } from '../../src/tools/collector/build';
 import { useClickHouseStack } from '../helpers/clickhouse-stack';
+import { type ApiTile, localTileConfig } from '../helpers/local-dashboard';
 import { type PostgresWorkload, sendPostgresAgentMetrics } from '../helpers/postgres-agent-metrics';
 import { assertCliBuilt, type Run, runBridge } from '../helpers/stack-cli';
 import { type Created, seededApiForSuite } from './server';
+import { ensureApiNode, ensureHyperdxApi } from './setup';
 
 const FIXTURES = join(REPO_ROOT, 'test', 'fixtures', 'migrate');
 const KEY = 'migrate-tiles-key';
@@ -110,7 +113,7 @@ interface TileConfig {
   sourceId: string;
   select: TileSelect[];
   groupBy?: string;
-  formulas?: { expression: string }[];
+  formulas?: { expression: string; alias?: string }[];
 }
 
 /** charts/series' limit of series per request. */
@@ -122,6 +125,9 @@ interface ChartRange {
   endTime: number;
   granularity: '1m' | '15m';
 }
+
+/** charts/series' granularity names, and the query builder's. */
+const GRANULARITY: Record<ChartRange['granularity'], string> = { '1m': '1 minute', '15m': '15 minute' };
 
 /** The minutes sent, in 1-minute buckets. */
 const perMinute = (sent: PostgresWorkload): ChartRange => ({ startTime: sent.minutes[0]! * 1000, endTime: (sent.minutes.at(-1)! + 60) * 1000, granularity: '1m' });
@@ -157,44 +163,55 @@ async function selectPoints(config: TileConfig, range: ChartRange): Promise<Poin
   return points;
 }
 
-/** A formula over select letters (`B - C`, `(A * 100) / B`) at each key all its operands have. */
-function applyFormula(expression: string, operands: Points[]): Points {
-  const tokens = expression.match(/[A-Z]|\d+(?:\.\d+)?|[-+*/()]/g) ?? [];
-  const letters = [...new Set(tokens.filter((t) => /^[A-Z]$/.test(t)))];
-  const keys = [...operands[letters[0]!.charCodeAt(0) - 65]!.keys()].filter((key) => letters.every((l) => operands[l.charCodeAt(0) - 65]!.has(key)));
-  return new Map(keys.map((key) => [key, evaluate(tokens, (l) => operands[l.charCodeAt(0) - 65]!.get(key)!)]));
+interface MetricSource {
+  id: string;
+  from: { databaseName: string };
+  timestampValueExpression: string;
+  metricTables: Record<string, string>;
 }
 
-/** Arithmetic with the usual precedence, left to right. */
-function evaluate(tokens: readonly string[], value: (letter: string) => number): number {
-  let pos = 0;
-  const primary = (): number => {
-    const t = tokens[pos++]!;
-    if (t === '(') {
-      const v = sum();
-      pos++; // ')'
-      return v;
+/**
+ * HyperDX's values for each formula of a tile, per bucket over `range`, from the query its UI
+ * runs for the tile: the tile's config with its source's tables and time column, as a dashboard
+ * page builds it. A formula's column is named by its alias, else its expression.
+ */
+async function formulaPoints(config: TileConfig, range: ChartRange): Promise<Points[]> {
+  const source = (await api<MetricSource[]>('GET', '/sources')).find((s) => s.id === config.sourceId);
+  if (!source) throw new Error(`no source ${config.sourceId}`);
+  const chart = {
+    ...localTileConfig({ name: '', x: 0, y: 0, w: 0, h: 0, config } as ApiTile),
+    connection: 'test',
+    dateRange: [range.startTime, range.endTime],
+    granularity: GRANULARITY[range.granularity],
+    timestampValueExpression: source.timestampValueExpression,
+    from: { databaseName: source.from.databaseName, tableName: source.metricTables[config.select[0]!.metricType] },
+    metricTables: source.metricTables,
+    filters: [],
+  };
+  const node = ensureApiNode(() => {});
+  const commonUtils = join(
+    ensureHyperdxApi(() => {}, node),
+    'packages',
+    'common-utils',
+  );
+  const run = spawnSync(node, [join(__dirname, 'render-tile.js')], { input: JSON.stringify({ commonUtils, clickhouseUrl: running.ch.httpUrl, config: chart }), encoding: 'utf8', timeout: 60_000 });
+  if (run.status !== 0) throw new Error(`render-tile.js exited ${run.status}: ${run.stderr}`);
+  const rows = JSON.parse(run.stdout) as Record<string, unknown>[];
+  const columns = (config.formulas ?? []).map((f) => f.alias ?? f.expression);
+  return columns.map((column) => {
+    const points: Points = new Map();
+    for (const row of rows) {
+      // the group-by column: neither the bucket, a formula, nor an operand series (A, B, …)
+      const group = Object.entries(row).find(([name]) => name !== BUCKET_COLUMN && !columns.includes(name) && !/^[A-Z]$/.test(name))?.[1] ?? '';
+      if (row[column] !== undefined) points.set(`${Date.parse(`${row[BUCKET_COLUMN] as string}`)}|${group as string}`, Number(row[column]));
     }
-    if (t === '-') return -primary();
-    return /^[A-Z]$/.test(t) ? value(t) : Number(t);
-  };
-  const product = (): number => {
-    let v = primary();
-    while (tokens[pos] === '*' || tokens[pos] === '/') v = tokens[pos++] === '*' ? v * primary() : v / primary();
-    return v;
-  };
-  const sum = (): number => {
-    let v = product();
-    while (tokens[pos] === '+' || tokens[pos] === '-') v = tokens[pos++] === '+' ? v + product() : v - product();
-    return v;
-  };
-  return sum();
+    return points;
+  });
 }
 
-/** What HyperDX draws for a tile: its formulas over its selects, else each select. */
+/** What HyperDX draws for a tile: its formulas, else each select. */
 async function drawnPoints(config: TileConfig, sent: PostgresWorkload): Promise<Points[]> {
-  const selects = await selectPoints(config, perMinute(sent));
-  return config.formulas?.length ? config.formulas.map((f) => applyFormula(f.expression, selects)) : selects;
+  return config.formulas?.length ? formulaPoints(config, perMinute(sent)) : selectPoints(config, perMinute(sent));
 }
 
 /** Sorted `[key, value]` pairs, values rounded off float noise, for one readable diff. */

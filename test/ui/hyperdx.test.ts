@@ -28,7 +28,7 @@ import { type PostgresWorkload, sendPostgresAgentMetrics } from '../helpers/post
 import { startStack, type TestStack } from '../helpers/stack';
 import { assertCliBuilt, runBridge } from '../helpers/stack-cli';
 import { launchBrowser, type Browser } from './browser';
-import { type ApiDashboard, LOCAL_DASHBOARDS_KEY, LOCAL_SOURCES_KEY, toLocalDashboard } from './local-dashboard';
+import { type ApiDashboard, LOCAL_DASHBOARDS_KEY, LOCAL_SOURCES_KEY, toLocalDashboard } from '../helpers/local-dashboard';
 
 const RUN = randomUUID().slice(0, 8);
 const SERVICE = `ui-shop-${RUN}`;

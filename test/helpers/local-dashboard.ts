@@ -6,7 +6,8 @@
  * a dashboard created through `/api/v2/dashboards` (`sourceId` → `source`, a select's
  * `where`/`whereLanguage` → `aggCondition`/`aggConditionLanguage`, the tile's name into its
  * config). Only the tile kinds the converted dashboard holds are mapped; any other is refused by
- * name rather than drawn wrongly.
+ * name rather than drawn wrongly. The UI suite loads dashboards in this shape; the migrated-tiles
+ * suite (test/hyperdx-api/migrate-tiles.test.ts) queries a tile in it as the UI would.
  */
 
 /** The localStorage key local mode reads dashboards from. */
@@ -25,7 +26,7 @@ interface ApiSelect {
   metricType?: string;
 }
 
-interface ApiTile {
+export interface ApiTile {
   name: string;
   x: number;
   y: number;
@@ -57,7 +58,8 @@ const localSelect = ({ where, whereLanguage, valueExpression, ...rest }: ApiSele
   valueExpression: valueExpression ?? '',
 });
 
-function localConfig(tile: ApiTile): Record<string, unknown> {
+/** One tile's config as the app keeps it (and, with its source's tables and a time range, queries it). */
+export function localTileConfig(tile: ApiTile): Record<string, unknown> {
   const { config, name } = tile;
   switch (config.displayType) {
     case 'line':
@@ -84,7 +86,7 @@ export function toLocalDashboard(body: ApiDashboard, id: string): LocalDashboard
     id,
     name: body.name,
     tags: body.tags ?? [],
-    tiles: body.tiles.map((tile, i) => ({ id: `${id}-${i}`, x: tile.x, y: tile.y, w: tile.w, h: tile.h, ...(tile.containerId ? { containerId: tile.containerId } : {}), config: localConfig(tile) })),
+    tiles: body.tiles.map((tile, i) => ({ id: `${id}-${i}`, x: tile.x, y: tile.y, w: tile.w, h: tile.h, ...(tile.containerId ? { containerId: tile.containerId } : {}), config: localTileConfig(tile) })),
     ...(body.containers ? { containers: body.containers } : {}),
   };
 }
