@@ -10,10 +10,10 @@ import { widgetTile } from '../../src/tools/migrate/dashboards';
 import { translateLogSearch } from '../../src/tools/migrate/log-search';
 import { parseMetricExpression, parseMetricQueries, QueryError } from '../../src/tools/migrate/metric-query';
 import { handlesOf, translateMonitor } from '../../src/tools/migrate/monitors';
-import { addExpression, emptySeries } from '../../src/tools/migrate/series';
+import { addExpression, defaultsContext, emptySeries } from '../../src/tools/migrate/series';
 
 const SOURCES = { metric: 'm1', log: 'l1' };
-const NO_VARS = { variables: [] };
+const NO_VARS = defaultsContext([]);
 
 /** The chart series one metric expression draws. */
 function seriesOf(query: string, ctx: Parameters<typeof addExpression>[2] = NO_VARS) {
@@ -94,12 +94,13 @@ describe('where tags land', () => {
   });
 
   it('applies a template variable default with its prefix, negated', () => {
-    const s = seriesOf('sum:iis.net.bytes_rcvd{$scope,!$exclude_site}', {
-      variables: [
-        { name: 'scope', prefix: null, default: '*' },
-        { name: 'exclude_site', prefix: 'site', default: 'total' },
-      ],
-    });
+    const s = seriesOf(
+      'sum:iis.net.bytes_rcvd{$scope,!$exclude_site}',
+      defaultsContext([
+        { name: 'scope', prefix: null, defaults: ['*'], availableValues: [] },
+        { name: 'exclude_site', prefix: 'site', defaults: ['total'], availableValues: [] },
+      ]),
+    );
     expect(s.selects[0]?.where).toBe('NOT Attributes.site:"total"');
   });
 
