@@ -13,7 +13,7 @@ import { dashboardFilters, filterVariableNames } from './filters';
 import { translateLogSearch } from './log-search';
 import { type Expr, parseMetricQueries, QueryError } from './metric-query';
 import { type DashboardPlan, markerFor, outcomeOf, type Sources, type TileInput } from './plan';
-import { addExpression, addNamedQueries, emptySeries, type MetricType, type QueryContext, type Series, Unsupported, type VariableUse, withoutTrivialFormulas } from './series';
+import { addExpression, addNamedQueries, emptySeries, type MetricType, type QueryContext, quantileSelects, type Series, Unsupported, type VariableUse, withoutTrivialFormulas } from './series';
 
 /** HyperDX's grid is 24 columns wide (TileBase.x ≤ 23, w ≤ 24). */
 const GRID = 24;
@@ -42,6 +42,7 @@ function originalQueries(def: WidgetDefinition): string[] {
     ...(r.queries ?? []).map((q) => q.query ?? `${q.data_source}: ${q.search?.query ?? ''}`),
     ...(r.formulas ?? []).filter((f) => !(r.queries ?? []).some((q) => q.name === f.formula)).map((f) => `formula ${f.formula}`),
     ...(r.query?.query_string !== undefined ? [`${r.query.data_source}: ${r.query.query_string}`] : []),
+    ...(r.query?.query !== undefined ? [r.query.query] : []),
   ]);
 }
 
@@ -86,6 +87,28 @@ function builder(displayType: string, series: Series, sources: Sources): TileDra
   };
 }
 
+/** The quantiles a distribution widget becomes (the levels HyperDX's quantile computes). */
+const DISTRIBUTION_LEVELS = [0.5, 0.9, 0.95, 0.99];
+
+/**
+ * A distribution widget (one metric's values over the window, as a histogram) → a table of its
+ * p50/p90/p95/p99 over the window: HyperDX draws no value histogram of a metric (its heatmaps
+ * read trace sources only), and quantiles are what the widget's percentile markers read off it.
+ */
+function distributionTile(def: WidgetDefinition, ctx: QueryContext, sources: Sources): Pick<TileDraft, 'config' | 'notes'> {
+  const [request, ...more] = (def.requests ?? []) as WidgetRequest[];
+  const text = request?.q ?? request?.query?.query ?? request?.queries?.find((q) => q.data_source === 'metrics')?.query;
+  if (text === undefined) throw new Unsupported('a distribution of something other than a metric query (APM stats, spans) is not migrated');
+  const [expr, ...others] = parseMetricQueries(text);
+  if (expr?.kind !== 'metric' || others.length > 0) throw new Unsupported('a distribution of an expression is not migrated (HyperDX computes quantiles of one metric)');
+  const { selects, notes } = quantileSelects(expr, ctx, DISTRIBUTION_LEVELS);
+  if (more.length > 0) notes.push('requests after the first dropped (a distribution draws one)');
+  return {
+    config: { displayType: 'table', sourceId: sources.metric, select: selects },
+    notes: [...notes, 'distribution drawn as a table of its p50, p90, p95 and p99 (HyperDX draws no value histogram of a metric)'],
+  };
+}
+
 /** Widgets drawn from metric or log queries, by HyperDX display type. */
 function chartTile(def: WidgetDefinition, ctx: QueryContext, sources: Sources): Pick<TileDraft, 'config' | 'notes'> {
   const { series, top } = seriesOf(def, ctx);
@@ -105,7 +128,6 @@ function chartTile(def: WidgetDefinition, ctx: QueryContext, sources: Sources): 
     case 'query_table':
       return { config: builder('table', series, sources), notes };
     case 'heatmap':
-    case 'distribution':
       return { config: builder('line', series, sources), notes: [...notes, `${def.type} drawn as lines: HyperDX heatmaps read trace sources only`] };
     default:
       throw new Unsupported(`the ${def.type} widget has no HyperDX equivalent`);
@@ -142,7 +164,7 @@ export function widgetTile(def: WidgetDefinition, ctx: QueryContext, sources: So
     if (def.type === 'note' || def.type === 'free_text') return { name: def.title ?? '', config: markdown(String(def.content ?? def.text ?? '')), original, notes: [], migrated: true };
     if (def.type === 'list_stream') return { name, config: logStreamTile(def, sources), original, notes: [], migrated: true };
     if (!CHART_WIDGETS.has(def.type)) throw new Unsupported(`the ${def.type} widget has no HyperDX equivalent`);
-    const { config, notes } = chartTile(def, ctx, sources);
+    const { config, notes } = def.type === 'distribution' ? distributionTile(def, ctx, sources) : chartTile(def, ctx, sources);
     return { name, config, original, notes: [...new Set(notes)].map((n) => `${name}: ${n}`), migrated: true };
   } catch (err) {
     if (err instanceof Unsupported || err instanceof QueryError) return notMigrated(def, err.message, original);

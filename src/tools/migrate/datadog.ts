@@ -23,8 +23,8 @@ export interface WidgetRequest {
   display_type?: string;
   aggregator?: string;
   response_format?: string;
-  /** list_stream */
-  query?: { data_source?: string; query_string?: string };
+  /** list_stream (`query_string`); a distribution widget's histogram request (`query`) */
+  query?: { data_source?: string; query_string?: string; query?: string };
   sort?: { count?: number };
 }
 

@@ -171,6 +171,7 @@ function aggregation(mq: MetricQuery): Pick<SelectItem, 'aggFn' | 'level' | 'val
   const level = QUANTILES.get(agg);
   if (level !== undefined) return { aggFn: 'quantile', level, valueExpression: 'Value' };
   if (agg.startsWith('p')) throw new Unsupported(`${agg}: HyperDX quantiles are p50, p90, p95 and p99`);
+  if (agg === 'histogram') throw new Unsupported('histogram: draws a distribution (only a distribution widget does)');
   if (agg === 'count') return { aggFn: 'count' };
   return { aggFn: agg as SelectItem['aggFn'], valueExpression: 'Value' };
 }
@@ -179,6 +180,21 @@ function metricSelect(mq: MetricQuery, ctx: QueryContext): SelectItem {
   const metric = metricOf(mq);
   const where = [...metric.where, filterToLucene(tagScopeOf(mq, ctx), mq.filter, ctx)].filter((w) => w !== '').join(' AND ');
   return { ...aggregation(mq), where, whereLanguage: 'lucene', metricName: metric.name, metricType: metric.type };
+}
+
+/**
+ * A distribution widget's query → one quantile select per level, over the whole population (its
+ * group-by is the population, not a split). A distribution metric (`histogram:`, or read by
+ * percentiles) is read from the exponential-histogram table the bridge writes sketches to; any
+ * other metric's quantiles are those of its points.
+ */
+export function quantileSelects(mq: MetricQuery, ctx: QueryContext, levels: readonly number[]): { selects: SelectItem[]; notes: string[] } {
+  const notes = methodNotes(mq);
+  const distribution = mq.aggregator === 'histogram' || QUANTILES.has(mq.aggregator ?? '');
+  const base = metricSelect({ ...mq, aggregator: undefined }, ctx);
+  if (mq.groupBy.length > 0) notes.push(`${mq.metric}: the distribution over {${mq.groupBy.join(',')}} drawn as quantiles of all its points`);
+  const selects = levels.map((level): SelectItem => ({ ...base, aggFn: 'quantile', level, valueExpression: 'Value', alias: `p${Math.round(level * 100)}`, ...(distribution ? { metricType: 'exponential histogram' as const } : {}) }));
+  return { selects, notes };
 }
 
 export const groupColumns = (scope: TagScope, tags: readonly string[]): string[] => tags.filter((t) => t !== '*').map((t) => sqlField(tagColumn(scope.table, t, scope.optIn)));
