@@ -49,6 +49,31 @@ function floatMap(r: MsgpackReader, depth: number): Map<string, number> {
   return out;
 }
 
+/** The span keys the reader fills in itself (the others go through SPAN_FIELDS). */
+const FIELDS = ['service', 'name', 'resource', 'type', 'trace_id', 'span_id', 'parent_id', 'start', 'duration', 'error', 'meta', 'metrics'] as const;
+type Field = (typeof FIELDS)[number];
+
+/** FIELDS as their bytes, by length: a fixstr key is matched in place rather than decoded and compared. */
+const FIELDS_BY_LENGTH: { bytes: Buffer; field: Field }[][] = [];
+for (const field of FIELDS) (FIELDS_BY_LENGTH[field.length] ??= []).push({ bytes: Buffer.from(field), field });
+
+/** The field a fixstr key names, its bytes claimed; undefined, nothing claimed, for any other key. */
+function knownField(r: MsgpackReader): Field | undefined {
+  const b = r.peek();
+  if (b < 0xa0 || b > 0xbf) return undefined;
+  const length = b & 0x1f;
+  const candidates = FIELDS_BY_LENGTH[length];
+  const at = r.pos + 1;
+  if (candidates === undefined || at + length > r.buffer.length) return undefined;
+  const buf = r.buffer;
+  next: for (const { bytes, field } of candidates) {
+    for (let i = 0; i < length; i++) if (buf[at + i] !== bytes[i]) continue next;
+    r.pos = at + length;
+    return field;
+  }
+  return undefined;
+}
+
 /** One span map at `depth`; its values sit one level deeper. */
 function span(r: MsgpackReader, depth: number): DdSpan {
   const length = mapHeader(r, depth);
@@ -56,7 +81,7 @@ function span(r: MsgpackReader, depth: number): DdSpan {
   const inner = depth + 1;
   const s: DdSpan = { service: '', name: '', resource: '', type: '', traceId: 0n, spanId: 0n, parentId: 0n, start: 0n, duration: 0n, error: 0, meta: NONE, metrics: NONE, links: [], events: [] };
   for (let i = 0; i < length; i++) {
-    const k = key(r);
+    const k = knownField(r) ?? key(r);
     switch (k) {
       case 'service':
         s.service = str(r.value(inner));
