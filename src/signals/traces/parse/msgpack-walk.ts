@@ -49,7 +49,7 @@ export function mapHeader(r: MsgpackReader, depth: number): number {
   return length;
 }
 
-/** A map key: a str, or give up (the generic path turns nil and bin keys into strings, and refuses the rest). */
+/** A str (a map key, a v0.5 table entry), or give up: the generic path turns nil and bin into strings, and refuses the rest. */
 export function key(r: MsgpackReader): string {
   const b = r.peek();
   if (b >= 0xa0 && b <= 0xbf) {

@@ -55,7 +55,11 @@ type Field = (typeof FIELDS)[number];
 
 /** FIELDS as their bytes, by length: a fixstr key is matched in place rather than decoded and compared. */
 const FIELDS_BY_LENGTH: { bytes: Buffer; field: Field }[][] = [];
-for (const field of FIELDS) (FIELDS_BY_LENGTH[field.length] ??= []).push({ bytes: Buffer.from(field), field });
+for (const field of FIELDS) {
+  const sameLength = FIELDS_BY_LENGTH[field.length] ?? [];
+  sameLength.push({ bytes: Buffer.from(field), field });
+  FIELDS_BY_LENGTH[field.length] = sameLength;
+}
 
 /** The field a fixstr key names, its bytes claimed; undefined, nothing claimed, for any other key. */
 function knownField(r: MsgpackReader): Field | undefined {

@@ -10,18 +10,9 @@
 import { chunkOf, type DdSpan, type DdTraceChunk } from '../datadog';
 import type { MsgpackReader } from '../../../core/wire/msgpack';
 import { f64, int } from './fields';
-import { arrayHeader, GIVE_UP, i64At, mapHeader, readDirect, u64At } from './msgpack-walk';
+import { arrayHeader, GIVE_UP, i64At, key, mapHeader, readDirect, u64At } from './msgpack-walk';
 
 const COLUMNS = 12;
-
-/** A str element of the table, or give up (the generic path coerces other types). */
-function tableString(r: MsgpackReader): string {
-  const b = r.peek();
-  if (b < 0xa0 || (b > 0xbf && (b < 0xd9 || b > 0xdb))) throw GIVE_UP;
-  r.pos++;
-  if (b <= 0xbf) return r.str(b & 0x1f);
-  return r.str(b === 0xd9 ? r.u8() : b === 0xda ? r.u16() : r.u32());
-}
 
 /** The table entry a uint index names, or give up. */
 function ref(r: MsgpackReader, strings: readonly string[]): string {
@@ -81,7 +72,7 @@ export const readV05Msgpack = (body: Uint8Array): DdTraceChunk[] | undefined =>
   readDirect(body, (r) => {
     if (arrayHeader(r, 0) !== 2) throw GIVE_UP;
     const strings: string[] = new Array(arrayHeader(r, 1));
-    for (let i = 0; i < strings.length; i++) strings[i] = tableString(r);
+    for (let i = 0; i < strings.length; i++) strings[i] = key(r);
     const traces = arrayHeader(r, 1);
     const chunks: DdTraceChunk[] = [];
     for (let i = 0; i < traces; i++) {
