@@ -180,9 +180,17 @@ describe('monitors', () => {
 
   it('a metric monitor becomes a tile and an above/below alert on it', () => {
     const plan = translateMonitor(monitor('avg(last_5m):avg:system.cpu.user{env:prod} by {host} > 90'), 'f', SOURCES, webhooks, 0);
-    expect(plan.outcome).toBe('full');
+    // HyperDX takes each gauge series' last point in the interval: Datadog's avg over the window is reported
+    expect(plan.outcome).toBe('partial');
+    expect(plan.notes).toEqual([expect.stringContaining("time aggregation avg(last_5m): HyperDX reads each gauge series' last point")]);
     expect(plan.target).toMatchObject({ kind: 'tile', tile: { config: { groupBy: "ResourceAttributes['host.name']" } } });
     expect(plan.alert).toMatchObject({ threshold: 90, thresholdType: 'above_exclusive', interval: '5m', source: 'tile', channel: { type: 'webhook', webhookId: 'w-ops' } });
+  });
+
+  it("a gauge monitor on the window's last point translates in full", () => {
+    const plan = translateMonitor(monitor('last(last_5m):avg:system.cpu.user{env:prod} by {host} > 90'), 'f', SOURCES, webhooks, 0);
+    expect(plan.notes).toEqual([]);
+    expect(plan.outcome).toBe('full');
   });
 
   it('a log monitor becomes a saved search and its alert', () => {

@@ -126,6 +126,18 @@ interface Target {
   extra: Partial<AlertDraft>;
 }
 
+/**
+ * What becomes of the monitor's time aggregation. HyperDX buckets a gauge series by its last
+ * point in the interval before it aggregates across series (test/hyperdx-api/migrate-tiles.test.ts
+ * pins this), so for gauges only Datadog's `last` survives; other series give one space
+ * aggregation per interval.
+ */
+function timeAggregationNotes(selects: readonly { aggFn: string; metricType?: string }[], timeAggr: string, window: string): string[] {
+  if (selects.some((s) => s.metricType === 'gauge')) return timeAggr === 'last' ? [] : [`time aggregation ${timeAggr}(${window}): HyperDX reads each gauge series' last point in the interval, where Datadog takes the ${timeAggr} of its points`];
+  const spaceAggs = new Set(selects.map((s) => s.aggFn));
+  return spaceAggs.size === 1 && spaceAggs.has(timeAggr) ? [] : [`time aggregation ${timeAggr}(${window}) became one ${[...spaceAggs].join('/')} per interval`];
+}
+
 function metricTarget(monitor: DatadogMonitor, sources: Sources, index: number, semconv: SemconvOptIn, notes: string[]): Target {
   const m = METRIC_MONITOR.exec(monitor.query);
   if (!m) throw new Unsupported('the query is not `time_aggr(window):query comparator threshold`');
@@ -144,8 +156,7 @@ function metricTarget(monitor: DatadogMonitor, sources: Sources, index: number, 
         trailingBy.split(',').map((t) => t.trim()),
       ),
     );
-  const spaceAggs = new Set(series.selects.map((s) => s.aggFn));
-  if (!(spaceAggs.size === 1 && spaceAggs.has(timeAggr as never))) notes.push(`time aggregation ${timeAggr}(${window}) became one ${[...spaceAggs].join('/')} per interval`);
+  notes.push(...timeAggregationNotes(series.selects, timeAggr!, window!));
   notes.push(...series.notes);
   return { tile: monitorTile(monitor.name, series, sources, index), interval: intervalFor(window!, notes), cond: condition(monitor, comparator!, Number(threshold), notes), extra: {} };
 }
