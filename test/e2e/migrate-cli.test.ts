@@ -237,3 +237,24 @@ describe('--semconv-stability-opt-in', () => {
     expect(none.out).toContain('Attributes.http.status_code:\\"500\\"');
   });
 });
+
+describe('--metric-types', () => {
+  it("a count metric's tile reads the sum table once integrations-core's metadata.csv says it is a count", async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'migrate-types-'));
+    // hand-made: none of the integrations-core monitors of the set queries a count metric without .as_count()
+    const file = join(dir, 'checkpoints.json');
+    writeFileSync(file, JSON.stringify({ name: 'Checkpoints', type: 'query alert', query: 'sum(last_5m):sum:postgresql.bgwriter.checkpoints_timed{*} > 10', message: '', options: {} }));
+    const metadata = join(FIXTURES, 'metadata', 'postgres-metadata.csv');
+    const typed = await runCli(['monitors', file, '--dry-run', '--metric-types', metadata], {});
+    expect(typed.status).toBe(0);
+    expect(typed.out).toContain('"metricType": "sum"');
+    const untyped = await runCli(['monitors', file, '--dry-run'], {});
+    expect(untyped.out).toContain('"metricType": "gauge"');
+  });
+
+  it('a file that is not a metadata.csv is a usage error naming it (exit 2)', async () => {
+    const run = await runCli(['monitors', join(FIXTURES, 'monitors'), '--dry-run', '--metric-types', join(FIXTURES, 'README.md')], {});
+    expect(run.status).toBe(2);
+    expect(run.err).toContain('README.md: not an integrations-core metadata.csv');
+  });
+});

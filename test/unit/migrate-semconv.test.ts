@@ -14,7 +14,7 @@ import { readMonitor } from '../../src/tools/migrate/datadog';
 import { translateLogSearch } from '../../src/tools/migrate/log-search';
 import { parseMetricExpression } from '../../src/tools/migrate/metric-query';
 import { translateMonitor } from '../../src/tools/migrate/monitors';
-import { addExpression, defaultsContext, emptySeries } from '../../src/tools/migrate/series';
+import { addExpression, DEFAULT_SETTINGS, defaultsContext, emptySeries } from '../../src/tools/migrate/series';
 import { encodeMsgpack } from '../fixtures/traces/msgpack-writer';
 import { clientStatsPayload, statsGroup } from '../fixtures/traces/stats-payloads';
 import { keyValueJson } from '../helpers/otlp-json';
@@ -33,7 +33,7 @@ const APM_QUERY = 'sum:trace.express.request.hits{http.status_code:200,http.meth
 /** The point-attribute keys a select's Lucene filters on, and the group-by's. */
 function keysRead(optInText: string): { where: string[]; groupBy: string[] } {
   const s = emptySeries();
-  addExpression(s, parseMetricExpression(APM_QUERY), defaultsContext([], parseSemconvOptIn(optInText)));
+  addExpression(s, parseMetricExpression(APM_QUERY), defaultsContext([], { ...DEFAULT_SETTINGS, semconv: parseSemconvOptIn(optInText) }));
   return {
     where: [...s.selects[0]!.where.matchAll(/Attributes\.([\w.]+):/g)].map((m) => m[1]!),
     groupBy: s.groupBy.map((g) => /^Attributes\['([^']+)'\]$/.exec(g)?.[1] ?? g),
@@ -55,7 +55,7 @@ describe.each([
 
   it('an APM monitor reads them too, its trailing `by` included', () => {
     const monitor = readMonitor({ name: 'm', type: 'query alert', query: 'avg(last_5m):sum:trace.express.request.errors{http.method:GET}.as_count() > 5 by {http.status_code}', message: '', options: {} });
-    const plan = translateMonitor(monitor, 'f', { metric: 'm1', log: 'l1' }, { byHandle: new Map(), fallback: undefined }, 0, parseSemconvOptIn(optIn));
+    const plan = translateMonitor(monitor, 'f', { metric: 'm1', log: 'l1' }, { byHandle: new Map(), fallback: undefined }, 0, { ...DEFAULT_SETTINGS, semconv: parseSemconvOptIn(optIn) });
     if (plan.target?.kind !== 'tile') throw new Error(`expected a tile, got ${plan.notes.join('; ')}`);
     const { config } = plan.target.tile;
     expect(config).toMatchObject({ groupBy: `Attributes['${names[0]}']` });
@@ -65,7 +65,7 @@ describe.each([
 
 it('an ordinary metric tag and a log facet keep the default names whatever the opt-in', () => {
   const s = emptySeries();
-  addExpression(s, parseMetricExpression('sum:nginx.requests{http.status_code:500}'), defaultsContext([], parseSemconvOptIn('http')));
+  addExpression(s, parseMetricExpression('sum:nginx.requests{http.status_code:500}'), defaultsContext([], { ...DEFAULT_SETTINGS, semconv: parseSemconvOptIn('http') }));
   expect(s.selects[0]!.where).toBe('Attributes.http.status_code:"500"');
   expect(translateLogSearch('@http.status_code:500 @http.method:GET')).toBe('LogAttributes.http.status_code:500 LogAttributes.http.method:GET');
 });

@@ -5,15 +5,17 @@
  */
 import { mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { ConfigError, optionOf, resolveSetting, type SemconvOptIn } from '../../config';
+import { ConfigError, optionOf, resolveSetting } from '../../config';
 import { InvalidRequest, secretsOf, StackApiClient } from '../stack-api/client';
 import { credentialsGiven, givenSecrets, type Io, masking, parseArgList, resolveMode } from '../stack-api/cli';
 import type { Source } from '../stack-api/types';
 import { type Api, applyDashboards, applyMonitors, checkDashboards, deleteDashboards, deleteMonitors, type ItemResult, MONITORS_DASHBOARD } from './apply';
 import { translateDashboard } from './dashboards';
 import { ExportError, looksLikeMonitor, readDashboard, readMonitor } from './datadog';
+import { readMetricTypes } from './metric-types';
 import { translateMonitor, type WebhookMap } from './monitors';
 import type { DashboardPlan, MonitorPlan, PlanItem, Sources } from './plan';
+import type { TranslationSettings } from './series';
 
 /** The sidecar's own option (one definition): queries must name attributes as that run writes them. */
 const SEMCONV = optionOf('semconvOptIn');
@@ -46,6 +48,11 @@ Translation:
   --log-source ID        HyperDX source for log searches    } of that kind (placeholder offline)
   --webhook NAME=ID      a monitor's @NAME (or @webhook-NAME) notifies HyperDX webhook ID (repeatable)
   --default-webhook ID   webhook for monitors none of whose handles map (without it they get no alert)
+  --metric-types FILE|DIR
+                         integrations-core metadata.csv files (or directories holding them; repeatable):
+                         a count is read from the sum table, a gauge or a check's rate from the gauge
+                         table, a distribution from the exponential-histogram table. Without a type, a
+                         query with .as_count()/.as_rate() reads the sum table, any other the gauge table
   ${SEMCONV.flag} LIST
                          the bridge's own (env ${SEMCONV.env.join(', ')}, same values): APM
                          queries then name HTTP and database attributes as that bridge writes
@@ -73,6 +80,8 @@ interface Invocation {
   paths: string[];
   flags: Map<string, string>;
   webhooks: Map<string, string>;
+  /** `--metric-types FILE|DIR`, repeatable: integrations-core metadata.csv files */
+  metricTypes: string[];
 }
 
 /** `--webhook NAME=ID`, repeatable: a monitor's `@NAME` (or `@webhook-NAME`) → webhook ID. */
@@ -87,7 +96,7 @@ function webhookMap(pairs: readonly string[]): Map<string, string> {
 }
 
 export function parseMigrateArgs(argv: readonly string[]): Invocation | 'help' {
-  const { flags, repeated, positionals } = parseArgList(argv, { booleans: BOOLEAN_FLAGS, values: VALUE_FLAGS, repeatable: new Set(['--webhook']), command: 'migrate' });
+  const { flags, repeated, positionals } = parseArgList(argv, { booleans: BOOLEAN_FLAGS, values: VALUE_FLAGS, repeatable: new Set(['--webhook', '--metric-types']), command: 'migrate' });
   const webhooks = webhookMap(repeated.get('--webhook') ?? []);
   if (flags.has('--help')) return 'help';
   const [kind, ...paths] = positionals;
@@ -95,7 +104,7 @@ export function parseMigrateArgs(argv: readonly string[]): Invocation | 'help' {
   if (paths.length === 0) throw new ConfigError(`migrate ${kind}: give at least one FILE or DIR`);
   const modes = ['--dry-run', '--out', '--delete'].filter((f) => flags.has(f));
   if (modes.length > 1) throw new ConfigError(`${modes.join(' and ')} do not go together`);
-  return { kind: kind as Kind, paths, flags, webhooks };
+  return { kind: kind as Kind, paths, flags, webhooks, metricTypes: repeated.get('--metric-types') ?? [] };
 }
 
 /** Files named on the command line, and the *.json files under directories, in a stable order. */
@@ -121,7 +130,7 @@ interface Loaded {
   rejected: string[];
 }
 
-function loadPlans(inv: Invocation, sources: Sources, semconv: SemconvOptIn, say: (t: string) => void): Loaded {
+function loadPlans(inv: Invocation, sources: Sources, settings: TranslationSettings, say: (t: string) => void): Loaded {
   const webhookMap: WebhookMap = { byHandle: inv.webhooks, fallback: inv.flags.get('--default-webhook') };
   const plans: PlanItem[] = [];
   const rejected: string[] = [];
@@ -135,7 +144,7 @@ function loadPlans(inv: Invocation, sources: Sources, semconv: SemconvOptIn, say
       }
       const isMonitor = looksLikeMonitor(raw);
       if (isMonitor !== (inv.kind === 'monitors')) throw new ExportError(`this is a Datadog ${isMonitor ? 'monitor' : 'dashboard'}: use migrate ${isMonitor ? 'monitors' : 'dashboards'}`);
-      plans.push(inv.kind === 'dashboards' ? translateDashboard(readDashboard(raw), file, sources, semconv) : translateMonitor(readMonitor(raw), file, sources, webhookMap, plans.length, semconv));
+      plans.push(inv.kind === 'dashboards' ? translateDashboard(readDashboard(raw), file, sources, settings) : translateMonitor(readMonitor(raw), file, sources, webhookMap, plans.length, settings));
     } catch (err) {
       if (!(err instanceof ExportError)) throw err;
       rejected.push(file);
@@ -206,7 +215,7 @@ async function listSources(client: StackApiClient): Promise<Source[]> {
 async function run(inv: Invocation, env: NodeJS.ProcessEnv, io: Io, say: (t: string) => void, setSecrets: (s: string[]) => void): Promise<number> {
   const dryRun = inv.flags.has('--dry-run');
   const offline = inv.flags.has('--out') || (dryRun && !credentialsGiven(inv.flags, env));
-  const semconv = resolveSetting('semconvOptIn', inv.flags, env);
+  const settings: TranslationSettings = { semconv: resolveSetting('semconvOptIn', inv.flags, env), metricTypes: readMetricTypes(inv.metricTypes) };
   let client: StackApiClient | undefined;
   if (!offline) {
     const mode = resolveMode(inv.flags, env);
@@ -216,7 +225,7 @@ async function run(inv: Invocation, env: NodeJS.ProcessEnv, io: Io, say: (t: str
   const needSources = !offline && !inv.flags.has('--delete') && (!inv.flags.has('--metric-source') || !inv.flags.has('--log-source'));
   const all = client && needSources ? await listSources(client) : undefined;
   const sources: Sources = { metric: pickSource(all, 'metric', inv.flags.get('--metric-source')), log: pickSource(all, 'log', inv.flags.get('--log-source')) };
-  const { plans, rejected } = loadPlans(inv, sources, semconv, say);
+  const { plans, rejected } = loadPlans(inv, sources, settings, say);
   const reportOne = (r: ItemResult): void => say(itemReport(r.item, r.error ? `failed (${r.error})` : r.action));
   let results: { item: PlanItem; action: string }[];
   if (dryRun) {

@@ -6,14 +6,12 @@
  * title and a Markdown tile's body (TileBase and the chart configs of the OpenAPI document), so
  * the original query text of every tile is kept in a last Markdown tile, "Migrated from Datadog".
  */
-import type { SemconvOptIn } from '../../config/options';
-import { DEFAULT_SEMCONV } from '../../signals/shared/known-keys';
 import type { DatadogDashboard, Widget, WidgetDefinition, WidgetLayout, WidgetRequest } from './datadog';
 import { dashboardFilters, filterVariableNames } from './filters';
 import { translateLogSearch } from './log-search';
 import { type Expr, parseMetricQueries, QueryError } from './metric-query';
 import { type DashboardPlan, markerFor, outcomeOf, type Sources, type TileInput } from './plan';
-import { addExpression, addNamedQueries, emptySeries, type MetricType, type QueryContext, quantileSelects, type Series, Unsupported, type VariableUse, withoutTrivialFormulas } from './series';
+import { addExpression, addNamedQueries, DEFAULT_SETTINGS, emptySeries, type MetricType, type QueryContext, quantileSelects, type Series, type TranslationSettings, Unsupported, type VariableUse, withoutTrivialFormulas } from './series';
 
 /** HyperDX's grid is 24 columns wide (TileBase.x ≤ 23, w ≤ 24). */
 const GRID = 24;
@@ -247,10 +245,10 @@ class UsageCollector {
   }
 }
 
-export function translateDashboard(dashboard: DatadogDashboard, file: string, sources: Sources, semconv: SemconvOptIn = DEFAULT_SEMCONV): DashboardPlan {
+export function translateDashboard(dashboard: DatadogDashboard, file: string, sources: Sources, settings: TranslationSettings = DEFAULT_SETTINGS): DashboardPlan {
   const filterNames = filterVariableNames(dashboard.template_variables);
   const usage = new UsageCollector(filterNames);
-  const base = { variables: dashboard.template_variables, filters: filterNames, semconv };
+  const base = { variables: dashboard.template_variables, filters: filterNames, ...settings };
   const tiles: TileInput[] = [];
   const drafts: TileDraft[] = [];
   const containers: Container[] = [];

@@ -8,14 +8,12 @@
  * Anomaly, forecast, outlier and composite monitors, and everything else HyperDX cannot evaluate,
  * are skipped and reported with the reason.
  */
-import type { SemconvOptIn } from '../../config/options';
-import { DEFAULT_SEMCONV } from '../../signals/shared/known-keys';
 import type { AlertChannelWebhook, AlertInterval, AlertThresholdType } from '../stack-api/types';
 import type { DatadogMonitor } from './datadog';
 import { logFieldSql, translateLogSearch } from './log-search';
 import { metricQueriesOf, parseMetricExpression, QueryError } from './metric-query';
 import { type AlertDraft, markerFor, type MonitorPlan, outcomeOf, type Sources, type TileInput } from './plan';
-import { addExpression, defaultsContext, emptySeries, filterToLucene, groupColumns, METRIC_TAGS, type Series, tagScopeOf, Unsupported, withoutTrivialFormulas } from './series';
+import { addExpression, DEFAULT_SETTINGS, defaultsContext, emptySeries, filterToLucene, groupColumns, METRIC_TAGS, type Series, tagScopeOf, type TranslationSettings, Unsupported, withoutTrivialFormulas } from './series';
 
 /** `--webhook NAME=ID`: notification handle (without `@`, `webhook-` optional) → HyperDX webhook id. */
 export interface WebhookMap {
@@ -138,14 +136,14 @@ function timeAggregationNotes(selects: readonly { aggFn: string; metricType?: st
   return spaceAggs.size === 1 && spaceAggs.has(timeAggr) ? [] : [`time aggregation ${timeAggr}(${window}) became one ${[...spaceAggs].join('/')} per interval`];
 }
 
-function metricTarget(monitor: DatadogMonitor, sources: Sources, index: number, semconv: SemconvOptIn, notes: string[]): Target {
+function metricTarget(monitor: DatadogMonitor, sources: Sources, index: number, settings: TranslationSettings, notes: string[]): Target {
   const m = METRIC_MONITOR.exec(monitor.query);
   if (!m) throw new Unsupported('the query is not `time_aggr(window):query comparator threshold`');
   const [, timeAggr, window, queryText, comparator, threshold, trailingBy] = m;
   const called = NOT_EVALUABLE.find((f) => queryText!.includes(`${f}(`));
   if (called) throw new Unsupported(`${called}() monitors have no HyperDX equivalent (an alert compares a value with a fixed threshold)`);
   const series = emptySeries();
-  const ctx = defaultsContext(monitor.variables, semconv);
+  const ctx = defaultsContext(monitor.variables, settings);
   const expr = parseMetricExpression(queryText!);
   addExpression(series, expr, ctx);
   const [first] = metricQueriesOf(expr);
@@ -232,15 +230,15 @@ const TARGETS: Record<string, 'metric' | 'service' | 'log'> = {
   'log alert': 'log',
 };
 
-/** `index` places the tile on the generated monitors dashboard; `semconv` is the bridge's opt-in (APM-stats attribute names). */
-export function translateMonitor(monitor: DatadogMonitor, file: string, sources: Sources, webhooks: WebhookMap, index: number, semconv: SemconvOptIn = DEFAULT_SEMCONV): MonitorPlan {
+/** `index` places the tile on the generated monitors dashboard. */
+export function translateMonitor(monitor: DatadogMonitor, file: string, sources: Sources, webhooks: WebhookMap, index: number, settings: TranslationSettings = DEFAULT_SETTINGS): MonitorPlan {
   const marker = markerFor('monitor', monitor.id !== undefined ? String(monitor.id) : monitor.name);
   const notes: string[] = [];
   const base = { kind: 'monitor' as const, file, name: monitor.name, marker };
   try {
     const kind = TARGETS[monitor.type];
     if (kind === undefined) throw new Unsupported(`${monitor.type} monitors have no HyperDX equivalent`);
-    const t = kind === 'metric' ? metricTarget(monitor, sources, index, semconv, notes) : kind === 'service' ? serviceCheckTarget(monitor, sources, index, notes) : logTarget(monitor, sources, marker, notes);
+    const t = kind === 'metric' ? metricTarget(monitor, sources, index, settings, notes) : kind === 'service' ? serviceCheckTarget(monitor, sources, index, notes) : logTarget(monitor, sources, marker, notes);
     const channels = channelsFor(monitor, webhooks, notes);
     const source = t.tile ? { source: 'tile' as const } : { source: 'saved_search' as const };
     const alert = channels.length > 0 ? alertDraft(monitor, marker, t.cond, t.interval, channels, { ...source, ...t.extra }) : undefined;

@@ -12,6 +12,7 @@ import { luceneField, luceneValue, sqlField, tagColumn, type Table } from './att
 import type { NamedQuery, TemplateVariable } from './datadog';
 import { logFieldSql, translateLogSearch } from './log-search';
 import { type Expr, type Filter, type MetricQuery, parseMetricExpression } from './metric-query';
+import { type DatadogMetricType, NO_METRIC_TYPES, type MetricTypes } from './metric-types';
 
 export class Unsupported extends Error {
   override name = 'Unsupported';
@@ -51,18 +52,26 @@ export interface Series {
 /** How a query used a template variable: `$v` (in) or `!$v` (not in). */
 export type VariableUse = 'in' | 'not in';
 
-export interface QueryContext {
+export interface QueryContext extends TranslationSettings {
   variables: readonly TemplateVariable[];
   /** Variables that are HyperDX dashboard filters: their `$v` terms are dropped, the filter applies them. */
   filters: ReadonlySet<string>;
   /** Filled in while translating: how each filter variable was used, for the filter's default. */
   uses: Map<string, Set<VariableUse>>;
-  /** The semantic-convention opt-in the bridge runs with (APM-stats attribute names). */
-  semconv: SemconvOptIn;
 }
 
+/** What a translation needs to know of the bridge and the metrics, beside the export itself. */
+export interface TranslationSettings {
+  /** The semantic-convention opt-in the bridge runs with (APM-stats attribute names). */
+  semconv: SemconvOptIn;
+  /** Metric types (metric-types.ts): which table a metric is in when its query does not say. */
+  metricTypes: MetricTypes;
+}
+
+export const DEFAULT_SETTINGS: TranslationSettings = { semconv: DEFAULT_SEMCONV, metricTypes: NO_METRIC_TYPES };
+
 /** A context where every variable takes its default (monitors; no dashboard to hold filters). */
-export const defaultsContext = (variables: readonly TemplateVariable[], semconv: SemconvOptIn = DEFAULT_SEMCONV): QueryContext => ({ variables, filters: new Set(), uses: new Map(), semconv });
+export const defaultsContext = (variables: readonly TemplateVariable[], settings: TranslationSettings = DEFAULT_SETTINGS): QueryContext => ({ variables, filters: new Set(), uses: new Map(), ...settings });
 
 /** Which table's attribute column a tag is read from, and under which names. */
 export interface TagScope {
@@ -143,7 +152,7 @@ interface Metric {
  */
 export const tagScopeOf = (mq: MetricQuery, ctx: QueryContext): TagScope => (APM_METRIC.test(mq.metric) ? { table: 'metrics', optIn: ctx.semconv } : METRIC_TAGS);
 
-function metricOf(mq: MetricQuery): Metric {
+function metricOf(mq: MetricQuery, metricTypes: MetricTypes): Metric {
   const apm = APM_METRIC.exec(mq.metric);
   if (apm) {
     const operation = `${luceneField({ map: 'Attributes', key: OPERATION_ATTRIBUTE })}:${luceneValue(apm[1]!)}`;
@@ -151,8 +160,19 @@ function metricOf(mq: MetricQuery): Metric {
     return { name: STATS_METRICS[stat], type: stat === 'duration' ? 'histogram' : 'sum', where: [operation] };
   }
   if (QUANTILES.has(mq.aggregator ?? '')) return { name: mq.metric, type: 'exponential histogram', where: [] };
-  const counted = mq.methods.some((m) => m.name === 'as_count' || m.name === 'as_rate');
-  return { name: mq.metric, type: counted ? 'sum' : 'gauge', where: [] };
+  return { name: mq.metric, type: storedAs(mq, metricTypes.get(mq.metric)), where: [] };
+}
+
+/**
+ * The table a metric's points are in: a count's in the sum table, a gauge's (and a check's rate,
+ * flushed as a gauge) in the gauge table, a distribution's in the exponential-histogram table. Without a known type, `.as_count()`/`.as_rate()` say it
+ * is counted.
+ */
+function storedAs(mq: MetricQuery, known: DatadogMetricType | undefined): MetricType {
+  if (known === 'count') return 'sum';
+  if (known === 'gauge' || known === 'rate') return 'gauge';
+  if (known === 'distribution') return 'exponential histogram';
+  return mq.methods.some((m) => m.name === 'as_count' || m.name === 'as_rate') ? 'sum' : 'gauge';
 }
 
 const IGNORED_METHODS = new Set(['as_count', 'weighted', 'fill']);
@@ -177,7 +197,7 @@ function aggregation(mq: MetricQuery): Pick<SelectItem, 'aggFn' | 'level' | 'val
 }
 
 function metricSelect(mq: MetricQuery, ctx: QueryContext): SelectItem {
-  const metric = metricOf(mq);
+  const metric = metricOf(mq, ctx.metricTypes);
   const where = [...metric.where, filterToLucene(tagScopeOf(mq, ctx), mq.filter, ctx)].filter((w) => w !== '').join(' AND ');
   return { ...aggregation(mq), where, whereLanguage: 'lucene', metricName: metric.name, metricType: metric.type };
 }
