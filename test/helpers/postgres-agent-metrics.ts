@@ -4,7 +4,9 @@
  * headers; test/fixtures/metrics/agent-payloads.ts), for the metrics and tags the integrations-core
  * "Postgres - Metrics" dashboard and the percent_usage_connections monitor
  * (test/fixtures/migrate/) read. A check's `rate()` is flushed by the agent as a gauge of the
- * per-second rate (v2 type GAUGE, interval 0), so every series here is a gauge. One point per
+ * per-second rate (v2 type GAUGE, interval 0), so those series are gauges; beside them, one
+ * `monotonic_count` of the check (`postgresql.bgwriter.checkpoints_timed`, a `count` in the
+ * check's metadata.csv), flushed as v2 type COUNT with the check's 15 s interval. One point per
  * series per minute, so a per-minute chart holds exactly the values sent.
  */
 import { AGENT_PROTOBUF_HEADERS, agentZstd, encodeMetricPayload } from '../fixtures/metrics/agent-payloads';
@@ -20,11 +22,17 @@ export interface SentSeries {
 export interface PostgresWorkload {
   /** Unix seconds of each minute the points fall in (a point is 10 s into its minute). */
   minutes: number[];
+  /** the gauges */
   series: SentSeries[];
+  /** the counts */
+  counts: SentSeries[];
 }
 
-/** v2 MetricType GAUGE (agent-payload.proto). */
+/** v2 MetricType COUNT and GAUGE (agent-payload.proto). */
+const COUNT = 1;
 const GAUGE = 3;
+/** The postgres check's default collection interval, which the agent sends with a count. */
+const CHECK_INTERVAL = 15;
 const HOSTS = ['pg-1', 'pg-2'];
 /** Databases per host: the postgres check tags its per-database metrics `db:<name>`. */
 const DATABASES: Record<string, string[]> = { 'pg-1': ['shop', 'billing'], 'pg-2': ['shop'] };
@@ -78,19 +86,23 @@ const agentTags = (tags: Record<string, string>): string[] =>
     .filter(([key]) => key !== 'host')
     .map(([key, value]) => `${key}:${value}`);
 
+/** Checkpoints per host and minute: distinct, so a wrong group or table shows. */
+const workloadCounts = (minutes: readonly number[]): SentSeries[] => HOSTS.map((host, h) => ({ metric: 'postgresql.bgwriter.checkpoints_timed', host, tags: { host, env: 'prod' }, values: minutes.map((_, i) => 3 + 2 * h + i) }));
+
 /** Sends the workload as one agent flush; resolves once the bridge accepted it (202). */
 export async function sendPostgresAgentMetrics(intakeUrl: string, apiKey: string, minutes = workloadMinutes()): Promise<PostgresWorkload> {
   const series = workloadSeries(minutes);
-  const payload = encodeMetricPayload({
-    series: series.map((s) => ({
-      resources: [{ type: 'host', name: s.host }],
-      metric: s.metric,
-      tags: agentTags(s.tags),
-      points: s.values.map((value, i) => ({ value, timestamp: minutes[i]! + 10 })),
-      type: GAUGE,
-    })),
+  const counts = workloadCounts(minutes);
+  const agentSeries = (s: SentSeries, type: number, interval: number) => ({
+    resources: [{ type: 'host', name: s.host }],
+    metric: s.metric,
+    tags: agentTags(s.tags),
+    points: s.values.map((value, i) => ({ value, timestamp: minutes[i]! + 10 })),
+    type,
+    interval,
   });
+  const payload = encodeMetricPayload({ series: [...series.map((s) => agentSeries(s, GAUGE, 0)), ...counts.map((s) => agentSeries(s, COUNT, CHECK_INTERVAL))] });
   const res = await fetch(`${intakeUrl}/api/v2/series`, { method: 'POST', body: await agentZstd(payload), headers: { 'DD-Api-Key': apiKey, ...AGENT_PROTOBUF_HEADERS } });
   if (res.status !== 202) throw new Error(`/api/v2/series: ${res.status} ${await res.text()}`);
-  return { minutes, series };
+  return { minutes, series, counts };
 }

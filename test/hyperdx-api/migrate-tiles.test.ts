@@ -15,6 +15,8 @@
  * column of the server's Metrics source.
  */
 import { spawnSync } from 'node:child_process';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { REPO_ROOT } from '../../src/tools/collector/build';
 import { useClickHouseStack } from '../helpers/clickhouse-stack';
@@ -35,6 +37,7 @@ beforeAll(async () => {
   assertCliBuilt();
   workload = await sendPostgresAgentMetrics(running.stack.intakeUrl, KEY);
   await running.ch.waitForRows('SELECT 1 FROM otel_metrics_gauge', workload.series.length * workload.minutes.length, 60_000);
+  await running.ch.waitForRows('SELECT 1 FROM otel_metrics_sum', workload.counts.length * workload.minutes.length, 60_000);
 }, 90_000);
 
 const migrate = (args: string[]): Promise<Run> => runBridge(['migrate', ...args], { HYPERDX_API_URL: server.api.baseUrl, HYPERDX_PERSONAL_API_KEY: server.api.apiKey });
@@ -86,7 +89,7 @@ function expectedPoints(drawn: Drawn, sent: PostgresWorkload): Points {
   const aggregate = SPACE_AGGREGATORS[agg!];
   if (!aggregate) throw new Error(`not a drawn series: ${drawn}`);
   const grouped = new Map<string, number[]>();
-  for (const s of sent.series.filter((x) => x.metric === metric)) {
+  for (const s of [...sent.series, ...sent.counts].filter((x) => x.metric === metric)) {
     s.values.forEach((value, i) => {
       const key = `${sent.minutes[i]! * 1000}|${by ? s.tags[by] : ''}`;
       grouped.set(key, [...(grouped.get(key) ?? []), value]);
@@ -278,4 +281,33 @@ describe('the percent_usage_connections monitor', () => {
     // the workload tells the two apart (pg-1: mean 0.9467, last 0.97; both above 0.9, so the alert fires either way here)
     expect(comparable(points!)).not.toEqual(comparable(mean));
   });
+});
+
+describe('a count metric queried without .as_count()', () => {
+  // hand-made: no integrations-core dashboard of the set charts a count metric; the query is the
+  // postgres check's own metric, which its metadata.csv lists as a count
+  const drawn: Drawn[] = ['sum:postgresql.bgwriter.checkpoints_timed by host'];
+  const exportFile = join(mkdtempSync(join(tmpdir(), 'migrate-count-')), 'checkpoints.json');
+  writeFileSync(exportFile, JSON.stringify({ title: 'Checkpoints', layout_type: 'ordered', widgets: [{ definition: { type: 'timeseries', title: 'Checkpoints', requests: [{ q: 'sum:postgresql.bgwriter.checkpoints_timed{*} by {host}' }] } }] }));
+
+  async function migratedTile(extra: string[]): Promise<Created> {
+    const run = await migrate(['dashboards', exportFile, ...extra]);
+    expect(run.status).toBe(0);
+    const dashboard = (await api<Created[]>('GET', '/dashboards')).find((d) => d.name === 'Checkpoints');
+    const tile = ((dashboard?.tiles ?? []) as Created[]).find((t) => t.name === 'Checkpoints');
+    if (!tile) throw new Error(`no Checkpoints tile: ${JSON.stringify(dashboard)}`);
+    return tile;
+  }
+
+  it('draws nothing from the gauge table, where the bridge never writes a count', async () => {
+    const tile = await migratedTile([]);
+    const [points] = await selectPoints(tile.config as TileConfig, perMinute(workload));
+    expect(points?.size).toBe(0);
+  }, 60_000);
+
+  it("with --metric-types (the check's metadata.csv) it reads the sum table and draws each host's counts", async () => {
+    const tile = await migratedTile(['--metric-types', join(FIXTURES, 'metadata', 'postgres-metadata.csv')]);
+    expect(expectedPoints(drawn[0]!, workload).size).toBe(workload.minutes.length * workload.counts.length);
+    await expectTileDraws(tile, drawn);
+  }, 60_000);
 });
