@@ -118,6 +118,8 @@ export async function startOurs(binary: string, o: SutOptions): Promise<RunningS
       DD_BRIDGE_API_KEYS: BENCH_API_KEY,
       OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${grpc}`,
       DD_BRIDGE_LOG_LEVEL: 'warn',
+      // one process, whose pid is all of this side's cost (bench/workers.ts measures several)
+      DD_BRIDGE_WORKERS: '1',
       ...o.sidecarEnv,
     },
     stdio: ['ignore', 'pipe', 'pipe'],
