@@ -21,7 +21,8 @@ export interface Lessons {
 /** What every worker is told: the part of Lessons that each keeps whole (trace ids are asked for instead). */
 export type Broadcast = Pick<Lessons, 'hosts' | 'services'>;
 
-export type WorkerStatus = 'ok' | 'stopping';
+/** `ok` once its intake listens */
+export type WorkerStatus = 'starting' | 'ok' | 'stopping';
 
 /** Worker → primary. */
 export type WorkerRequest =

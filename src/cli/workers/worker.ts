@@ -22,7 +22,7 @@ function primaryChannel(handle: (request: PrimaryRequest) => unknown): WorkerCha
 
 export async function runWorker(config: Config, baseLog: Logger): Promise<void> {
   let sidecar: Sidecar | undefined;
-  let status: WorkerStatus = 'ok';
+  let status: WorkerStatus = 'starting';
   let shared: WorkerSharedState | undefined;
   let log = baseLog;
   const stop = (): void => {
@@ -54,6 +54,7 @@ export async function runWorker(config: Config, baseLog: Logger): Promise<void> 
   shared = new WorkerSharedState(translatorCacheOptions(config), () => channel, log);
   shared.adopt(hello.known);
   sidecar = await startSidecar(config, log, {}, { index: hello.index, workers: hello.workers, caches: shared.caches, shared });
+  if (status === 'starting') status = 'ok';
   const at = sidecar.intakeAddress;
   await channel.request({ type: 'ready', listen: at ? `${at.address}:${at.port}` : '' }, PRIMARY_TIMEOUT_MS);
 }
