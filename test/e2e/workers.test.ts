@@ -15,6 +15,7 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, statSync } from 'no
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { capturedDir, capturedRequests } from '../helpers/captured';
+import { answered } from '../helpers/prom';
 import { logRecords, waitFor } from '../helpers/sink';
 import { metricPoints } from '../helpers/sink-metrics';
 import { sinkSpans } from '../helpers/sink-traces';
@@ -75,15 +76,6 @@ async function connectionTo(stack: TestStack, others: readonly Connection[] = []
 }
 
 const logBody = (message: string, testId: string): string => JSON.stringify([{ message, service: 'node-shop', ddsource: 'nodejs', hostname: 'vm', ddtags: `test_id:${testId}` }]);
-
-/** ddbridge_http_requests_total of one route and status, as the admin port says. */
-async function requestsCounted(stack: TestStack, route: string): Promise<number> {
-  const text = await (await fetch(`${stack.adminUrl}/metrics`)).text();
-  return text
-    .split('\n')
-    .filter((l) => l.startsWith('ddbridge_http_requests_total{') && l.includes(`route="${route}"`) && l.includes('status="200"'))
-    .reduce((n, l) => n + Number(l.split(' ').pop()), 0);
-}
 
 describe('--workers 2', () => {
   let stack: TestStack;
@@ -160,10 +152,10 @@ describe('--workers 2', () => {
   });
 
   it("/metrics sums both workers' counters, and /health reports both", async () => {
-    const before = await requestsCounted(stack, 'info');
+    const before = await answered(stack.adminUrl, 'info');
     for (let i = 0; i < 3; i++) await a.sendHere('GET', '/info');
     for (let i = 0; i < 2; i++) await b.sendHere('GET', '/info');
-    expect((await requestsCounted(stack, 'info')) - before).toBe(5);
+    expect((await answered(stack.adminUrl, 'info')) - before).toBe(5);
     const health = await fetch(`${stack.adminUrl}/health`);
     expect(health.status).toBe(200);
     expect(await health.json()).toMatchObject({ status: 'ok', workers: { configured: 2, ok: 2 } });
