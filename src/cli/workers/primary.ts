@@ -82,7 +82,8 @@ export async function startPrimary(config: Config, log: Logger, workers: number)
     slot.ready = false;
     slot.startedAt = Date.now();
     const channel: PrimaryChannel = new Channel<PrimaryRequest, WorkerRequest>(
-      (message) => worker.send(message),
+      // a worker that just died has no channel: what it was asked times out (WORKER_TIMEOUT_MS) instead of an 'error' event that would end the primary
+      (message) => worker.send(message, undefined, undefined, () => undefined),
       (request) => {
         if (request.type === 'ready') onReady(slot, request.listen);
         return coordinator.handle(id, request);

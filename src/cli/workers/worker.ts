@@ -14,7 +14,8 @@ import { PRIMARY_TIMEOUT_MS, WorkerSharedState } from './shared-caches';
 /** The IPC channel to the primary (process.send exists in a cluster worker). */
 function primaryChannel(handle: (request: PrimaryRequest) => unknown): WorkerChannel {
   const channel: WorkerChannel = new Channel<WorkerRequest, PrimaryRequest>((message) => {
-    process.send?.(message);
+    // once the primary is gone the worker exits ('disconnect'); a send meanwhile must not throw from an 'error' event
+    process.send?.(message, undefined, undefined, () => undefined);
   }, handle);
   process.on('message', (message) => channel.receive(message));
   return channel;
