@@ -12,7 +12,7 @@
  */
 import { UnavailableError } from '../../core/errors';
 import type { KeyValue } from '../../core/otlp/model';
-import type { Logger } from '../../core/observability/log';
+import { rateLimited, type Logger } from '../../core/observability/log';
 import { createTranslatorCaches, type TranslatorCacheOptions, type TranslatorCaches } from '../../signals/caches';
 import { DEFAULT_START_TIME_OPTIONS, StreamStartTimes, type StartTimeOptions, type StreamState } from '../../signals/metrics/start-times';
 import { HostMetadataTable, type HostMetadataOptions } from '../../signals/shared/host-metadata';
@@ -23,6 +23,9 @@ import type { Broadcast, Lessons, PrimaryRequest, WorkerChannel } from './protoc
 
 /** How long a worker waits for the primary: past it a publish is answered 503 (the sender retries), a lookup finds nothing. */
 export const PRIMARY_TIMEOUT_MS = 5_000;
+
+/** One line per message per this interval, as the intake writes its request-rate lines (src/http/intake-app.ts). */
+const LOG_INTERVAL_MS = 10_000;
 
 /** What one request's passes taught and missed. */
 class Recording {
@@ -116,12 +119,15 @@ export class WorkerSharedState implements SharedState {
   private readonly streams: SharingStreamStartTimes;
   private readonly hosts: SharingHostMetadataTable;
   private readonly services: SharingServiceIdentities;
+  /** a primary that does not answer would otherwise be logged at request rate */
+  private readonly log: Logger;
 
   constructor(
     options: TranslatorCacheOptions,
     private readonly primary: () => WorkerChannel,
-    private readonly log: Logger,
+    log: Logger,
   ) {
+    this.log = rateLimited(log, LOG_INTERVAL_MS);
     this.traceIds = new SharingTraceIdCache(options.traceIds, this.recorder);
     this.streams = new SharingStreamStartTimes(options.metricStreams ?? DEFAULT_START_TIME_OPTIONS, this.recorder);
     this.hosts = new SharingHostMetadataTable(options.hosts, this.recorder);
