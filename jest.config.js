@@ -2,8 +2,9 @@
  * One project per kind of test, so each run sets up only what its tests need: unit, fuzz and the
  * bench's self-check need neither Go nor a collector; e2e needs our collector; conformance also
  * needs the reference collector (upstream receiver); hyperdx-api needs FerretDB and the HyperDX
- * API server installed from the shared snapshot, not the collector. Jest runs a project's global
- * setup only when at least one of its tests is selected. `npm test` runs them all.
+ * API server installed from the shared snapshot, and for the migrated tiles' suite our collector
+ * and ClickHouse too. Jest runs a project's global setup only when at least one of its tests is
+ * selected. `npm test` runs them all.
  */
 const project = (displayName, roots, extra = {}) => ({
   displayName,
@@ -27,7 +28,7 @@ module.exports = {
     project('bench', ['bench']),
     project('e2e', ['test/e2e'], { testPathIgnorePatterns: [CONFORMANCE], globalSetup: '<rootDir>/test/helpers/global-setup.ts' }),
     project('conformance', ['test/e2e'], { testMatch: [CONFORMANCE], globalSetup: '<rootDir>/test/helpers/conformance-setup.ts' }),
-    // the real HyperDX API server on FerretDB (the management CLI's judge); its setup is cached
+    // the real HyperDX API server on FerretDB (the management CLI's judge), and the collector and ClickHouse; all cached
     project('hyperdx-api', ['test/hyperdx-api'], { globalSetup: '<rootDir>/test/hyperdx-api/global-setup.ts' }),
   ],
 };

@@ -20,7 +20,7 @@
 import { join } from 'node:path';
 import { REPO_ROOT } from '../src/tools/collector/build';
 import { load } from './run';
-import { buildScenario, type AgentCoding, type ScenarioName } from './scenarios';
+import { buildScenario, isTraces, type AgentCoding, type ScenarioName } from './scenarios';
 import { binaries, peakRssMiB, startOurs, startUpstream, type RunningSut, type SutOptions } from './sut';
 
 interface AbOptions {
@@ -132,7 +132,7 @@ async function main(): Promise<void> {
       await Promise.all(sides.map((s) => s.stop()));
     }
   }
-  process.stdout.write(`${o.scenario}${o.scenario === 'traces' ? '' : ` (${o.coding})`} batch ${o.batch}: B÷A CPU per record, median of ${o.rounds} rounds: ${median(ratios).toFixed(3)} (${Math.min(...ratios).toFixed(3)}–${Math.max(...ratios).toFixed(3)})\n`);
+  process.stdout.write(`${o.scenario}${isTraces(o.scenario) ? '' : ` (${o.coding})`} batch ${o.batch}: B÷A CPU per record, median of ${o.rounds} rounds: ${median(ratios).toFixed(3)} (${Math.min(...ratios).toFixed(3)}–${Math.max(...ratios).toFixed(3)})\n`);
 }
 
 main().catch((err: unknown) => {

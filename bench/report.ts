@@ -122,6 +122,7 @@ export function summarise(results: BenchResults, scenario: ScenarioName): Scenar
 const TITLES: Record<ScenarioName, string> = {
   logs: '(a) agent logs, agent-json, zstd',
   traces: '(b) /v0.4/traces msgpack',
+  'traces-v05': '(b′) /v0.5/traces msgpack',
   series: '(c) /api/v2/series protobuf, zstd',
   sketches: '(d) /api/beta/sketches protobuf, zstd',
 };

@@ -8,7 +8,8 @@ import { deflateSync, gzipSync } from 'node:zlib';
 import { agentZstd, AGENT_PROTOBUF_HEADERS, encodeMetricPayload, encodeSketchPayload } from '../test/fixtures/metrics/agent-payloads';
 import { encodeMsgpack, type Encodable } from '../test/fixtures/traces/msgpack-writer';
 
-export type ScenarioName = 'logs' | 'traces' | 'series' | 'sketches';
+export type ScenarioName = 'logs' | 'traces' | 'traces-v05' | 'series' | 'sketches';
+/** What `npm run bench` runs by default; traces-v05 is the same traces as dd-trace-py and the trace-agent's v0.5 table form. */
 export const SCENARIOS: readonly ScenarioName[] = ['logs', 'traces', 'series', 'sketches'];
 
 export interface Payload {
@@ -193,6 +194,39 @@ function traces(rng: Rng, spans: number): Record<string, Encodable>[][] {
   return out;
 }
 
+/** The v0.5 columns, in the order the format fixes. */
+const V05_COLUMNS = ['service', 'name', 'resource', 'trace_id', 'span_id', 'parent_id', 'start', 'duration', 'error', 'meta', 'metrics', 'type'] as const;
+const V05_STRING_COLUMNS = new Set(['service', 'name', 'resource', 'type']);
+
+/**
+ * The same traces in /v0.5's form, `[strings, traces]`: every string of a span (service, name,
+ * resource, type, meta keys and values, metrics keys) replaced by its index in one table, as
+ * dd-trace-py and the trace-agent's v0.5 encoders write it, the empty string first.
+ */
+function v05Body(chunks: Record<string, Encodable>[][]): Encodable {
+  const strings: string[] = [''];
+  const indexes = new Map<string, number>([['', 0]]);
+  const ref = (s: string): number => {
+    let i = indexes.get(s);
+    if (i === undefined) {
+      i = strings.length;
+      strings.push(s);
+      indexes.set(s, i);
+    }
+    return i;
+  };
+  const refMap = (entries: Record<string, Encodable>, value: (v: Encodable) => Encodable): Map<Encodable, Encodable> => new Map(Object.entries(entries).map(([k, v]) => [ref(k), value(v)]));
+  const column = (span: Record<string, Encodable>, name: (typeof V05_COLUMNS)[number]): Encodable => {
+    const v = span[name];
+    if (V05_STRING_COLUMNS.has(name)) return ref(String(v ?? ''));
+    if (name === 'meta') return refMap((v ?? {}) as Record<string, Encodable>, (x) => ref(String(x)));
+    if (name === 'metrics') return refMap((v ?? {}) as Record<string, Encodable>, (x) => x);
+    return v ?? 0;
+  };
+  const traces = chunks.map((chunk) => chunk.map((span) => V05_COLUMNS.map((name) => column(span, name))));
+  return [strings, traces];
+}
+
 // ---------------------------------------------------------------- metrics
 
 const METRICS = [
@@ -269,14 +303,22 @@ const COMPRESSORS: Record<AgentCoding, (body: Buffer) => Promise<Buffer>> = {
   gzip: async (body) => gzipSync(body, { level: 6 }),
 };
 
+export const isTraces = (name: ScenarioName): boolean => name === 'traces' || name === 'traces-v05';
+
 /** `variants` different bodies of `batch` records each, so a receiver cannot profit from repetition. */
 export async function buildScenario(name: ScenarioName, batch: number, variants: number, seed = 7, coding: AgentCoding = 'zstd'): Promise<Scenario> {
   const rng = random(seed * 1000 + batch);
   const payloads: Payload[] = [];
   for (let v = 0; v < variants; v++) payloads.push(await payload(name, rng, batch, COMPRESSORS[coding]));
-  const route = { logs: ['/api/v2/logs', LOG_HEADERS], traces: ['/v0.4/traces', TRACE_HEADERS], series: ['/api/v2/series', AGENT_PROTOBUF_HEADERS], sketches: ['/api/beta/sketches', AGENT_PROTOBUF_HEADERS] } as const;
+  const route = {
+    logs: ['/api/v2/logs', LOG_HEADERS],
+    traces: ['/v0.4/traces', TRACE_HEADERS],
+    'traces-v05': ['/v0.5/traces', TRACE_HEADERS],
+    series: ['/api/v2/series', AGENT_PROTOBUF_HEADERS],
+    sketches: ['/api/beta/sketches', AGENT_PROTOBUF_HEADERS],
+  } as const;
   const [path, headers] = route[name];
-  const encoding: Record<string, string> = name === 'traces' ? {} : { 'Content-Encoding': coding };
+  const encoding: Record<string, string> = isTraces(name) ? {} : { 'Content-Encoding': coding };
   return { name, path, headers: { ...headers, ...encoding, 'DD-API-KEY': 'bench' }, payloads };
 }
 
@@ -284,9 +326,10 @@ async function payload(name: ScenarioName, rng: Rng, batch: number, compress: (b
   switch (name) {
     case 'logs':
       return { body: await compress(Buffer.from(JSON.stringify(logEntries(rng, batch)))), records: batch };
-    case 'traces': {
+    case 'traces':
+    case 'traces-v05': {
       const chunks = traces(rng, batch);
-      return { body: encodeMsgpack(chunks), records: chunks.reduce((n, t) => n + t.length, 0) };
+      return { body: encodeMsgpack(name === 'traces' ? chunks : v05Body(chunks)), records: chunks.reduce((n, t) => n + t.length, 0) };
     }
     case 'series':
       return { body: await compress(encodeMetricPayload(seriesPayload(rng, batch))), records: batch };

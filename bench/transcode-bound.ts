@@ -63,8 +63,14 @@ interface Key {
   resourceName: string;
   /** a key the name step reads for query spans (it stays an attribute) */
   query: boolean;
+  /** a metric that records a sampling decision (sampling.ts), and the one that says the rate */
+  decision: boolean;
+  rate: boolean;
   text: string;
 }
+
+/** The metrics sampling.ts reads the chunk's decision from; the first span with one holds it. */
+const DECISION_KEYS = new Set(['_sampling_priority_v1', '_sample_rate', '_dd.agent_psr', '_dd.rule_psr', '_dd.limit_psr']);
 
 const QUERY_KEYS = new Set(['db.statement', 'sql.query', 'db.operation', 'db.sql.table', 'db.name', 'db.instance']);
 
@@ -80,7 +86,8 @@ let keyNumbers = 0;
 function classify(raw: Uint8Array, metric: boolean): Key {
   const key = Buffer.from(raw).toString('utf8');
   const encoded = keyField(attributeName(key));
-  const of = (kind: Kind, resourceName = ''): Key => ({ number: keyNumbers++, raw: Uint8Array.from(raw), kind, encoded, resourceName, query: QUERY_KEYS.has(key), text: key });
+  const decision = metric && DECISION_KEYS.has(key);
+  const of = (kind: Kind, resourceName = ''): Key => ({ number: keyNumbers++, raw: Uint8Array.from(raw), kind, encoded, resourceName, query: QUERY_KEYS.has(key), decision, rate: decision && key === '_sample_rate', text: key });
   if (metric) return of(key === 'process_id' ? Kind.Pid : key === '_sampling_priority_v1' ? Kind.Sampling : Kind.Plain);
   if (key === '_dd.base_service') return of(Kind.BaseService);
   if (key === 'service') return of(Kind.Service);
@@ -265,6 +272,18 @@ function stringAttribute(key: Uint8Array, at: number, n: number): void {
   if (!copy(at, n)) nonAscii++;
 }
 
+/** KeyValue{key, AnyValue{int_value}} as Span field 9, for a positive int. */
+function intAttribute(key: Uint8Array, value: number): void {
+  const any = 1 + varintSize(value);
+  o[q++] = 0x4a;
+  varint(key.length + 2 + any);
+  copyBytes(key);
+  o[q++] = 0x12;
+  o[q++] = any;
+  o[q++] = 0x18;
+  varint(value);
+}
+
 function doubleAttribute(key: Uint8Array, value: number): void {
   o[q++] = 0x4a;
   varint(key.length + 11);
@@ -277,7 +296,8 @@ function doubleAttribute(key: Uint8Array, value: number): void {
 }
 
 const SAMPLING_KEY = keyField('sampling.priority');
-const DERIVED = { name: keyField('datadog.span.name'), resource: keyField('dd.span.Resource'), type: keyField('datadog.span.type'), service: keyField('service.name') };
+const SAMPLE_RATE_KEY = keyField('SampleRate');
+const DERIVED = { name: keyField('datadog.span.name'), resource: keyField('dd.span.Resource'), type: keyField('datadog.span.type'), service: keyField('datadog.service'), statement: keyField('db.statement') };
 
 let nonAscii = 0;
 
@@ -296,6 +316,9 @@ interface Chunk {
   id: number;
   tidHigh: Uint8Array | undefined;
   priority: number | undefined;
+  /** the span whose metrics hold the sampling decision, -1 until one does, and its `_sample_rate` */
+  decisionSpan: number;
+  rate: number;
   inherited: [string, string | number][];
   /** its spans: [first, end) in the span arrays */
   first: number;
@@ -430,6 +453,8 @@ function readSpan(s: number, entries: number, chunk: Chunk): number {
           const v = number();
           if (entries >= MAX_ENTRIES) throw new Error(`transcode-bound: more than ${MAX_ENTRIES} meta and metrics entries in a body`);
           if (key.kind === Kind.Sampling && chunk.priority === undefined) chunk.priority = v;
+          if (key.decision && chunk.decisionSpan < 0) chunk.decisionSpan = s;
+          if (key.rate && chunk.decisionSpan === s) chunk.rate = v;
           if (key.kind === Kind.Pid && !named(chunk.inherited, 'process.pid')) chunk.inherited.push(['process.pid', v]);
           entryKeys[entries] = key;
           entryValue[entries] = v;
@@ -544,7 +569,8 @@ function writeSpan(s: number, chunk: Chunk, groups: Map<number, Group>): void {
   }
   // named after the resource when it says more than the operation; a query after what it does to what
   o[q++] = 0x2a;
-  if (isQuery(type, typeLen, from, metaEnd)) {
+  const query = isQuery(type, typeLen, from, metaEnd);
+  if (query) {
     const text = queryName(res, resLen, name, nameLen, type, typeLen, from, metaEnd);
     varint(Buffer.byteLength(text));
     q += Buffer.from(o.buffer, o.byteOffset + q).write(text);
@@ -570,6 +596,8 @@ function writeSpan(s: number, chunk: Chunk, groups: Map<number, Group>): void {
   if (nameLen > 0) stringAttribute(DERIVED.name, name, nameLen);
   if (resLen > 0) stringAttribute(DERIVED.resource, res, resLen);
   if (typeLen > 0) stringAttribute(DERIVED.type, type, typeLen);
+  // the database step: a query that sits in the resource alone becomes the statement
+  if (query && resLen > 0 && !hasQueryText(from, metaEnd)) stringAttribute(DERIVED.statement, res, resLen);
   if (chunk.priority !== undefined) {
     o[q++] = 0x4a;
     o[q++] = SAMPLING_KEY.length + 4;
@@ -579,6 +607,7 @@ function writeSpan(s: number, chunk: Chunk, groups: Map<number, Group>): void {
     o[q++] = 0x18;
     o[q++] = chunk.priority;
   }
+  intAttribute(SAMPLE_RATE_KEY, Math.max(1, Math.round(1 / (chunk.rate > 0 && chunk.rate < 1 ? chunk.rate : 1))));
   for (let e = from; e < entries; e++) {
     const k = entryKeys[e] as Key;
     if (e < metaEnd) {
@@ -632,6 +661,15 @@ function isQuery(type: number, typeLen: number, from: number, metaEnd: number): 
   return false;
 }
 
+/** Whether the span's meta says its query itself (database.ts reads these two). */
+function hasQueryText(from: number, metaEnd: number): boolean {
+  for (let e = from; e < metaEnd; e++) {
+    const { text } = entryKeys[e] as Key;
+    if ((text === 'db.statement' || text === 'sql.query') && (entryLen[e] as number) > 0) return true;
+  }
+  return false;
+}
+
 /** A query span's name from the name step itself, given what it reads: only query spans pay for the strings. */
 function queryName(res: number, resLen: number, name: number, nameLen: number, type: number, typeLen: number, from: number, metaEnd: number): string {
   const meta = new Map<string, string>();
@@ -671,7 +709,7 @@ export function transcode(body: Uint8Array, headers: IncomingHttpHeaders, write 
   let spans = 0;
   let entries = 0;
   for (let t = arrayLength(); t > 0; t--) {
-    const chunk: Chunk = { id: 0, tidHigh: undefined, priority: undefined, inherited: [], first: spans, end: spans };
+    const chunk: Chunk = { id: 0, tidHigh: undefined, priority: undefined, decisionSpan: -1, rate: 1, inherited: [], first: spans, end: spans };
     for (let n = arrayLength(); n > 0; n--) entries = readSpan(spans++, entries, chunk);
     chunk.end = spans;
     const inherited = chunk.inherited.map(([k, v]) => `${k}=${v}`).join('\u0000');

@@ -1,4 +1,4 @@
 /** The sidecar's settings: the option table, loading it, and the help text made from it. */
 export { helpText } from './help';
-export { acceptedKeys, loadConfig, optionsFor, parseArgs, type ParsedArgs } from './load';
+export { acceptedKeys, loadConfig, optionOf, optionsFor, parseArgs, type ParsedArgs, resolveSetting } from './load';
 export * from './options';

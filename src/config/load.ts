@@ -75,7 +75,17 @@ export function loadConfig(args: ParsedArgs, env: NodeJS.ProcessEnv): Config {
   return config as unknown as Config;
 }
 
-function resolveOption<K extends keyof Config>(o: Option<K>, flags: Map<string, string>, env: NodeJS.ProcessEnv, file: Record<string, unknown>, fileName: string | undefined): Config[K] {
+/** The option table's entry for one setting (a tool beside the sidecar takes it under the same flag, variable and help). */
+export function optionOf<K extends keyof Config>(key: K): Option<K> {
+  const found = (OPTIONS as readonly Option<keyof Config>[]).find((o) => o.key === key);
+  if (!found) throw new Error(`no option ${key}`);
+  return found as unknown as Option<K>;
+}
+
+/** One setting for a tool that shares it with the sidecar: flag > environment > default, parsed as the sidecar parses it (no config file). */
+export const resolveSetting = <K extends keyof Config>(key: K, flags: ReadonlyMap<string, string>, env: NodeJS.ProcessEnv): Config[K] => resolveOption(optionOf(key), flags, env, {}, undefined);
+
+function resolveOption<K extends keyof Config>(o: Option<K>, flags: ReadonlyMap<string, string>, env: NodeJS.ProcessEnv, file: Record<string, unknown>, fileName: string | undefined): Config[K] {
   const flag = flags.get(o.flag);
   if (flag !== undefined) return o.parse(flag, o.flag);
   for (const name of o.env) {

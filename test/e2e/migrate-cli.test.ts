@@ -5,7 +5,7 @@
  * HyperDX document does not allow. Create → re-run (updates, no duplicates, tile ids and alert
  * targets kept) → delete; `--dry-run` and `--out` send nothing; no credential is ever printed.
  */
-import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { REPO_ROOT } from '../../src/tools/collector/build';
@@ -166,5 +166,95 @@ describe('offline modes', () => {
     const run = await runCli(['dashboards', join(FIXTURES, 'dashboards')], {});
     expect(run.status).toBe(2);
     expect(run.err).toContain('no credentials');
+  });
+});
+
+describe('dashboards/validate (issue 27)', () => {
+  const ops = (from: number): (string | undefined)[] => server.requests.slice(from).map((r) => r.operationId);
+
+  it('every dashboard is checked by the server before it is saved, with the very body saved', async () => {
+    const from = server.requests.length;
+    const run = await runCli(['dashboards', join(FIXTURES, 'dashboards', 'lighttpd.json'), join(FIXTURES, 'dashboards', 'iis.json')], env);
+    expect(run.status).toBe(0);
+    const sent = server.requests.slice(from);
+    const creates = sent.flatMap((r, i) => (r.operationId === 'createDashboard' ? [i] : []));
+    expect(creates).toHaveLength(2);
+    for (const i of creates) {
+      expect(sent[i - 1]).toMatchObject({ operationId: 'validateDashboard', status: 200 });
+      expect(sent[i - 1]!.body).toEqual(sent[i]!.body);
+    }
+    // the filters made from template variables were accepted and stored
+    const stored = (await list('dashboards')).find((d) => d.name === 'IIS - Metrics')!;
+    expect(stored.filters).toEqual([expect.objectContaining({ name: 'exclude_site', expression: "Attributes['site']", id: expect.any(String) })]);
+    expect(stored.savedFilterValues).toEqual([{ type: 'sql', condition: "Attributes['site'] NOT IN ('total')" }]);
+    // a re-run checks again, then updates (filters keep their ids)
+    const again = server.requests.length;
+    expect((await runCli(['dashboards', join(FIXTURES, 'dashboards', 'iis.json')], env)).status).toBe(0);
+    expect(ops(again).filter((o) => o !== 'listSources' && o !== 'listDashboards')).toEqual(['validateDashboard', 'updateDashboard']);
+    expect((await list('dashboards')).find((d) => d.name === 'IIS - Metrics')!.filters).toEqual(stored.filters);
+    expect((await runCli(['dashboards', join(FIXTURES, 'dashboards'), '--delete'], env)).status).toBe(0);
+  });
+
+  it('a dashboard the server refuses is reported with its reason, and nothing is saved (exit 1)', async () => {
+    const from = server.requests.length;
+    const run = await runCli(['dashboards', join(FIXTURES, 'dashboards', 'zookeeper.json'), '--metric-source', '65f5e4a3b9e77c001a000bad'], env);
+    expect(run.status).toBe(1);
+    expect(run.err).toContain('failed (refused by dashboards/validate: Could not find the following source IDs: 65f5e4a3b9e77c001a000bad)');
+    expect(run.err).toContain('1 items: 0 created, 0 updated, 0 skipped, 1 failed');
+    expect(ops(from)).not.toContain('createDashboard');
+    expect(await list('dashboards')).toEqual([]);
+  });
+
+  it('--dry-run with credentials has the server check each dashboard and saves nothing', async () => {
+    const from = server.requests.length;
+    const run = await runCli(['dashboards', join(FIXTURES, 'dashboards', 'zookeeper.json'), join(FIXTURES, 'dashboards', 'fluentd.json'), '--dry-run'], env);
+    noSecret(run);
+    expect(run.status).toBe(0);
+    expect(run.err).toContain('2 items: 2 would apply, 0 skipped, 0 failed');
+    expect(ops(from)).toEqual(['listSources', 'validateDashboard', 'validateDashboard']);
+    // the real sources, not placeholders: the server could check them
+    expect(run.out).toContain('"sourceId": "65f5e4a3b9e77c001a333333"');
+  });
+
+  it('--dry-run reports a refusal per item, the others still checked', async () => {
+    const run = await runCli(['dashboards', join(FIXTURES, 'dashboards', 'zookeeper.json'), join(FIXTURES, 'dashboards', 'fluentd.json'), '--dry-run', '--metric-source', '65f5e4a3b9e77c001a000bad'], env);
+    expect(run.status).toBe(1);
+    expect(run.err.match(/failed \(refused by dashboards\/validate: Could not find the following source IDs: 65f5e4a3b9e77c001a000bad\)/g)).toHaveLength(2);
+  });
+});
+
+describe('--semconv-stability-opt-in', () => {
+  it('APM monitor queries name HTTP attributes as a bridge with that opt-in writes them (flag or environment)', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'migrate-semconv-'));
+    // hand-made: none of the integrations-core monitors of the set filters trace.* metrics on HTTP tags
+    const file = join(dir, 'apm.json');
+    writeFileSync(file, JSON.stringify({ name: 'Checkout 5xx', type: 'query alert', query: 'sum(last_5m):sum:trace.express.request.errors{http.status_code:500}.as_count() > 10', message: '', options: {} }));
+    const byFlag = await runCli(['monitors', file, '--dry-run', '--semconv-stability-opt-in', 'http'], {});
+    expect(byFlag.out).toContain('Attributes.http.response.status_code:\\"500\\"');
+    const byEnv = await runCli(['monitors', file, '--dry-run'], { OTEL_SEMCONV_STABILITY_OPT_IN: 'http' });
+    expect(byEnv.out).toBe(byFlag.out);
+    const none = await runCli(['monitors', file, '--dry-run'], {});
+    expect(none.out).toContain('Attributes.http.status_code:\\"500\\"');
+  });
+});
+
+describe('--metric-types', () => {
+  it("a count metric's tile reads the sum table once integrations-core's metadata.csv says it is a count", async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'migrate-types-'));
+    // hand-made: none of the integrations-core monitors of the set queries a count metric without .as_count()
+    const file = join(dir, 'checkpoints.json');
+    writeFileSync(file, JSON.stringify({ name: 'Checkpoints', type: 'query alert', query: 'sum(last_5m):sum:postgresql.bgwriter.checkpoints_timed{*} > 10', message: '', options: {} }));
+    const metadata = join(FIXTURES, 'metadata', 'postgres-metadata.csv');
+    const typed = await runCli(['monitors', file, '--dry-run', '--metric-types', metadata], {});
+    expect(typed.status).toBe(0);
+    expect(typed.out).toContain('"metricType": "sum"');
+    const untyped = await runCli(['monitors', file, '--dry-run'], {});
+    expect(untyped.out).toContain('"metricType": "gauge"');
+  });
+
+  it('a file that is not a metadata.csv is a usage error naming it (exit 2)', async () => {
+    const run = await runCli(['monitors', join(FIXTURES, 'monitors'), '--dry-run', '--metric-types', join(FIXTURES, 'README.md')], {});
+    expect(run.status).toBe(2);
+    expect(run.err).toContain('README.md: not an integrations-core metadata.csv');
   });
 });

@@ -6,7 +6,8 @@
  * the deployment's (Basic key id:secret, or Bearer personal key), the query parameters declared
  * ones of the declared types, and the JSON body valid for the operation's request schema. A
  * request that breaks any of these gets the real API's answer (401 plain text, 404, 400
- * `{"message": "Body validation failed: …"}`). Valid requests are served from an in-memory store,
+ * `{"message": "Body validation failed: …"}`; `dashboards/validate` answers a body its schema
+ * refuses with 200 and `valid: false`, as the document says). Valid requests are served from an in-memory store,
  * so create → get → list → update → delete round-trips (dashboards, alerts, saved searches), and every reply of ours is checked
  * against the operation's response schema (`problems` collects any that is not).
  * Every request is recorded, whatever its fate.
@@ -98,7 +99,8 @@ function queryProblems(op: Operation, params: URLSearchParams): string[] {
   });
 }
 
-function bodyProblem(op: Operation, contentType: string | undefined, text: string): { body: unknown; problem?: string } {
+/** `schema`: the body is JSON but not what the operation's schema allows (the rest are transport problems). */
+function bodyProblem(op: Operation, contentType: string | undefined, text: string): { body: unknown; problem?: string; schema?: true } {
   if (!op.requestSchema) return text === '' ? { body: undefined } : { body: text, problem: `${op.id} takes no body` };
   if (!contentType?.startsWith('application/json')) return { body: text, problem: `expected Content-Type application/json, got ${contentType}` };
   let body: unknown;
@@ -108,7 +110,7 @@ function bodyProblem(op: Operation, contentType: string | undefined, text: strin
     return { body: text, problem: 'body is not JSON' };
   }
   const check = validator.validate(op.requestSchema, body, 'body');
-  return check.ok ? { body } : { body, problem: check.errors.replace(/\n/g, '; ') };
+  return check.ok ? { body } : { body, problem: check.errors.replace(/\n/g, '; '), schema: true };
 }
 
 type Json = Record<string, unknown>;
@@ -154,6 +156,11 @@ function storedSearch(id: string, body: Json, previous: Json | undefined): Json 
 
 const notFound = (what: string): Served => [404, { message: `${what} not found` }];
 
+/** validateDashboard's reply: always 200, as the document says; a refusal lists its reasons. */
+const validation = (messages: readonly string[], body: Json): Served => [200, messages.length > 0 ? { valid: false, errors: messages.map((message) => ({ path: '', message })), normalized: null } : { valid: true, errors: [], normalized: body }];
+
+const unknownSourcesMessage = (ids: readonly string[]): string[] => (ids.length > 0 ? [`Could not find the following source IDs: ${ids.join(', ')}`] : []);
+
 /** A paginated list as the document's *ListResponse (data and meta). */
 function page(all: Json[], query: URLSearchParams, pageCap: number): Served {
   const limit = Math.min(Number(query.get('limit') ?? 1000), pageCap);
@@ -186,10 +193,12 @@ function serve(op: Operation, id: string | undefined, query: URLSearchParams, bo
       return [200, { data: [...store.dashboards.values()] }];
     case 'createDashboard':
     case 'updateDashboard': {
-      const unknown = unknownSourceIds(store, body);
-      if (unknown.length > 0) return [400, { message: `Could not find the following source IDs: ${unknown.join(', ')}` }];
+      const [refusal] = unknownSourcesMessage(unknownSourceIds(store, body));
+      if (refusal) return [400, { message: refusal }];
       return write(store.dashboards, 'Dashboard', storedDashboard, id ?? newId());
     }
+    case 'validateDashboard':
+      return validation(unknownSourcesMessage(unknownSourceIds(store, body)), body);
     case 'createAlert':
     case 'updateAlert':
       if (body.channel === undefined && body.channels === undefined) return [400, { message: 'Body validation failed: at least one of "channel" or "channels" must be provided' }];
@@ -270,6 +279,8 @@ export async function startOpenApiServer(options: ServerOptions): Promise<OpenAp
     if (req.headers.authorization !== expectedAuthorization(options.auth)) return send(401, 'Unauthorized', 'text/plain');
     const parsed = bodyProblem(op, record.contentType, text);
     record.body = parsed.body;
+    // the one operation that answers a body its schema refuses with 200 and the reasons
+    if (op.id === 'validateDashboard' && parsed.schema) return sendJson(...validation(parsed.problem!.split('; '), {}), op);
     const problem = [...queryProblems(op, url.searchParams), ...(parsed.problem ? [parsed.problem] : [])].join('; ');
     if (problem) return sendJson(400, { message: `Body validation failed: ${problem}` }, op);
     const reply = canned.shift();

@@ -20,6 +20,9 @@ const ALERTS = MONITORS - 2;
 
 const server = seededApiForSuite();
 
+// every dashboard is checked (dashboards/validate) before it is saved: a run may wait out the rate limit, a minute at most
+jest.setTimeout(150_000);
+
 const migrate = (args: string[]): Promise<Run> => runBridge(['migrate', ...args], { HYPERDX_API_URL: server.api.baseUrl, HYPERDX_PERSONAL_API_KEY: server.api.apiKey });
 const monitorArgs = (): string[] => ['monitors', join(FIXTURES, 'monitors'), '--webhook', `slack-yourteam-alerts=${server.webhookId}`, '--default-webhook', server.webhookId];
 
@@ -93,5 +96,35 @@ describe('monitors', () => {
   it('--delete removes alerts, saved search and the generated dashboard', async () => {
     expectDone(await migrate([...monitorArgs(), '--delete']));
     expect([...(await list('alerts')), ...(await list('saved-searches')), ...(await list('dashboards'))]).toEqual([]);
+  });
+});
+
+describe('dashboards/validate and filters on the real server (issue 27)', () => {
+  const iis = join(FIXTURES, 'dashboards', 'iis.json');
+
+  it('a dashboard with template variables passes the server check and stores its filters', async () => {
+    const run = await migrate(['dashboards', iis]);
+    expectDone(run);
+    const [stored] = await list('dashboards');
+    expect(stored!.filters).toEqual([expect.objectContaining({ type: 'QUERY_EXPRESSION', name: 'exclude_site', expression: "Attributes['site']", sourceId: server.sourceIds.get('65f5e4a3b9e77c001a333333'), id: expect.any(String) })]);
+    expect(stored!.savedFilterValues).toEqual([{ type: 'sql', condition: "Attributes['site'] NOT IN ('total')" }]);
+    // an update sends the filters with ids, as UpdateDashboardRequest asks: the server keeps them
+    expectDone(await migrate(['dashboards', iis]));
+    expect((await list('dashboards'))[0]!.filters).toEqual(stored!.filters);
+    expectDone(await migrate(['dashboards', iis, '--delete']));
+  });
+
+  it("a dashboard the server refuses is reported with the server's reason and not created", async () => {
+    const missing = '65f5e4a3b9e77c001a000bad';
+    const run = await migrate(['dashboards', iis, '--metric-source', missing]);
+    expect(run.status).toBe(1);
+    expect(run.err).toContain(`failed (refused by dashboards/validate: Could not find the following source IDs: ${missing})`);
+    expect(await list('dashboards')).toEqual([]);
+  });
+
+  it('--dry-run with credentials: every fixture dashboard passes the server check, nothing is saved', async () => {
+    const run = await migrate(['dashboards', join(FIXTURES, 'dashboards'), '--dry-run']);
+    expect({ status: run.status, err: run.err }).toEqual({ status: 0, err: expect.stringContaining(`${DASHBOARDS} items: ${DASHBOARDS} would apply, 0 skipped, 0 failed`) });
+    expect(await list('dashboards')).toEqual([]);
   });
 });

@@ -132,9 +132,12 @@ async function apiPost(api: HyperdxApi, path: string, body: unknown): Promise<Cr
   return (JSON.parse(text) as { data: Created }).data;
 }
 
+/** Where the connection points when a suite runs no ClickHouse: the stack's default address (`npm run stack`). */
+const DEFAULT_CLICKHOUSE_URL = 'http://127.0.0.1:8123';
+
 /** test/fixtures/stack-api/sources.json's sources, created over a connection to ClickHouse; fixture id → server id. */
-async function createSources(api: HyperdxApi): Promise<Map<string, string>> {
-  const connection = await apiPost(api, '/connections', { name: 'Local ClickHouse', host: 'http://127.0.0.1:8123', username: 'default', password: '' });
+async function createSources(api: HyperdxApi, clickhouseUrl: string): Promise<Map<string, string>> {
+  const connection = await apiPost(api, '/connections', { name: 'Local ClickHouse', host: clickhouseUrl, username: 'default', password: '' });
   const ids = new Map<string, string>();
   const sources = JSON.parse(readFileSync(join(STACK_API_FIXTURES, 'sources.json'), 'utf8')) as Record<string, unknown>[];
   for (const { id, traceSourceId: _t, logSourceId: _l, ...source } of sources) {
@@ -151,11 +154,14 @@ export interface SeededApi {
   webhookId: string;
 }
 
-/** The server with what an operator sets up first: the fixture's sources and a webhook. */
-export async function startSeededHyperdxApi(log: (line: string) => void): Promise<SeededApi> {
+/**
+ * The server with what an operator sets up first: the fixture's sources (over a connection to
+ * `clickhouseUrl`) and a webhook.
+ */
+export async function startSeededHyperdxApi(log: (line: string) => void, clickhouseUrl = DEFAULT_CLICKHOUSE_URL): Promise<SeededApi> {
   const api = await startHyperdxApi(log);
   try {
-    const sourceIds = await createSources(api);
+    const sourceIds = await createSources(api, clickhouseUrl);
     const webhookId = (await apiPost(api, '/webhooks', { name: 'ops', service: 'generic', url: 'https://hooks.example.com/alert' })).id;
     return { api, sourceIds, webhookId };
   } catch (err) {
@@ -166,12 +172,13 @@ export async function startSeededHyperdxApi(log: (line: string) => void): Promis
 
 /**
  * A suite's server: started (and seeded) before its first test, stopped after its last. The
- * returned object is filled in by then.
+ * returned object is filled in by then. `clickhouseUrl` is read when the server starts (a
+ * ClickHouse started by an earlier `beforeAll` of the suite is running by then).
  */
-export function seededApiForSuite(): SeededApi {
+export function seededApiForSuite(clickhouseUrl?: () => string): SeededApi {
   const seeded = {} as SeededApi;
   beforeAll(async () => {
-    Object.assign(seeded, await startSeededHyperdxApi((line) => process.stderr.write(`${line}\n`)));
+    Object.assign(seeded, await startSeededHyperdxApi((line) => process.stderr.write(`${line}\n`), clickhouseUrl?.()));
   }, 180_000);
   afterAll(async () => {
     await seeded.api?.stop();

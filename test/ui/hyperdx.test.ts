@@ -7,10 +7,14 @@
  * plain-text log lines with injected ids). Then, as a new user: the connection form, the logs
  * search, the access log's HTTP section, a log's side panel and its trace, the services page and
  * Chart Explorer; for Python, on its capture's time range, the services page, a text line's level
- * and its trace. Every wait is on an element; screenshots go to .cache/ui-screenshots/.
+ * and its trace; then a Datadog dashboard migrated by `migrate dashboards --out` (integrations-core's
+ * "Postgres - Metrics") over the postgres and system checks' series the agent sent. Every wait is
+ * on an element; screenshots go to .cache/ui-screenshots/.
  */
 import { execFileSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
+import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Locator, Page } from 'playwright-core';
 import { EXP_HISTOGRAM_TABLE, startHyperdx, type RunningHyperdx } from '../../src/tools/hyperdx/serve';
@@ -20,8 +24,11 @@ import { shipAsAgent } from '../helpers/agent-logs';
 import { capturedDir, non2xx, replayCaptured } from '../helpers/captured';
 import { freePort } from '../helpers/ports';
 import { startTestClickHouse, type TestClickHouse } from '../helpers/clickhouse';
+import { type PostgresWorkload, sendPostgresAgentMetrics } from '../helpers/postgres-agent-metrics';
 import { startStack, type TestStack } from '../helpers/stack';
+import { assertCliBuilt, runBridge } from '../helpers/stack-cli';
 import { launchBrowser, type Browser } from './browser';
+import { type ApiDashboard, LOCAL_DASHBOARDS_KEY, LOCAL_SOURCES_KEY, toLocalDashboard } from '../helpers/local-dashboard';
 
 const RUN = randomUUID().slice(0, 8);
 const SERVICE = `ui-shop-${RUN}`;
@@ -33,6 +40,8 @@ const VISIBLE = 30_000;
 const PYTHON = { fixture: 'python-ddtrace-4.16.0', service: 'py-shop', spans: 42, logRecords: 10 };
 /** The plain-text ERROR line of the failing checkout: its injected trace id, nowhere else in a body. */
 const PYTHON_CHECKOUT_TRACE = '6b08368d000000009205a9354532ed5f';
+/** The integrations-core dashboard migrated for the browser (test/fixtures/migrate/README.md). */
+const POSTGRES_DASHBOARD = join(__dirname, '..', 'fixtures', 'migrate', 'dashboards', 'postgres-metrics.json');
 
 interface AppRun {
   lines: string[];
@@ -46,6 +55,7 @@ let hyperdx: RunningHyperdx;
 let browser: Browser;
 let page: Page;
 let app: AppRun;
+let postgres: PostgresWorkload;
 
 function runShopApp(intakeUrl: string): AppRun {
   const out = execFileSync(process.execPath, [join(__dirname, '..', 'fixtures', 'ui', 'shop-app.js')], {
@@ -80,6 +90,7 @@ async function waitForRows(): Promise<void> {
     `SELECT 1 FROM ${EXP_HISTOGRAM_TABLE} WHERE MetricName = '${SKETCH}'`,
   ];
   for (const query of checks) await ch.waitForRows(query, 1, 60_000);
+  await ch.waitForRows("SELECT 1 FROM otel_metrics_gauge WHERE startsWith(MetricName, 'postgresql.') OR startsWith(MetricName, 'system.')", postgres.series.length * postgres.minutes.length, 60_000);
   await ch.waitForRows(`SELECT 1 FROM otel_logs WHERE ServiceName = '${PYTHON.service}'`, PYTHON.logRecords, 60_000);
   await ch.waitForRows(`SELECT 1 FROM otel_traces WHERE ServiceName = '${PYTHON.service}'`, PYTHON.spans, 60_000);
 }
@@ -105,6 +116,7 @@ beforeAll(async () => {
   app = runShopApp(stack.intakeUrl);
   expect((await shipAsAgent(stack.intakeUrl, KEY, app.lines, 'env:ui,filename:/var/log/shop.log', SERVICE)).status).toBe(202);
   await sendAgentMetrics(stack.intakeUrl);
+  postgres = await sendPostgresAgentMetrics(stack.intakeUrl, KEY);
   expect(non2xx(await replayCaptured(capturedDir(PYTHON.fixture), stack.intakeUrl, KEY))).toEqual([]);
   await waitForRows();
   const build = JSON.parse(process.env.DD_BRIDGE_TEST_HYPERDX ?? 'null') as HyperdxBuild | null;
@@ -123,8 +135,9 @@ afterAll(async () => {
 
 const visible = (locator: Locator): Promise<void> => locator.first().waitFor({ state: 'visible', timeout: VISIBLE });
 
-// the page's own function: the callback below runs in the browser (the tests' lib has no DOM types)
+// the page's own globals: the callbacks below run in the browser (the tests' lib has no DOM types)
 declare function getComputedStyle(element: unknown): { color: string };
+declare const localStorage: { getItem(key: string): string | null; setItem(key: string, value: string): void };
 
 /** The computed text colour of an element, as "rgb(r, g, b)". */
 const colourOf = (locator: Locator): Promise<string> => locator.evaluate((el) => getComputedStyle(el).color);
@@ -275,6 +288,36 @@ describe('HyperDX UI on data from real clients through the bridge', () => {
     await page.getByTestId('chart-run-query-button').click();
     await visible(page.locator('.recharts-responsive-container .recharts-curve'));
     await browser.screenshot(`08-chart-${type.replace(' ', '-')}`);
+  });
+
+  it('a migrated Datadog dashboard (integrations-core "Postgres - Metrics") draws the agent’s series in every metric tile', async () => {
+    assertCliBuilt();
+    // the Metrics source HyperDX made from the connection form, as `--metric-source`
+    const sources = JSON.parse((await page.evaluate((key) => localStorage.getItem(key), LOCAL_SOURCES_KEY)) ?? '[]') as { id: string; kind: string }[];
+    const metricSource = sources.find((s) => s.kind === 'metric');
+    if (!metricSource) throw new Error(`no metric source in local mode's ${LOCAL_SOURCES_KEY}: ${JSON.stringify(sources)}`);
+    const out = mkdtempSync(join(tmpdir(), 'dd-otlp-bridge-migrate-ui-'));
+    const run = await runBridge(['migrate', 'dashboards', POSTGRES_DASHBOARD, '--out', out, '--metric-source', metricSource.id], {});
+    expect({ status: run.status, err: run.err }).toEqual({ status: 0, err: expect.stringContaining('1 written') });
+    const [file] = readdirSync(join(out, 'dashboards'));
+    const dashboard = toLocalDashboard(JSON.parse(readFileSync(join(out, 'dashboards', file!), 'utf8')) as ApiDashboard, `migrated-${RUN}`);
+    await page.evaluate(([key, value]) => localStorage.setItem(key!, value!), [LOCAL_DASHBOARDS_KEY, JSON.stringify([dashboard])]);
+
+    // the minutes the agent's points fall in, in 1-minute buckets (one point per series each)
+    const range = `from=${postgres.minutes[0]! * 1000}&to=${(postgres.minutes.at(-1)! + 60) * 1000}&granularity=${encodeURIComponent('1 minute')}`;
+    await page.goto(`${hyperdx.url}/dashboards/${dashboard.id}?${range}`);
+    const metricTiles = dashboard.tiles.filter((t) => t.config.displayType === 'line');
+    expect(metricTiles).toHaveLength(9);
+    // tiles draw once scrolled into view: each must draw a line (recharts draws none without data)
+    for (const tile of metricTiles.reverse()) {
+      const element = page.getByTestId(`dashboard-tile-${tile.id}`);
+      await element.scrollIntoViewIfNeeded();
+      await visible(element.locator('.recharts-curve'));
+    }
+    // the Connections tile is split by the db tag: one line per database
+    const connections = page.getByTestId(`dashboard-tile-${dashboard.tiles.find((t) => t.config.name === 'Connections')!.id}`);
+    for (const db of ['shop', 'billing']) await visible(connections.getByText(db, { exact: true }));
+    await browser.screenshot('13-migrated-postgres-dashboard');
   });
 
   describe('Python ddtrace 4.16.0 (captured), on the capture’s time range', () => {

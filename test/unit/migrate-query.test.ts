@@ -10,10 +10,10 @@ import { widgetTile } from '../../src/tools/migrate/dashboards';
 import { translateLogSearch } from '../../src/tools/migrate/log-search';
 import { parseMetricExpression, parseMetricQueries, QueryError } from '../../src/tools/migrate/metric-query';
 import { handlesOf, translateMonitor } from '../../src/tools/migrate/monitors';
-import { addExpression, emptySeries } from '../../src/tools/migrate/series';
+import { addExpression, defaultsContext, emptySeries } from '../../src/tools/migrate/series';
 
 const SOURCES = { metric: 'm1', log: 'l1' };
-const NO_VARS = { variables: [] };
+const NO_VARS = defaultsContext([]);
 
 /** The chart series one metric expression draws. */
 function seriesOf(query: string, ctx: Parameters<typeof addExpression>[2] = NO_VARS) {
@@ -94,12 +94,13 @@ describe('where tags land', () => {
   });
 
   it('applies a template variable default with its prefix, negated', () => {
-    const s = seriesOf('sum:iis.net.bytes_rcvd{$scope,!$exclude_site}', {
-      variables: [
-        { name: 'scope', prefix: null, default: '*' },
-        { name: 'exclude_site', prefix: 'site', default: 'total' },
-      ],
-    });
+    const s = seriesOf(
+      'sum:iis.net.bytes_rcvd{$scope,!$exclude_site}',
+      defaultsContext([
+        { name: 'scope', prefix: null, defaults: ['*'], availableValues: [] },
+        { name: 'exclude_site', prefix: 'site', defaults: ['total'], availableValues: [] },
+      ]),
+    );
     expect(s.selects[0]?.where).toBe('NOT Attributes.site:"total"');
   });
 
@@ -138,10 +139,31 @@ describe('widgets HyperDX cannot draw', () => {
     expect(tile.notes).toEqual(['Growth: derivative() has no HyperDX equivalent']);
   });
 
-  it('a distribution widget is drawn as lines and says so', () => {
-    const tile = widgetTile({ type: 'distribution', title: 'Latency', requests: [{ q: 'avg:request.latency{*}' }] }, NO_VARS, SOURCES);
-    expect(tile.config.displayType).toBe('line');
-    expect(tile.notes).toEqual(['Latency: distribution drawn as lines: HyperDX heatmaps read trace sources only']);
+  it('a distribution widget becomes a table of its quantiles over the distribution table, and says so', () => {
+    const tile = widgetTile({ type: 'distribution', title: 'Latency', requests: [{ query: { data_source: 'metrics', query: 'histogram:request.latency{env:prod} by {host}' } }] }, NO_VARS, SOURCES);
+    expect(tile.config).toEqual({
+      displayType: 'table',
+      sourceId: 'm1',
+      select: [0.5, 0.9, 0.95, 0.99].map((level) => ({
+        aggFn: 'quantile',
+        level,
+        valueExpression: 'Value',
+        alias: `p${Math.round(level * 100)}`,
+        where: 'ResourceAttributes.deployment.environment.name:"prod"',
+        whereLanguage: 'lucene',
+        metricName: 'request.latency',
+        metricType: 'exponential histogram',
+      })),
+    });
+    expect(tile.notes).toEqual(['Latency: request.latency: the distribution over {host} drawn as quantiles of all its points', 'Latency: distribution drawn as a table of its p50, p90, p95 and p99 (HyperDX draws no value histogram of a metric)']);
+  });
+
+  it('a distribution of an ordinary metric takes the quantiles of its points; an expression is not migrated', () => {
+    const gauge = widgetTile({ type: 'distribution', title: 'CPU', requests: [{ q: 'avg:system.cpu.user{*} by {host}' }] }, NO_VARS, SOURCES);
+    expect((gauge.config.select as { metricType: string }[]).map((s) => s.metricType)).toEqual(['gauge', 'gauge', 'gauge', 'gauge']);
+    const ratio = widgetTile({ type: 'distribution', title: 'Ratio', requests: [{ q: 'avg:a{*} / avg:b{*}' }] }, NO_VARS, SOURCES);
+    expect(ratio.migrated).toBe(false);
+    expect(ratio.notes).toEqual(['Ratio: a distribution of an expression is not migrated (HyperDX computes quantiles of one metric)']);
   });
 });
 
@@ -158,9 +180,17 @@ describe('monitors', () => {
 
   it('a metric monitor becomes a tile and an above/below alert on it', () => {
     const plan = translateMonitor(monitor('avg(last_5m):avg:system.cpu.user{env:prod} by {host} > 90'), 'f', SOURCES, webhooks, 0);
-    expect(plan.outcome).toBe('full');
+    // HyperDX takes each gauge series' last point in the interval: Datadog's avg over the window is reported
+    expect(plan.outcome).toBe('partial');
+    expect(plan.notes).toEqual([expect.stringContaining("time aggregation avg(last_5m): HyperDX reads each gauge series' last point")]);
     expect(plan.target).toMatchObject({ kind: 'tile', tile: { config: { groupBy: "ResourceAttributes['host.name']" } } });
     expect(plan.alert).toMatchObject({ threshold: 90, thresholdType: 'above_exclusive', interval: '5m', source: 'tile', channel: { type: 'webhook', webhookId: 'w-ops' } });
+  });
+
+  it("a gauge monitor on the window's last point translates in full", () => {
+    const plan = translateMonitor(monitor('last(last_5m):avg:system.cpu.user{env:prod} by {host} > 90'), 'f', SOURCES, webhooks, 0);
+    expect(plan.notes).toEqual([]);
+    expect(plan.outcome).toBe('full');
   });
 
   it('a log monitor becomes a saved search and its alert', () => {

@@ -6,11 +6,12 @@
  * tiles keep their ids across updates because HyperDX keeps a tile's id when an update sends it
  * (TileInput in the OpenAPI document), so alerts stay attached.
  */
+import { randomBytes } from 'node:crypto';
 import type { DashboardRequest, StackApiClient } from '../stack-api/client';
 import type { Alert, AlertRequest, Dashboard, SavedSearch } from '../stack-api/types';
 import { type DashboardPlan, MARKER_PREFIX, type MonitorPlan, type PlanItem, type TileInput } from './plan';
 
-export type Action = 'created' | 'updated' | 'deleted' | 'not found' | 'skipped' | 'failed';
+export type Action = 'created' | 'updated' | 'deleted' | 'not found' | 'skipped' | 'would apply' | 'failed';
 
 export interface ItemResult {
   item: PlanItem;
@@ -18,7 +19,7 @@ export interface ItemResult {
   error?: string;
 }
 
-export type Api = Pick<StackApiClient, 'list' | 'create' | 'update' | 'delete'>;
+export type Api = Pick<StackApiClient, 'list' | 'create' | 'update' | 'delete' | 'validateDashboard'>;
 
 export const MONITORS_DASHBOARD = { name: 'Datadog monitors (migrated)', marker: `${MARKER_PREFIX}monitors` } as const;
 
@@ -38,9 +39,26 @@ function keepTileIds(tiles: readonly TileInput[], existing: Dashboard | undefine
   });
 }
 
+/**
+ * Filters of an update need ids (Filter in UpdateDashboardRequest): the existing filter's of that
+ * name, else a new one (the server assigns its own to an id it does not know).
+ */
+function keepFilterIds(filters: DashboardRequest['filters'], existing: Dashboard): DashboardRequest['filters'] {
+  return filters?.map((f) => ({ ...f, id: existing.filters?.find((e) => e.name === f.name)?.id ?? randomBytes(12).toString('hex') }));
+}
+
+const reasons = (errors: readonly { path: string; message: string }[]): string => errors.map((e) => (e.path ? `${e.path}: ${e.message}` : e.message)).join('; ');
+
+/** The server's own checks (`POST /dashboards/validate`) before anything is saved; a refusal names its reasons. */
+async function validated(api: Pick<Api, 'validateDashboard'>, body: DashboardRequest): Promise<void> {
+  const result = await api.validateDashboard(body);
+  if (!result.valid) throw new Error(`refused by dashboards/validate: ${reasons(result.errors)}`);
+}
+
 async function upsertDashboard(api: Api, body: DashboardRequest, existing: Dashboard | undefined): Promise<Dashboard | undefined> {
-  const withIds = { ...body, tiles: keepTileIds(body.tiles, existing) };
-  return existing?.id ? api.update('dashboards', existing.id, withIds) : api.create('dashboards', withIds);
+  await validated(api, body);
+  if (!existing?.id) return api.create('dashboards', body);
+  return api.update('dashboards', existing.id, { ...body, tiles: keepTileIds(body.tiles, existing), ...(body.filters ? { filters: keepFilterIds(body.filters, existing) } : {}) });
 }
 
 /** One item after another: a failure is that item's result, and the others still run. */
@@ -65,6 +83,15 @@ export async function applyDashboards(api: Api, plans: readonly DashboardPlan[],
     const found = existing.find(hasTag(plan.marker));
     await upsertDashboard(api, plan.body, found);
     return found ? 'updated' : 'created';
+  });
+}
+
+/** `--dry-run` with credentials: each dashboard checked by the server, nothing saved. */
+export async function checkDashboards(api: Pick<Api, 'validateDashboard'>, plans: readonly DashboardPlan[], progress: (r: ItemResult) => void): Promise<ItemResult[]> {
+  return eachItem(plans, progress, async (plan) => {
+    if (plan.outcome === 'skipped') return 'skipped';
+    await validated(api, plan.body);
+    return 'would apply';
   });
 }
 

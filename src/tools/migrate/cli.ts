@@ -5,15 +5,20 @@
  */
 import { mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { ConfigError } from '../../config';
+import { ConfigError, optionOf, resolveSetting } from '../../config';
 import { InvalidRequest, secretsOf, StackApiClient } from '../stack-api/client';
-import { givenSecrets, type Io, masking, parseArgList, resolveMode } from '../stack-api/cli';
+import { credentialsGiven, givenSecrets, type Io, masking, parseArgList, resolveMode } from '../stack-api/cli';
 import type { Source } from '../stack-api/types';
-import { type Api, applyDashboards, applyMonitors, deleteDashboards, deleteMonitors, type ItemResult, MONITORS_DASHBOARD } from './apply';
+import { type Api, applyDashboards, applyMonitors, checkDashboards, deleteDashboards, deleteMonitors, type ItemResult, MONITORS_DASHBOARD } from './apply';
 import { translateDashboard } from './dashboards';
 import { ExportError, looksLikeMonitor, readDashboard, readMonitor } from './datadog';
+import { readMetricTypes } from './metric-types';
 import { translateMonitor, type WebhookMap } from './monitors';
 import type { DashboardPlan, MonitorPlan, PlanItem, Sources } from './plan';
+import type { TranslationSettings } from './series';
+
+/** The sidecar's own option (one definition): queries must name attributes as that run writes them. */
+const SEMCONV = optionOf('semconvOptIn');
 
 const MIGRATE_USAGE = `Usage: dd-otlp-bridge migrate dashboards FILE|DIR… [options]
        dd-otlp-bridge migrate monitors   FILE|DIR… [options]
@@ -24,14 +29,17 @@ into HyperDX alerts: a metric monitor or service check becomes a tile on the das
 "${MONITORS_DASHBOARD.name}" and an alert on it; a log monitor becomes a saved search and an
 alert on it. Metric names stay Datadog's; each tag filter and group-by reads the column the bridge
 writes that tag to. What HyperDX cannot express is listed per item, and every dashboard keeps the
-original queries in a last "Migrated from Datadog" tile. A DIR is read for *.json, recursively.
+original queries in a last "Migrated from Datadog" tile. Template variables with a tag key become
+dashboard filters on that tag's column. A DIR is read for *.json, recursively.
 
 Runs are idempotent: each object carries a marker (a dd-migrate:… tag, or the start of an alert's
 note), so running again updates what an earlier run created and never duplicates it.
 
 Modes:
-  (default)              create or update through the management API
-  --dry-run              print the plan and the request bodies; nothing is sent, no credentials needed
+  (default)              check each dashboard with the server (dashboards/validate), then create or
+                         update it through the management API
+  --dry-run              print the plan and the request bodies; nothing is saved and no credentials are
+                         needed; with credentials, each dashboard is checked by the server too
   --out DIR              write the request bodies under DIR (dashboards/, monitors/) for review
   --delete               delete what an earlier run created for these files
 
@@ -40,6 +48,16 @@ Translation:
   --log-source ID        HyperDX source for log searches    } of that kind (placeholder offline)
   --webhook NAME=ID      a monitor's @NAME (or @webhook-NAME) notifies HyperDX webhook ID (repeatable)
   --default-webhook ID   webhook for monitors none of whose handles map (without it they get no alert)
+  --metric-types FILE|DIR
+                         integrations-core metadata.csv files (or directories holding them; repeatable):
+                         a count is read from the sum table, a gauge or a check's rate from the gauge
+                         table, a distribution from the exponential-histogram table. Without a type, a
+                         query with .as_count()/.as_rate() reads the sum table, any other the gauge table
+  ${SEMCONV.flag} LIST
+                         the bridge's own (env ${SEMCONV.env.join(', ')}, same values): APM
+                         queries then name HTTP and database attributes as that bridge writes
+                         them (http.response.status_code under "http"); log attributes keep
+                         the default names whatever it says, as the bridge writes them
 
 Connection: as \`stack\` (see \`dd-otlp-bridge stack dashboards --help\`): --base-url, --api-key
 (HYPERDX_PERSONAL_API_KEY) for open source; --org, --service, --key-id, --key-secret
@@ -55,13 +73,15 @@ type Kind = (typeof KINDS)[number];
 
 const BOOLEAN_FLAGS = new Set(['--dry-run', '--delete', '--verbose', '--help']);
 const CONNECTION_FLAGS = ['--base-url', '--org', '--service', '--key-id', '--key-secret', '--api-key'];
-const VALUE_FLAGS = new Set([...CONNECTION_FLAGS, '--out', '--metric-source', '--log-source', '--default-webhook']);
+const VALUE_FLAGS = new Set([...CONNECTION_FLAGS, '--out', '--metric-source', '--log-source', '--default-webhook', SEMCONV.flag]);
 
 interface Invocation {
   kind: Kind;
   paths: string[];
   flags: Map<string, string>;
   webhooks: Map<string, string>;
+  /** `--metric-types FILE|DIR`, repeatable: integrations-core metadata.csv files */
+  metricTypes: string[];
 }
 
 /** `--webhook NAME=ID`, repeatable: a monitor's `@NAME` (or `@webhook-NAME`) → webhook ID. */
@@ -76,7 +96,7 @@ function webhookMap(pairs: readonly string[]): Map<string, string> {
 }
 
 export function parseMigrateArgs(argv: readonly string[]): Invocation | 'help' {
-  const { flags, repeated, positionals } = parseArgList(argv, { booleans: BOOLEAN_FLAGS, values: VALUE_FLAGS, repeatable: new Set(['--webhook']), command: 'migrate' });
+  const { flags, repeated, positionals } = parseArgList(argv, { booleans: BOOLEAN_FLAGS, values: VALUE_FLAGS, repeatable: new Set(['--webhook', '--metric-types']), command: 'migrate' });
   const webhooks = webhookMap(repeated.get('--webhook') ?? []);
   if (flags.has('--help')) return 'help';
   const [kind, ...paths] = positionals;
@@ -84,7 +104,7 @@ export function parseMigrateArgs(argv: readonly string[]): Invocation | 'help' {
   if (paths.length === 0) throw new ConfigError(`migrate ${kind}: give at least one FILE or DIR`);
   const modes = ['--dry-run', '--out', '--delete'].filter((f) => flags.has(f));
   if (modes.length > 1) throw new ConfigError(`${modes.join(' and ')} do not go together`);
-  return { kind: kind as Kind, paths, flags, webhooks };
+  return { kind: kind as Kind, paths, flags, webhooks, metricTypes: repeated.get('--metric-types') ?? [] };
 }
 
 /** Files named on the command line, and the *.json files under directories, in a stable order. */
@@ -110,7 +130,7 @@ interface Loaded {
   rejected: string[];
 }
 
-function loadPlans(inv: Invocation, sources: Sources, say: (t: string) => void): Loaded {
+function loadPlans(inv: Invocation, sources: Sources, settings: TranslationSettings, say: (t: string) => void): Loaded {
   const webhookMap: WebhookMap = { byHandle: inv.webhooks, fallback: inv.flags.get('--default-webhook') };
   const plans: PlanItem[] = [];
   const rejected: string[] = [];
@@ -124,7 +144,7 @@ function loadPlans(inv: Invocation, sources: Sources, say: (t: string) => void):
       }
       const isMonitor = looksLikeMonitor(raw);
       if (isMonitor !== (inv.kind === 'monitors')) throw new ExportError(`this is a Datadog ${isMonitor ? 'monitor' : 'dashboard'}: use migrate ${isMonitor ? 'monitors' : 'dashboards'}`);
-      plans.push(inv.kind === 'dashboards' ? translateDashboard(readDashboard(raw), file, sources) : translateMonitor(readMonitor(raw), file, sources, webhookMap, plans.length));
+      plans.push(inv.kind === 'dashboards' ? translateDashboard(readDashboard(raw), file, sources, settings) : translateMonitor(readMonitor(raw), file, sources, webhookMap, plans.length, settings));
     } catch (err) {
       if (!(err instanceof ExportError)) throw err;
       rejected.push(file);
@@ -193,7 +213,9 @@ async function listSources(client: StackApiClient): Promise<Source[]> {
 }
 
 async function run(inv: Invocation, env: NodeJS.ProcessEnv, io: Io, say: (t: string) => void, setSecrets: (s: string[]) => void): Promise<number> {
-  const offline = inv.flags.has('--dry-run') || inv.flags.has('--out');
+  const dryRun = inv.flags.has('--dry-run');
+  const offline = inv.flags.has('--out') || (dryRun && !credentialsGiven(inv.flags, env));
+  const settings: TranslationSettings = { semconv: resolveSetting('semconvOptIn', inv.flags, env), metricTypes: readMetricTypes(inv.metricTypes) };
   let client: StackApiClient | undefined;
   if (!offline) {
     const mode = resolveMode(inv.flags, env);
@@ -203,13 +225,16 @@ async function run(inv: Invocation, env: NodeJS.ProcessEnv, io: Io, say: (t: str
   const needSources = !offline && !inv.flags.has('--delete') && (!inv.flags.has('--metric-source') || !inv.flags.has('--log-source'));
   const all = client && needSources ? await listSources(client) : undefined;
   const sources: Sources = { metric: pickSource(all, 'metric', inv.flags.get('--metric-source')), log: pickSource(all, 'log', inv.flags.get('--log-source')) };
-  const { plans, rejected } = loadPlans(inv, sources, say);
+  const { plans, rejected } = loadPlans(inv, sources, settings, say);
   const reportOne = (r: ItemResult): void => say(itemReport(r.item, r.error ? `failed (${r.error})` : r.action));
   let results: { item: PlanItem; action: string }[];
-  if (inv.flags.has('--dry-run')) {
+  if (dryRun) {
     for (const p of plans) io.out(`# ${p.outcome === 'skipped' ? 'skip' : 'create or update'} ${describe(p)} [${p.marker}]\n${p.outcome === 'skipped' ? '' : showJson(bodiesOf(p))}`);
-    results = plans.map((p) => ({ item: p, action: p.outcome === 'skipped' ? 'skipped' : 'would apply' }));
-    for (const r of results) say(itemReport(r.item, r.action));
+    if (client && inv.kind === 'dashboards') results = await checkDashboards(client, plans as DashboardPlan[], reportOne);
+    else {
+      results = plans.map((p) => ({ item: p, action: p.outcome === 'skipped' ? 'skipped' : 'would apply' }));
+      for (const r of results) say(itemReport(r.item, r.action));
+    }
   } else if (inv.flags.has('--out')) {
     writeOut(inv.flags.get('--out')!, inv.kind, plans);
     results = plans.map((p) => ({ item: p, action: p.outcome === 'skipped' ? 'skipped' : 'written' }));

@@ -1,15 +1,17 @@
 /**
  * A Datadog dashboard → a HyperDX dashboard: one tile per widget (groups become containers), in
- * the same order and roughly the same place. A widget HyperDX cannot draw becomes a Markdown tile
- * saying why, with its original queries, so nothing disappears silently. HyperDX tiles have no
- * description field (the OpenAPI document's TileBase), so the original query text of every tile
- * is kept in a last Markdown tile, "Migrated from Datadog".
+ * the same order and roughly the same place; template variables become dashboard filters
+ * (filters.ts). A widget HyperDX cannot draw becomes a Markdown tile saying why, with its
+ * original queries, so nothing disappears silently. HyperDX has no per-tile text besides the
+ * title and a Markdown tile's body (TileBase and the chart configs of the OpenAPI document), so
+ * the original query text of every tile is kept in a last Markdown tile, "Migrated from Datadog".
  */
 import type { DatadogDashboard, Widget, WidgetDefinition, WidgetLayout, WidgetRequest } from './datadog';
+import { dashboardFilters, filterVariableNames } from './filters';
 import { translateLogSearch } from './log-search';
 import { type Expr, parseMetricQueries, QueryError } from './metric-query';
 import { type DashboardPlan, markerFor, outcomeOf, type Sources, type TileInput } from './plan';
-import { addExpression, addNamedQueries, emptySeries, type QueryContext, type Series, Unsupported, withoutTrivialFormulas } from './series';
+import { addExpression, addNamedQueries, DEFAULT_SETTINGS, emptySeries, type MetricType, type QueryContext, quantileSelects, type Series, type TranslationSettings, Unsupported, type VariableUse, withoutTrivialFormulas } from './series';
 
 /** HyperDX's grid is 24 columns wide (TileBase.x ≤ 23, w ≤ 24). */
 const GRID = 24;
@@ -38,6 +40,7 @@ function originalQueries(def: WidgetDefinition): string[] {
     ...(r.queries ?? []).map((q) => q.query ?? `${q.data_source}: ${q.search?.query ?? ''}`),
     ...(r.formulas ?? []).filter((f) => !(r.queries ?? []).some((q) => q.name === f.formula)).map((f) => `formula ${f.formula}`),
     ...(r.query?.query_string !== undefined ? [`${r.query.data_source}: ${r.query.query_string}`] : []),
+    ...(r.query?.query !== undefined ? [r.query.query] : []),
   ]);
 }
 
@@ -82,6 +85,28 @@ function builder(displayType: string, series: Series, sources: Sources): TileDra
   };
 }
 
+/** The quantiles a distribution widget becomes (the levels HyperDX's quantile computes). */
+const DISTRIBUTION_LEVELS = [0.5, 0.9, 0.95, 0.99];
+
+/**
+ * A distribution widget (one metric's values over the window, as a histogram) → a table of its
+ * p50/p90/p95/p99 over the window: HyperDX draws no value histogram of a metric (its heatmaps
+ * read trace sources only), and quantiles are what the widget's percentile markers read off it.
+ */
+function distributionTile(def: WidgetDefinition, ctx: QueryContext, sources: Sources): Pick<TileDraft, 'config' | 'notes'> {
+  const [request, ...more] = (def.requests ?? []) as WidgetRequest[];
+  const text = request?.q ?? request?.query?.query ?? request?.queries?.find((q) => q.data_source === 'metrics')?.query;
+  if (text === undefined) throw new Unsupported('a distribution of something other than a metric query (APM stats, spans) is not migrated');
+  const [expr, ...others] = parseMetricQueries(text);
+  if (expr?.kind !== 'metric' || others.length > 0) throw new Unsupported('a distribution of an expression is not migrated (HyperDX computes quantiles of one metric)');
+  const { selects, notes } = quantileSelects(expr, ctx, DISTRIBUTION_LEVELS);
+  if (more.length > 0) notes.push('requests after the first dropped (a distribution draws one)');
+  return {
+    config: { displayType: 'table', sourceId: sources.metric, select: selects },
+    notes: [...notes, 'distribution drawn as a table of its p50, p90, p95 and p99 (HyperDX draws no value histogram of a metric)'],
+  };
+}
+
 /** Widgets drawn from metric or log queries, by HyperDX display type. */
 function chartTile(def: WidgetDefinition, ctx: QueryContext, sources: Sources): Pick<TileDraft, 'config' | 'notes'> {
   const { series, top } = seriesOf(def, ctx);
@@ -101,7 +126,6 @@ function chartTile(def: WidgetDefinition, ctx: QueryContext, sources: Sources): 
     case 'query_table':
       return { config: builder('table', series, sources), notes };
     case 'heatmap':
-    case 'distribution':
       return { config: builder('line', series, sources), notes: [...notes, `${def.type} drawn as lines: HyperDX heatmaps read trace sources only`] };
     default:
       throw new Unsupported(`the ${def.type} widget has no HyperDX equivalent`);
@@ -138,7 +162,7 @@ export function widgetTile(def: WidgetDefinition, ctx: QueryContext, sources: So
     if (def.type === 'note' || def.type === 'free_text') return { name: def.title ?? '', config: markdown(String(def.content ?? def.text ?? '')), original, notes: [], migrated: true };
     if (def.type === 'list_stream') return { name, config: logStreamTile(def, sources), original, notes: [], migrated: true };
     if (!CHART_WIDGETS.has(def.type)) throw new Unsupported(`the ${def.type} widget has no HyperDX equivalent`);
-    const { config, notes } = chartTile(def, ctx, sources);
+    const { config, notes } = def.type === 'distribution' ? distributionTile(def, ctx, sources) : chartTile(def, ctx, sources);
     return { name, config, original, notes: [...new Set(notes)].map((n) => `${name}: ${n}`), migrated: true };
   } catch (err) {
     if (err instanceof Unsupported || err instanceof QueryError) return notMigrated(def, err.message, original);
@@ -180,9 +204,8 @@ interface Container {
   collapsed: boolean;
 }
 
-function notesTile(dashboard: DatadogDashboard, file: string, drafts: readonly TileDraft[], y: number): TileInput {
+function notesTile(dashboard: DatadogDashboard, file: string, drafts: readonly TileDraft[], gaps: readonly string[], y: number): TileInput {
   const lines = drafts.filter((d) => d.original.length > 0).map((d) => `**${d.name || '(untitled)'}**\n${codeList(d.original)}`);
-  const gaps = drafts.flatMap((d) => d.notes);
   const text = [
     `Migrated from the Datadog dashboard "${dashboard.title}" (${file}) by \`dd-otlp-bridge migrate\`. Metric names are Datadog's; tags are read where the bridge puts them.`,
     gaps.length > 0 ? `### Not expressed\n${gaps.map((g) => `- ${g}`).join('\n')}` : '',
@@ -193,16 +216,39 @@ function notesTile(dashboard: DatadogDashboard, file: string, drafts: readonly T
   return { name: 'Migrated from Datadog', x: 0, y, w: GRID, h: 8, config: markdown(text) };
 }
 
-/** HyperDX dashboard filters are not created (yet): each variable's default is applied instead. */
-function variableNotes(dashboard: DatadogDashboard): string[] {
-  const vars = dashboard.template_variables;
-  if (vars.length === 0) return [];
-  const applied = vars.filter((v) => v.default !== undefined && v.default !== '*').map((v) => `$${v.name} = ${v.prefix ? `${v.prefix}:` : ''}${v.default}`);
-  return [`template variables ${vars.map((v) => `$${v.name}`).join(', ')} are not dashboard filters in HyperDX; queries use their defaults${applied.length > 0 ? ` (${applied.join(', ')})` : ' (everything)'}`];
+/** The metric table most of the dashboard's selects read (where a filter's drop-down finds its values). */
+function mainMetricType(tiles: readonly TileInput[], metricSource: string): MetricType {
+  const counts = new Map<MetricType, number>();
+  for (const t of tiles) {
+    if (t.config?.sourceId !== metricSource || !Array.isArray(t.config.select)) continue;
+    for (const s of t.config.select as { metricType?: MetricType }[]) if (s.metricType) counts.set(s.metricType, (counts.get(s.metricType) ?? 0) + 1);
+  }
+  return [...counts].sort((a, b) => b[1] - a[1])[0]?.[0] ?? 'gauge';
 }
 
-export function translateDashboard(dashboard: DatadogDashboard, file: string, sources: Sources): DashboardPlan {
-  const ctx: QueryContext = { variables: dashboard.template_variables };
+/** Collects, widget by widget, how the queries use the filter variables. */
+class UsageCollector {
+  readonly uses = new Map<string, Set<VariableUse>>();
+  readonly unusedBy = new Map<string, string[]>();
+  constructor(private readonly filters: ReadonlySet<string>) {}
+
+  /** A context for one widget; `done` records its uses once the widget is translated. */
+  forWidget(base: Omit<QueryContext, 'uses'>): { ctx: QueryContext; done: (draft: TileDraft, metricSource: string) => void } {
+    const ctx: QueryContext = { ...base, uses: new Map() };
+    const done = (draft: TileDraft, metricSource: string): void => {
+      if (!draft.migrated) return;
+      for (const [name, uses] of ctx.uses) for (const use of uses) this.uses.set(name, (this.uses.get(name) ?? new Set<VariableUse>()).add(use));
+      if (draft.config.sourceId !== metricSource) return;
+      for (const name of this.filters) if (!ctx.uses.has(name)) this.unusedBy.set(name, [...(this.unusedBy.get(name) ?? []), draft.name || '(untitled)']);
+    };
+    return { ctx, done };
+  }
+}
+
+export function translateDashboard(dashboard: DatadogDashboard, file: string, sources: Sources, settings: TranslationSettings = DEFAULT_SETTINGS): DashboardPlan {
+  const filterNames = filterVariableNames(dashboard.template_variables);
+  const usage = new UsageCollector(filterNames);
+  const base = { variables: dashboard.template_variables, filters: filterNames, ...settings };
   const tiles: TileInput[] = [];
   const drafts: TileDraft[] = [];
   const containers: Container[] = [];
@@ -215,22 +261,32 @@ export function translateDashboard(dashboard: DatadogDashboard, file: string, so
         addTiles(w.definition.widgets ?? [], 'ordered', id);
         return;
       }
+      const { ctx, done } = usage.forWidget(base);
       const draft = widgetTile(w.definition, ctx, sources);
+      done(draft, sources.metric);
       drafts.push(draft);
       tiles.push({ name: draft.name, ...places[i]!, config: draft.config, ...(containerId ? { containerId } : {}) } as TileInput);
     });
   };
   addTiles(dashboard.widgets, dashboard.layout_type);
+  const filters = dashboardFilters(dashboard.template_variables, usage, sources.metric, mainMetricType(tiles, sources.metric));
+  const notes = [...drafts.flatMap((d) => d.notes), ...filters.notes];
   const bottom = Math.max(0, ...tiles.filter((t) => t.containerId === undefined).map((t) => t.y + t.h));
-  tiles.push(notesTile(dashboard, file, drafts, bottom));
+  tiles.push(notesTile(dashboard, file, drafts, notes, bottom));
   const marker = markerFor('dashboard', dashboard.id ?? dashboard.title);
-  const notes = [...drafts.flatMap((d) => d.notes), ...variableNotes(dashboard)];
   return {
     kind: 'dashboard',
     file,
     name: dashboard.title,
     marker,
-    body: { name: dashboard.title, tiles, tags: [marker, 'datadog'], ...(containers.length > 0 ? { containers } : {}) },
+    body: {
+      name: dashboard.title,
+      tiles,
+      tags: [marker, 'datadog'],
+      ...(containers.length > 0 ? { containers } : {}),
+      ...(filters.filters.length > 0 ? { filters: filters.filters } : {}),
+      ...(filters.savedFilterValues.length > 0 ? { savedFilterValues: filters.savedFilterValues } : {}),
+    },
     outcome: outcomeOf(notes, true),
     notes,
   };

@@ -7,9 +7,12 @@
 
 export interface TemplateVariable {
   name: string;
+  /** the tag key the variable selects values of; none: a value is a whole `key:value` tag */
   prefix: string | null;
-  /** `default` (older exports) or the first of `defaults` */
-  default: string | undefined;
+  /** `default` (older exports) or `defaults`; several mean any of them */
+  defaults: string[];
+  /** the values the drop-down offers; none: every value of the tag */
+  availableValues: string[];
 }
 
 /** Old form: `q` holds the whole query. Newer form: named `queries` combined by `formulas`. */
@@ -20,8 +23,8 @@ export interface WidgetRequest {
   display_type?: string;
   aggregator?: string;
   response_format?: string;
-  /** list_stream */
-  query?: { data_source?: string; query_string?: string };
+  /** list_stream (`query_string`); a distribution widget's histogram request (`query`) */
+  query?: { data_source?: string; query_string?: string; query?: string };
   sort?: { count?: number };
 }
 
@@ -130,11 +133,13 @@ function readWidget(raw: unknown, path: string): Widget {
 
 function readTemplateVariable(raw: unknown, path: string): TemplateVariable {
   if (!isObject(raw)) throw new ExportError(`${path}: expected an object`);
-  const defaults = Array.isArray(raw.defaults) ? raw.defaults : [];
+  const defaults = field(raw, 'defaults', path, optional(isArray), 'an array') ?? [];
+  const available = field(raw, 'available_values', path, optional(isArray), 'an array') ?? [];
   return {
     name: field(raw, 'name', path, isString, 'a name'),
     prefix: typeof raw.prefix === 'string' && raw.prefix !== '' ? raw.prefix : null,
-    default: typeof raw.default === 'string' ? raw.default : typeof defaults[0] === 'string' ? defaults[0] : undefined,
+    defaults: typeof raw.default === 'string' ? [raw.default] : defaults.filter(isString),
+    availableValues: available.filter(isString),
   };
 }
 

@@ -45,7 +45,8 @@ export class QueryError extends Error {
   }
 }
 
-const AGGREGATORS = new Set(['avg', 'sum', 'min', 'max', 'count', 'p50', 'p75', 'p90', 'p95', 'p99']);
+/** `histogram` is the distribution widget's: the points of a distribution metric, unaggregated. */
+const AGGREGATORS = new Set(['avg', 'sum', 'min', 'max', 'count', 'p50', 'p75', 'p90', 'p95', 'p99', 'histogram']);
 
 class Reader {
   pos = 0;

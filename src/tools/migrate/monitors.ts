@@ -9,12 +9,11 @@
  * are skipped and reported with the reason.
  */
 import type { AlertChannelWebhook, AlertInterval, AlertThresholdType } from '../stack-api/types';
-import { sqlField, tagColumn } from './attributes';
 import type { DatadogMonitor } from './datadog';
 import { logFieldSql, translateLogSearch } from './log-search';
-import { parseMetricExpression, QueryError } from './metric-query';
+import { metricQueriesOf, parseMetricExpression, QueryError } from './metric-query';
 import { type AlertDraft, markerFor, type MonitorPlan, outcomeOf, type Sources, type TileInput } from './plan';
-import { addExpression, emptySeries, filterToLucene, type Series, Unsupported, withoutTrivialFormulas } from './series';
+import { addExpression, DEFAULT_SETTINGS, defaultsContext, emptySeries, filterToLucene, groupColumns, METRIC_TAGS, type Series, tagScopeOf, type TranslationSettings, Unsupported, withoutTrivialFormulas } from './series';
 
 /** `--webhook NAME=ID`: notification handle (without `@`, `webhook-` optional) → HyperDX webhook id. */
 export interface WebhookMap {
@@ -125,17 +124,37 @@ interface Target {
   extra: Partial<AlertDraft>;
 }
 
-function metricTarget(monitor: DatadogMonitor, sources: Sources, index: number, notes: string[]): Target {
+/**
+ * What becomes of the monitor's time aggregation. HyperDX buckets a gauge series by its last
+ * point in the interval before it aggregates across series (test/hyperdx-api/migrate-tiles.test.ts
+ * pins this), so for gauges only Datadog's `last` survives; other series give one space
+ * aggregation per interval.
+ */
+function timeAggregationNotes(selects: readonly { aggFn: string; metricType?: string }[], timeAggr: string, window: string): string[] {
+  if (selects.some((s) => s.metricType === 'gauge')) return timeAggr === 'last' ? [] : [`time aggregation ${timeAggr}(${window}): HyperDX reads each gauge series' last point in the interval, where Datadog takes the ${timeAggr} of its points`];
+  const spaceAggs = new Set(selects.map((s) => s.aggFn));
+  return spaceAggs.size === 1 && spaceAggs.has(timeAggr) ? [] : [`time aggregation ${timeAggr}(${window}) became one ${[...spaceAggs].join('/')} per interval`];
+}
+
+function metricTarget(monitor: DatadogMonitor, sources: Sources, index: number, settings: TranslationSettings, notes: string[]): Target {
   const m = METRIC_MONITOR.exec(monitor.query);
   if (!m) throw new Unsupported('the query is not `time_aggr(window):query comparator threshold`');
   const [, timeAggr, window, queryText, comparator, threshold, trailingBy] = m;
   const called = NOT_EVALUABLE.find((f) => queryText!.includes(`${f}(`));
   if (called) throw new Unsupported(`${called}() monitors have no HyperDX equivalent (an alert compares a value with a fixed threshold)`);
   const series = emptySeries();
-  addExpression(series, parseMetricExpression(queryText!), { variables: monitor.variables });
-  if (trailingBy) series.groupBy.push(...trailingBy.split(',').map((t) => sqlField(tagColumn('metrics', t.trim()))));
-  const spaceAggs = new Set(series.selects.map((s) => s.aggFn));
-  if (!(spaceAggs.size === 1 && spaceAggs.has(timeAggr as never))) notes.push(`time aggregation ${timeAggr}(${window}) became one ${[...spaceAggs].join('/')} per interval`);
+  const ctx = defaultsContext(monitor.variables, settings);
+  const expr = parseMetricExpression(queryText!);
+  addExpression(series, expr, ctx);
+  const [first] = metricQueriesOf(expr);
+  if (trailingBy)
+    series.groupBy.push(
+      ...groupColumns(
+        first ? tagScopeOf(first, ctx) : METRIC_TAGS,
+        trailingBy.split(',').map((t) => t.trim()),
+      ),
+    );
+  notes.push(...timeAggregationNotes(series.selects, timeAggr!, window!));
   notes.push(...series.notes);
   return { tile: monitorTile(monitor.name, series, sources, index), interval: intervalFor(window!, notes), cond: condition(monitor, comparator!, Number(threshold), notes), extra: {} };
 }
@@ -156,7 +175,7 @@ function serviceCheckTarget(monitor: DatadogMonitor, sources: Sources, index: nu
     .filter((t) => t !== '*' && t !== '')
     .map((t) => {
       const colon = t.indexOf(':');
-      return filterToLucene('metrics', { kind: 'tag', key: colon < 0 ? t : t.slice(0, colon), value: colon < 0 ? '' : t.slice(colon + 1) }, { variables: [] });
+      return filterToLucene(METRIC_TAGS, { kind: 'tag', key: colon < 0 ? t : t.slice(0, colon), value: colon < 0 ? '' : t.slice(colon + 1) }, defaultsContext([]));
     })
     .join(' AND ');
   const groupBy = quotedList(by).filter((t) => t !== '*' && t !== '');
@@ -164,7 +183,7 @@ function serviceCheckTarget(monitor: DatadogMonitor, sources: Sources, index: nu
     source: 'metric',
     selects: [{ aggFn: 'max', valueExpression: 'Value', where, whereLanguage: 'lucene', metricName: check!, metricType: 'gauge' }],
     formulas: [],
-    groupBy: groupBy.map((t) => sqlField(tagColumn('metrics', t))),
+    groupBy: groupColumns(METRIC_TAGS, groupBy),
     notes: [],
   };
   const consecutive = Math.max(1, Math.round(monitor.options.thresholds?.critical ?? Number(last)));
@@ -212,14 +231,14 @@ const TARGETS: Record<string, 'metric' | 'service' | 'log'> = {
 };
 
 /** `index` places the tile on the generated monitors dashboard. */
-export function translateMonitor(monitor: DatadogMonitor, file: string, sources: Sources, webhooks: WebhookMap, index: number): MonitorPlan {
+export function translateMonitor(monitor: DatadogMonitor, file: string, sources: Sources, webhooks: WebhookMap, index: number, settings: TranslationSettings = DEFAULT_SETTINGS): MonitorPlan {
   const marker = markerFor('monitor', monitor.id !== undefined ? String(monitor.id) : monitor.name);
   const notes: string[] = [];
   const base = { kind: 'monitor' as const, file, name: monitor.name, marker };
   try {
     const kind = TARGETS[monitor.type];
     if (kind === undefined) throw new Unsupported(`${monitor.type} monitors have no HyperDX equivalent`);
-    const t = kind === 'metric' ? metricTarget(monitor, sources, index, notes) : kind === 'service' ? serviceCheckTarget(monitor, sources, index, notes) : logTarget(monitor, sources, marker, notes);
+    const t = kind === 'metric' ? metricTarget(monitor, sources, index, settings, notes) : kind === 'service' ? serviceCheckTarget(monitor, sources, index, notes) : logTarget(monitor, sources, marker, notes);
     const channels = channelsFor(monitor, webhooks, notes);
     const source = t.tile ? { source: 'tile' as const } : { source: 'saved_search' as const };
     const alert = channels.length > 0 ? alertDraft(monitor, marker, t.cond, t.interval, channels, { ...source, ...t.extra }) : undefined;

@@ -4,12 +4,15 @@
  * stay as they are; each tag goes to the column resource promotion put it in (attributes.ts).
  * What HyperDX cannot compute is thrown as Unsupported, with the reason, for the caller to report.
  */
+import type { SemconvOptIn } from '../../config/options';
+import { DEFAULT_SEMCONV } from '../../signals/shared/known-keys';
 import { OPERATION_ATTRIBUTE, STATS_METRICS } from '../../signals/traces/stats';
 import { splitTag } from '../../signals/shared/resource-promotion';
 import { luceneField, luceneValue, sqlField, tagColumn, type Table } from './attributes';
 import type { NamedQuery, TemplateVariable } from './datadog';
 import { logFieldSql, translateLogSearch } from './log-search';
 import { type Expr, type Filter, type MetricQuery, parseMetricExpression } from './metric-query';
+import { type DatadogMetricType, NO_METRIC_TYPES, type MetricTypes } from './metric-types';
 
 export class Unsupported extends Error {
   override name = 'Unsupported';
@@ -46,9 +49,37 @@ export interface Series {
   notes: string[];
 }
 
-export interface QueryContext {
+/** How a query used a template variable: `$v` (in) or `!$v` (not in). */
+export type VariableUse = 'in' | 'not in';
+
+export interface QueryContext extends TranslationSettings {
   variables: readonly TemplateVariable[];
+  /** Variables that are HyperDX dashboard filters: their `$v` terms are dropped, the filter applies them. */
+  filters: ReadonlySet<string>;
+  /** Filled in while translating: how each filter variable was used, for the filter's default. */
+  uses: Map<string, Set<VariableUse>>;
 }
+
+/** What a translation needs to know of the bridge and the metrics, beside the export itself. */
+export interface TranslationSettings {
+  /** The semantic-convention opt-in the bridge runs with (APM-stats attribute names). */
+  semconv: SemconvOptIn;
+  /** Metric types (metric-types.ts): which table a metric is in when its query does not say. */
+  metricTypes: MetricTypes;
+}
+
+export const DEFAULT_SETTINGS: TranslationSettings = { semconv: DEFAULT_SEMCONV, metricTypes: NO_METRIC_TYPES };
+
+/** A context where every variable takes its default (monitors; no dashboard to hold filters). */
+export const defaultsContext = (variables: readonly TemplateVariable[], settings: TranslationSettings = DEFAULT_SETTINGS): QueryContext => ({ variables, filters: new Set(), uses: new Map(), ...settings });
+
+/** Which table's attribute column a tag is read from, and under which names. */
+export interface TagScope {
+  table: Table;
+  optIn: SemconvOptIn;
+}
+
+export const METRIC_TAGS: TagScope = { table: 'metrics', optIn: DEFAULT_SEMCONV };
 
 const QUANTILES: ReadonlyMap<string, number> = new Map([
   ['p50', 0.5],
@@ -60,35 +91,45 @@ const QUANTILES: ReadonlyMap<string, number> = new Map([
 const letter = (i: number): string => String.fromCharCode(65 + i);
 
 /** A tag term as the agent would have sent it, split the way the bridge splits it. */
-function tagTerm(table: Table, key: string, value: string): string {
+function tagTerm(scope: TagScope, key: string, value: string): string {
   const [k, v] = value === '' ? (splitTag(key) ?? [key, '']) : [key, value];
-  return `${luceneField(tagColumn(table, k))}:${luceneValue(v)}`;
+  return `${luceneField(tagColumn(scope.table, k, scope.optIn))}:${luceneValue(v)}`;
 }
 
-/** `$scope` → its default: `*` (or none) filters nothing; `prefix:default` otherwise. */
-function variableTerm(table: Table, name: string, ctx: QueryContext): string {
+const isEverything = (value: string): boolean => value === '*' || value === '';
+
+/**
+ * `$v` of a dashboard filter → nothing (the filter applies it; the use is recorded); any other
+ * `$v` → its defaults: `*` filters nothing, `prefix:default` (several: any of them) otherwise.
+ */
+function variableTerm(scope: TagScope, name: string, ctx: QueryContext, negated: boolean): string {
   const variable = ctx.variables.find((v) => v.name === name);
   if (variable === undefined) throw new Unsupported(`template variable $${name} is not defined by the dashboard`);
-  const value = variable.default;
-  if (value === undefined || value === '*' || value === '') return '';
-  return variable.prefix ? tagTerm(table, variable.prefix, value) : tagTerm(table, value, '');
+  if (ctx.filters.has(name)) {
+    ctx.uses.set(name, (ctx.uses.get(name) ?? new Set<VariableUse>()).add(negated ? 'not in' : 'in'));
+    return '';
+  }
+  const values = variable.defaults;
+  if (values.length === 0 || values.some(isEverything)) return '';
+  const terms = values.map((value) => (variable.prefix ? tagTerm(scope, variable.prefix, value) : tagTerm(scope, value, '')));
+  return terms.length === 1 ? terms[0]! : `(${terms.join(' OR ')})`;
 }
 
-export function filterToLucene(table: Table, filter: Filter, ctx: QueryContext): string {
+export function filterToLucene(scope: TagScope, filter: Filter, ctx: QueryContext, negated = false): string {
   switch (filter.kind) {
     case 'any':
       return '';
     case 'tag':
-      return tagTerm(table, filter.key, filter.value);
+      return tagTerm(scope, filter.key, filter.value);
     case 'var':
-      return variableTerm(table, filter.name, ctx);
+      return variableTerm(scope, filter.name, ctx, negated);
     case 'not': {
-      const inner = filterToLucene(table, filter.filter, ctx);
+      const inner = filterToLucene(scope, filter.filter, ctx, !negated);
       return inner === '' ? '' : `NOT ${filter.filter.kind === 'and' || filter.filter.kind === 'or' ? `(${inner})` : inner}`;
     }
     case 'and':
     case 'or': {
-      const parts = filter.filters.map((f) => filterToLucene(table, f, ctx)).filter((p) => p !== '');
+      const parts = filter.filters.map((f) => filterToLucene(scope, f, ctx, negated)).filter((p) => p !== '');
       if (filter.kind === 'or' && parts.length < filter.filters.length) return ''; // one side matches everything
       const joined = parts.join(` ${filter.kind.toUpperCase()} `);
       return filter.kind === 'or' && parts.length > 1 ? `(${joined})` : joined;
@@ -105,7 +146,13 @@ interface Metric {
   where: string[];
 }
 
-function metricOf(mq: MetricQuery): Metric {
+/**
+ * The APM-stats metrics carry span attribute names, which follow the opt-in
+ * (src/signals/traces/stats.ts); every other metric's tags are written under the default names.
+ */
+export const tagScopeOf = (mq: MetricQuery, ctx: QueryContext): TagScope => (APM_METRIC.test(mq.metric) ? { table: 'metrics', optIn: ctx.semconv } : METRIC_TAGS);
+
+function metricOf(mq: MetricQuery, metricTypes: MetricTypes): Metric {
   const apm = APM_METRIC.exec(mq.metric);
   if (apm) {
     const operation = `${luceneField({ map: 'Attributes', key: OPERATION_ATTRIBUTE })}:${luceneValue(apm[1]!)}`;
@@ -113,8 +160,19 @@ function metricOf(mq: MetricQuery): Metric {
     return { name: STATS_METRICS[stat], type: stat === 'duration' ? 'histogram' : 'sum', where: [operation] };
   }
   if (QUANTILES.has(mq.aggregator ?? '')) return { name: mq.metric, type: 'exponential histogram', where: [] };
-  const counted = mq.methods.some((m) => m.name === 'as_count' || m.name === 'as_rate');
-  return { name: mq.metric, type: counted ? 'sum' : 'gauge', where: [] };
+  return { name: mq.metric, type: storedAs(mq, metricTypes.get(mq.metric)), where: [] };
+}
+
+/**
+ * The table a metric's points are in: a count's in the sum table, a gauge's (and a check's rate,
+ * flushed as a gauge) in the gauge table, a distribution's in the exponential-histogram table. Without a known type, `.as_count()`/`.as_rate()` say it
+ * is counted.
+ */
+function storedAs(mq: MetricQuery, known: DatadogMetricType | undefined): MetricType {
+  if (known === 'count') return 'sum';
+  if (known === 'gauge' || known === 'rate') return 'gauge';
+  if (known === 'distribution') return 'exponential histogram';
+  return mq.methods.some((m) => m.name === 'as_count' || m.name === 'as_rate') ? 'sum' : 'gauge';
 }
 
 const IGNORED_METHODS = new Set(['as_count', 'weighted', 'fill']);
@@ -133,17 +191,33 @@ function aggregation(mq: MetricQuery): Pick<SelectItem, 'aggFn' | 'level' | 'val
   const level = QUANTILES.get(agg);
   if (level !== undefined) return { aggFn: 'quantile', level, valueExpression: 'Value' };
   if (agg.startsWith('p')) throw new Unsupported(`${agg}: HyperDX quantiles are p50, p90, p95 and p99`);
+  if (agg === 'histogram') throw new Unsupported('histogram: draws a distribution (only a distribution widget does)');
   if (agg === 'count') return { aggFn: 'count' };
   return { aggFn: agg as SelectItem['aggFn'], valueExpression: 'Value' };
 }
 
 function metricSelect(mq: MetricQuery, ctx: QueryContext): SelectItem {
-  const metric = metricOf(mq);
-  const where = [...metric.where, filterToLucene('metrics', mq.filter, ctx)].filter((w) => w !== '').join(' AND ');
+  const metric = metricOf(mq, ctx.metricTypes);
+  const where = [...metric.where, filterToLucene(tagScopeOf(mq, ctx), mq.filter, ctx)].filter((w) => w !== '').join(' AND ');
   return { ...aggregation(mq), where, whereLanguage: 'lucene', metricName: metric.name, metricType: metric.type };
 }
 
-const groupColumns = (table: Table, tags: readonly string[]): string[] => tags.filter((t) => t !== '*').map((t) => sqlField(tagColumn(table, t)));
+/**
+ * A distribution widget's query → one quantile select per level, over the whole population (its
+ * group-by is the population, not a split). A distribution metric (`histogram:`, or read by
+ * percentiles) is read from the exponential-histogram table the bridge writes sketches to; any
+ * other metric's quantiles are those of its points.
+ */
+export function quantileSelects(mq: MetricQuery, ctx: QueryContext, levels: readonly number[]): { selects: SelectItem[]; notes: string[] } {
+  const notes = methodNotes(mq);
+  const distribution = mq.aggregator === 'histogram' || QUANTILES.has(mq.aggregator ?? '');
+  const base = metricSelect({ ...mq, aggregator: undefined }, ctx);
+  if (mq.groupBy.length > 0) notes.push(`${mq.metric}: the distribution over {${mq.groupBy.join(',')}} drawn as quantiles of all its points`);
+  const selects = levels.map((level): SelectItem => ({ ...base, aggFn: 'quantile', level, valueExpression: 'Value', alias: `p${Math.round(level * 100)}`, ...(distribution ? { metricType: 'exponential histogram' as const } : {}) }));
+  return { selects, notes };
+}
+
+export const groupColumns = (scope: TagScope, tags: readonly string[]): string[] => tags.filter((t) => t !== '*').map((t) => sqlField(tagColumn(scope.table, t, scope.optIn)));
 
 /** Functions that change nothing HyperDX draws (its line charts fill empty buckets already). */
 const TRANSPARENT_FUNCTIONS = new Set(['default_zero']);
@@ -189,7 +263,7 @@ export function addExpression(into: Series, expr: Expr, ctx: QueryContext, alias
   const formula = render(expr, (mq) => {
     notes.push(...methodNotes(mq));
     selects.push(metricSelect(mq, ctx));
-    groupBy.push(...groupColumns('metrics', mq.groupBy));
+    groupBy.push(...groupColumns(tagScopeOf(mq, ctx), mq.groupBy));
     return letter(before + selects.length - 1);
   });
   into.selects.push(...selects);
@@ -249,7 +323,7 @@ export function addNamedQueries(into: Series, queries: readonly NamedQuery[], fo
     if (expr.kind !== 'metric') throw new Unsupported(`query "${q.name}" is not a single metric query`);
     into.notes.push(...methodNotes(expr));
     into.selects.push(metricSelect(expr, ctx));
-    mergeGroupBy(into, groupColumns('metrics', expr.groupBy));
+    mergeGroupBy(into, groupColumns(tagScopeOf(expr, ctx), expr.groupBy));
   }
   const drawn: readonly { formula: string; alias?: string }[] = formulas.length > 0 ? formulas : queries.map((q) => ({ formula: q.name }));
   for (const f of drawn) {

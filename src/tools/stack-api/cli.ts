@@ -157,6 +157,12 @@ function baseUrl(raw: string, source: string): string {
   return url.toString().replace(/\/+$/, '');
 }
 
+const API_KEY_SETTING = ['--api-key', 'HYPERDX_PERSONAL_API_KEY'] as const;
+
+/** Whether any credential is given, by flag or environment (`migrate --dry-run` then asks the server to check its plan). */
+export const credentialsGiven = (flags: ReadonlyMap<string, string>, env: NodeJS.ProcessEnv): boolean =>
+  [...CLOUD_SETTINGS.map(([, flag, envName]) => [flag, envName] as const), API_KEY_SETTING].some(([flag, envName]) => nonEmpty(flags.get(flag)) !== undefined || nonEmpty(env[envName]) !== undefined);
+
 /** Cloud when any Cloud setting is given, open source when an API key is; both is a mistake. */
 export function resolveMode(flags: ReadonlyMap<string, string>, env: NodeJS.ProcessEnv): StackMode {
   const setting = (flag: string, envName: string): [value: string | undefined, source: string] => {
@@ -164,7 +170,7 @@ export function resolveMode(flags: ReadonlyMap<string, string>, env: NodeJS.Proc
     return fromFlag !== undefined ? [fromFlag, flag] : [nonEmpty(env[envName]), envName];
   };
   const cloud = CLOUD_SETTINGS.map(([key, flag, envName]) => ({ key, flag, envName, value: setting(flag, envName)[0] }));
-  const [apiKey] = setting('--api-key', 'HYPERDX_PERSONAL_API_KEY');
+  const [apiKey] = setting(...API_KEY_SETTING);
   const cloudGiven = cloud.some((c) => c.value !== undefined);
   if (cloudGiven && apiKey !== undefined) {
     throw new ConfigError('both Managed ClickStack settings (--org/--service/--key-id/--key-secret or CLICKSTACK_*) and an open-source API key (--api-key or HYPERDX_PERSONAL_API_KEY) are set: give one');

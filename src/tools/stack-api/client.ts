@@ -9,7 +9,7 @@
  */
 import { STATUS_CODES } from 'node:http';
 import { loadDocument, operations, SchemaValidator, type Operation } from './openapi';
-import type { Alert, AlertRequest, Dashboard, Envelope, ListEnvelope, SavedSearch, SavedSearchRequest, Source, Tile } from './types';
+import type { Alert, AlertRequest, Dashboard, DashboardFilter, DashboardValidation, Envelope, ListEnvelope, SavedSearch, SavedSearchRequest, Source, Tile } from './types';
 
 export type StackMode = { kind: 'cloud'; baseUrl: string; org: string; service: string; keyId: string; keySecret: string } | { kind: 'oss'; baseUrl: string; apiKey: string };
 
@@ -41,7 +41,12 @@ interface Resources {
   sources: Source;
 }
 
-export type DashboardRequest = Omit<Dashboard, 'id' | 'tiles'> & { name: string; tiles: (Omit<Tile, 'id'> & { id?: string })[] };
+/** Ids are optional: a create takes none (FilterInput, TileInput), an update keeps the ones it sends. */
+export type DashboardRequest = Omit<Dashboard, 'id' | 'tiles' | 'filters'> & {
+  name: string;
+  tiles: (Omit<Tile, 'id'> & { id?: string })[];
+  filters?: (Omit<DashboardFilter, 'id'> & { id?: string })[];
+};
 
 interface RequestBodies {
   dashboards: DashboardRequest;
@@ -211,6 +216,17 @@ export class StackApiClient {
 
   async delete(resource: keyof RequestBodies, id: string): Promise<void> {
     await this.send(this.operation(resource, 'delete'), { id });
+  }
+
+  /**
+   * `POST /dashboards/validate`: the server's own checks of a create body (its schema, and what
+   * no schema says: that the sources exist, heatmaps read traces, …), nothing saved. A refused
+   * body is a 200 with `valid: false` and the reasons.
+   */
+  async validateDashboard(body: DashboardRequest): Promise<DashboardValidation> {
+    const op = this.operations.get('validateDashboard');
+    if (!op) throw new InvalidRequest('dashboards validate is not an operation of the HyperDX OpenAPI document');
+    return (await this.send(op, { body })).body as DashboardValidation;
   }
 
   /**

@@ -86,6 +86,13 @@ export interface Dashboard {
   containers?: unknown[];
 }
 
+/** The reply of `POST /dashboards/validate`: always 200; `errors` say why when not valid. */
+export interface DashboardValidation {
+  valid: boolean;
+  errors: { path: string; message: string }[];
+  normalized: Record<string, unknown> | null;
+}
+
 /** SavedSearch (a reply) / SavedSearchInput (a request: name and sourceId required). */
 export interface SavedSearch {
   id?: string;

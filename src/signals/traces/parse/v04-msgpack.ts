@@ -15,76 +15,13 @@
  * the tree's last values among them.
  */
 import { chunkOf, type DdSpan, type DdTraceChunk } from '../datadog';
-import { MAX_MSGPACK_DEPTH, MsgpackError, MsgpackReader } from '../../../core/wire/msgpack';
-import { f64, FieldError, i64, int, str, u64 } from './fields';
+import type { MsgpackReader } from '../../../core/wire/msgpack';
+import { f64, int, str } from './fields';
+import { arrayHeader, GIVE_UP, i64At, key, mapHeader, readDirect, u64At } from './msgpack-walk';
 import { SPAN_FIELDS } from './span-map';
-
-/** Thrown to give up: the generic path decides. */
-const GIVE_UP: unique symbol = Symbol('give up');
 
 /** A span's maps until the span says otherwise; replaced by a map of its own at the end. */
 const NONE = new Map<never, never>();
-
-/** Length of the array starting here (after the checks `value` makes), or give up. */
-function arrayHeader(r: MsgpackReader, depth: number): number {
-  const b = r.peek();
-  let length: number;
-  if (b >= 0x90 && b <= 0x9f) {
-    r.pos++;
-    length = b & 0x0f;
-  } else if (b === 0xdc) {
-    r.pos++;
-    length = r.u16();
-  } else if (b === 0xdd) {
-    r.pos++;
-    length = r.u32();
-  } else throw GIVE_UP;
-  r.arrayOf(length, depth);
-  return length;
-}
-
-/** Entries of the map starting here (after the checks `value` makes); -1 for nil; else give up. */
-function mapHeader(r: MsgpackReader, depth: number): number {
-  const b = r.peek();
-  let length: number;
-  if (b >= 0x80 && b <= 0x8f) {
-    r.pos++;
-    length = b & 0x0f;
-  } else if (b === 0xde) {
-    r.pos++;
-    length = r.u16();
-  } else if (b === 0xdf) {
-    r.pos++;
-    length = r.u32();
-  } else if (b === 0xc0) {
-    r.pos++;
-    return -1;
-  } else throw GIVE_UP;
-  r.mapOf(length, depth);
-  return length;
-}
-
-/** A map key: a str, or give up (the generic path turns nil and bin keys into strings, and refuses the rest). */
-function key(r: MsgpackReader): string {
-  const b = r.peek();
-  if (b >= 0xa0 && b <= 0xbf) {
-    r.pos++;
-    return r.str(b & 0x1f);
-  }
-  if (b === 0xd9) {
-    r.pos++;
-    return r.str(r.u8());
-  }
-  if (b === 0xda) {
-    r.pos++;
-    return r.str(r.u16());
-  }
-  if (b === 0xdb) {
-    r.pos++;
-    return r.str(r.u32());
-  }
-  throw GIVE_UP;
-}
 
 /** meta at `depth`: str values as the tree holds them (str() is the identity there), others coerced. */
 function stringMap(r: MsgpackReader, depth: number): Map<string, string> {
@@ -112,26 +49,33 @@ function floatMap(r: MsgpackReader, depth: number): Map<string, number> {
   return out;
 }
 
-/** u64(value) without the detour through a number and back for the usual uint64 */
-function u64At(r: MsgpackReader, depth: number): bigint {
-  if (r.peek() === 0xcf) {
-    r.pos++;
-    return r.bigUint64();
-  }
-  return u64(r.value(depth));
+/** The span keys the reader fills in itself (the others go through SPAN_FIELDS). */
+const FIELDS = ['service', 'name', 'resource', 'type', 'trace_id', 'span_id', 'parent_id', 'start', 'duration', 'error', 'meta', 'metrics'] as const;
+type Field = (typeof FIELDS)[number];
+
+/** FIELDS as their bytes, by length: a fixstr key is matched in place rather than decoded and compared. */
+const FIELDS_BY_LENGTH: { bytes: Buffer; field: Field }[][] = [];
+for (const field of FIELDS) {
+  const sameLength = FIELDS_BY_LENGTH[field.length] ?? [];
+  sameLength.push({ bytes: Buffer.from(field), field });
+  FIELDS_BY_LENGTH[field.length] = sameLength;
 }
 
-function i64At(r: MsgpackReader, depth: number): bigint {
+/** The field a fixstr key names, its bytes claimed; undefined, nothing claimed, for any other key. */
+function knownField(r: MsgpackReader): Field | undefined {
   const b = r.peek();
-  if (b === 0xd3) {
-    r.pos++;
-    return r.bigInt64();
+  if (b < 0xa0 || b > 0xbf) return undefined;
+  const length = b & 0x1f;
+  const candidates = FIELDS_BY_LENGTH[length];
+  const at = r.pos + 1;
+  if (candidates === undefined || at + length > r.buffer.length) return undefined;
+  const buf = r.buffer;
+  next: for (const { bytes, field } of candidates) {
+    for (let i = 0; i < length; i++) if (buf[at + i] !== bytes[i]) continue next;
+    r.pos = at + length;
+    return field;
   }
-  if (b === 0xcf) {
-    r.pos++;
-    return BigInt.asIntN(64, r.bigUint64());
-  }
-  return i64(r.value(depth));
+  return undefined;
 }
 
 /** One span map at `depth`; its values sit one level deeper. */
@@ -141,7 +85,7 @@ function span(r: MsgpackReader, depth: number): DdSpan {
   const inner = depth + 1;
   const s: DdSpan = { service: '', name: '', resource: '', type: '', traceId: 0n, spanId: 0n, parentId: 0n, start: 0n, duration: 0n, error: 0, meta: NONE, metrics: NONE, links: [], events: [] };
   for (let i = 0; i < length; i++) {
-    const k = key(r);
+    const k = knownField(r) ?? key(r);
     switch (k) {
       case 'service':
         s.service = str(r.value(inner));
@@ -192,9 +136,8 @@ function span(r: MsgpackReader, depth: number): DdSpan {
 }
 
 /** The chunks of a v0.4 msgpack body, or undefined to let the generic path answer. */
-export function readV04Msgpack(body: Uint8Array): DdTraceChunk[] | undefined {
-  const r = new MsgpackReader(body, MAX_MSGPACK_DEPTH);
-  try {
+export const readV04Msgpack = (body: Uint8Array): DdTraceChunk[] | undefined =>
+  readDirect(body, (r) => {
     const traces = arrayHeader(r, 0);
     const chunks: DdTraceChunk[] = [];
     for (let i = 0; i < traces; i++) {
@@ -203,9 +146,5 @@ export function readV04Msgpack(body: Uint8Array): DdTraceChunk[] | undefined {
       for (let j = 0; j < length; j++) spans.push(span(r, 2));
       chunks.push(chunkOf(spans));
     }
-    return r.done ? chunks : undefined;
-  } catch (err) {
-    if (err === GIVE_UP || err instanceof MsgpackError || err instanceof FieldError) return undefined;
-    throw err;
-  }
-}
+    return chunks;
+  });

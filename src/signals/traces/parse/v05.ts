@@ -3,11 +3,12 @@
  * every span an array of exactly 12 columns. An index outside the
  * table is an error, as in the agent.
  */
-import { chunkOf, emptySpan, type DdSpan, type DdTracerPayload } from '../datadog';
+import { chunkOf, emptySpan, type DdSpan, type DdTraceChunk, type DdTracerPayload } from '../datadog';
 import { decodeMsgpack, type MsgValue } from '../../../core/wire/msgpack';
 import { parsing } from './body';
 import { array, at, each, f64, FieldError, int, map, str } from './fields';
 import { SPAN_FIELDS } from './span-map';
+import { readV05Msgpack } from './v05-msgpack';
 
 type Column = (span: DdSpan, value: MsgValue, strings: readonly string[]) => void;
 
@@ -55,12 +56,15 @@ function parseSpan(v: MsgValue, strings: readonly string[]): DdSpan {
   return span;
 }
 
+/** msgpack read straight into spans (v05-msgpack.ts); a body that reader gives up on is decoded into a tree and coerced, whose answer or error decides. */
 export function parseV05Traces(body: Buffer, identity: DdTracerPayload, what: string): DdTracerPayload {
-  return parsing(what, () => {
-    const top = array(decodeMsgpack(body));
-    if (top.length !== 2) throw new FieldError(`expected [strings, traces], got an array of ${top.length}`);
-    const strings = at('strings', () => each(top[0] as MsgValue, str));
-    const chunks = at('traces', () => each(top[1] as MsgValue, (trace) => chunkOf(each(trace, (span) => parseSpan(span, strings)))));
-    return { ...identity, chunks };
-  });
+  return parsing(what, () => ({ ...identity, chunks: readV05Msgpack(body) ?? parseV05Tree(body) }));
+}
+
+/** The generic path: the decoded tree, coerced column by column. */
+export function parseV05Tree(body: Buffer): DdTraceChunk[] {
+  const top = array(decodeMsgpack(body));
+  if (top.length !== 2) throw new FieldError(`expected [strings, traces], got an array of ${top.length}`);
+  const strings = at('strings', () => each(top[0] as MsgValue, str));
+  return at('traces', () => each(top[1] as MsgValue, (trace) => chunkOf(each(trace, (span) => parseSpan(span, strings)))));
 }
