@@ -7,11 +7,11 @@
  */
 import cluster from 'node:cluster';
 import { readFileSync } from 'node:fs';
-import { availableParallelism } from 'node:os';
 import { ConfigError, helpText, loadConfig, parseArgs, type Config } from '../config';
 import { createLogger, type Logger } from '../core/observability/log';
 import { startSidecar } from './sidecar';
 import { onShutdown } from './shutdown';
+import { availableCores } from './workers/cores';
 import { startPrimary } from './workers/primary';
 import { runWorker } from './workers/worker';
 
@@ -24,8 +24,8 @@ const collectorCli = (): typeof import('./collector') => require('./collector');
 const stackCli = (): typeof import('./stack') => require('./stack');
 const hyperdxCli = (): typeof import('./hyperdx') => require('./hyperdx');
 
-/** `--workers auto`: the cores this process may run on (its CPU affinity, e.g. under taskset, counts). */
-export const workerCount = (config: Config): number => (config.workers === 'auto' ? availableParallelism() : config.workers);
+/** `--workers auto`: the cores this process may run on (its CPU affinity and its cgroup's CPU quota, src/cli/workers/cores.ts). */
+export const workerCount = (config: Config): number => (config.workers === 'auto' ? availableCores() : config.workers);
 
 /** The sidecar: one process, or a primary and its workers (src/cli/workers/). */
 export async function serve(config: Config, log: Logger): Promise<() => Promise<void>> {
