@@ -19,6 +19,7 @@ import { answered } from '../helpers/prom';
 import { logRecords, waitFor } from '../helpers/sink';
 import { metricPoints } from '../helpers/sink-metrics';
 import { sinkSpans } from '../helpers/sink-traces';
+import { useClickHouseStack } from '../helpers/clickhouse-stack';
 import { eventually, startStack, type TestStack } from '../helpers/stack';
 
 const NODE = capturedDir('node-dd-trace-5.132.0');
@@ -75,6 +76,26 @@ async function connectionTo(stack: TestStack, others: readonly Connection[] = []
   throw new Error('no connection reached another worker');
 }
 
+/**
+ * dd-trace's captured v0.4 request on `spans`' worker; right after its 2xx, on `logs`' worker, a
+ * pino line of the same capture whose trace id is the decimal low half, as dd-trace writes it
+ * with 128-bit logging off. Returns the span's full id (as hex) and the log's test id.
+ */
+async function spanThenLog(spans: Connection, logs: Connection): Promise<{ traceId: string; testId: string }> {
+  const traces = capturedRequests(NODE).find((r) => r.path === '/v0.4/traces' && r.body);
+  expect(traces).toBeDefined();
+  const sent = await spans.sendHere('PUT', '/v0.4/traces', readFileSync(join(NODE, traces?.body as string)), { 'Content-Type': traces?.contentType ?? 'application/msgpack', ...pick(traces?.headers ?? {}, /^datadog-meta-|^x-datadog-trace-count$/) });
+  expect(sent.status).toBe(200);
+  const pino = JSON.parse(readFileSync(join(NODE, 'pino.json.log'), 'utf8').split('\n')[0] as string) as { dd: { trace_id: string } };
+  const traceId = pino.dd.trace_id;
+  expect(traceId.slice(0, 16)).not.toBe('0000000000000000');
+  pino.dd.trace_id = BigInt(`0x${traceId.slice(16)}`).toString();
+  const testId = randomUUID();
+  const logged = await logs.sendHere('POST', '/api/v2/logs', logBody(JSON.stringify(pino), testId), { 'Content-Type': 'application/json' });
+  expect(logged.status).toBe(202);
+  return { traceId, testId };
+}
+
 const logBody = (message: string, testId: string): string => JSON.stringify([{ message, service: 'node-shop', ddsource: 'nodejs', hostname: 'vm', ddtags: `test_id:${testId}` }]);
 
 describe('--workers 2', () => {
@@ -100,30 +121,17 @@ describe('--workers 2', () => {
   });
 
   it('a log with a 64-bit trace id on one worker gets the 128-bit TraceId of its span, which dd-trace sent to the other', async () => {
-    const traces = capturedRequests(NODE).find((r) => r.path === '/v0.4/traces' && r.body);
-    expect(traces).toBeDefined();
-    const sent = await a.sendHere('PUT', '/v0.4/traces', readFileSync(join(NODE, traces?.body as string)), { 'Content-Type': traces?.contentType ?? 'application/msgpack', ...pick(traces?.headers ?? {}, /^datadog-meta-|^x-datadog-trace-count$/) });
-    expect(sent.status).toBe(200);
-
-    // a pino line of that capture, as dd-trace writes it with 128-bit logging off: the decimal low half
-    const line = readFileSync(join(NODE, 'pino.json.log'), 'utf8').split('\n')[0] as string;
-    const pino = JSON.parse(line) as { dd: { trace_id: string; span_id: string } };
-    const full = pino.dd.trace_id;
-    expect(full.slice(0, 16)).not.toBe('0000000000000000');
+    const { traceId, testId } = await spanThenLog(a, b);
     const spans = await waitFor(
-      () => sinkSpans(stack.sinkDir).filter((s) => s.span.traceId === full),
+      () => sinkSpans(stack.sinkDir).filter((s) => s.span.traceId === traceId),
       (s) => s.length > 0,
     );
     expect(spans.length).toBeGreaterThan(0);
-    pino.dd.trace_id = BigInt(`0x${full.slice(16)}`).toString();
-    const id = randomUUID();
-    const logged = await b.sendHere('POST', '/api/v2/logs', logBody(JSON.stringify(pino), id), { 'Content-Type': 'application/json' });
-    expect(logged.status).toBe(202);
     const [record] = await waitFor(
-      () => logRecords(stack.sinkDir).filter((r) => r.attributes.test_id === id),
+      () => logRecords(stack.sinkDir).filter((r) => r.attributes.test_id === testId),
       (r) => r.length === 1,
     );
-    expect(record?.record.traceId).toBe(full);
+    expect(record?.record.traceId).toBe(traceId);
   });
 
   it("a metric stream's points keep one history across workers: each window starts where the last one, on the other worker, ended", async () => {
@@ -234,6 +242,25 @@ describe('--workers 2 with --spool-dir', () => {
       expect(stack.sidecarOutput()).toMatch(/delivering the spool of a former worker/);
     } finally {
       await stack.stop();
+    }
+  });
+});
+
+describe('--workers 2 into ClickHouse', () => {
+  const running = useClickHouseStack({ sidecarEnv: { DD_BRIDGE_WORKERS: '2' } });
+
+  it("the log row carries its span's 128-bit TraceId, which HyperDX joins on, though a different worker wrote each", async () => {
+    const a = await connectionTo(running.stack);
+    const b = await connectionTo(running.stack, [a]);
+    try {
+      const { traceId, testId } = await spanThenLog(a, b);
+      const [log] = await running.ch.waitForRows<{ TraceId: string }>("SELECT TraceId FROM otel_logs WHERE LogAttributes['test_id'] = {id:String}", 1, 30_000, { id: testId });
+      expect(log?.TraceId).toBe(traceId);
+      const spans = await running.ch.waitForRows<{ n: string }>('SELECT count() AS n FROM otel_traces WHERE TraceId = {t:String} HAVING n > 0', 1, 30_000, { t: traceId });
+      expect(Number(spans[0]?.n)).toBeGreaterThan(0);
+    } finally {
+      a.close();
+      b.close();
     }
   });
 });
