@@ -5,11 +5,15 @@
  * the ClickStack management API; `migrate dashboards|monitors …` brings Datadog dashboards and
  * monitors along through it; `agent-config` points a Datadog Agent here.
  */
+import cluster from 'node:cluster';
 import { readFileSync } from 'node:fs';
 import { ConfigError, helpText, loadConfig, parseArgs, type Config } from '../config';
 import { createLogger, type Logger } from '../core/observability/log';
 import { startSidecar } from './sidecar';
 import { onShutdown } from './shutdown';
+import { availableCores } from './workers/cores';
+import { startPrimary } from './workers/primary';
+import { runWorker } from './workers/worker';
 
 // The other commands load their modules when run: a serving sidecar never needs yaml, ajv, the
 // OpenAPI document or the collector builder (~3 MiB of an idle sidecar's RSS).
@@ -20,7 +24,16 @@ const collectorCli = (): typeof import('./collector') => require('./collector');
 const stackCli = (): typeof import('./stack') => require('./stack');
 const hyperdxCli = (): typeof import('./hyperdx') => require('./hyperdx');
 
+/** `--workers auto`: the cores this process may run on (its CPU affinity and its cgroup's CPU quota, src/cli/workers/cores.ts). */
+export const workerCount = (config: Config): number => (config.workers === 'auto' ? availableCores() : config.workers);
+
+/** The sidecar: one process, or a primary and its workers (src/cli/workers/). */
 export async function serve(config: Config, log: Logger): Promise<() => Promise<void>> {
+  const workers = workerCount(config);
+  if (workers > 1 && config.enabled) {
+    const primary = await startPrimary(config, log, workers);
+    return () => primary.stop();
+  }
   const sidecar = await startSidecar(config, log);
   return () => sidecar.stop();
 }
@@ -48,7 +61,9 @@ async function main(argv: string[]): Promise<number> {
   const [command = 'serve', ...rest] = args.positionals;
   switch (command) {
     case 'serve': {
-      onShutdown(log, await serve(config, log));
+      // a worker of a primary started with --workers: it stops when the primary says (worker.ts)
+      if (cluster.isWorker) await runWorker(config, log);
+      else onShutdown(log, await serve(config, log));
       return -1; // keep running
     }
     case 'collector':

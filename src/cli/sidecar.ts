@@ -1,6 +1,7 @@
 /**
  * The sidecar process: admin server always, intake server only when enabled, one exporter and
- * one trace-id cache shared by every route.
+ * one trace-id cache shared by every route. With `--workers N` > 1 each worker process runs it
+ * without the admin server, which the primary serves for all of them (src/cli/workers/).
  */
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -16,14 +17,17 @@ import { ROUTES, tracerEndpoints } from '../signals/routes';
 import type { IntakeRoute, RouteContext } from '../signals/route';
 import type { Logger } from '../core/observability/log';
 import { BridgeMetrics } from '../core/observability/metrics';
-import { createTranslatorCaches } from '../signals/caches';
+import { createTranslatorCaches, type TranslatorCacheOptions, type TranslatorCaches } from '../signals/caches';
+import type { SharedState } from '../signals/shared-state';
 import { createAdminServer, type HealthState } from '../http/admin-server';
 import { InflightBudget } from '../http/inflight-budget';
+import { spoolDirsFor } from './workers/spool-dirs';
 import { createIntakeApp } from '../http/intake-app';
 
 export interface Sidecar {
   intakeAddress: AddressInfo | undefined;
-  adminAddress: AddressInfo;
+  /** undefined in a worker process: the primary serves the admin port */
+  adminAddress: AddressInfo | undefined;
   metrics: BridgeMetrics;
   stop(): Promise<void>;
 }
@@ -74,17 +78,40 @@ const settlesWithin = (done: Promise<unknown>, ms: number): Promise<boolean> =>
     done.then(settled, settled);
   });
 
+interface Exporters {
+  exporter: Exporter;
+  /** the collector's exporter itself, which shutdown may have to cut on its own */
+  collector: OtlpGrpcExporter;
+  /** drainers of spools former workers left (spool-dirs.ts), which take no new data */
+  former: SpoolingExporter[];
+}
+
+const openSpool = (config: Config, dir: string, maxBytes: number): DiskSpool => DiskSpool.open({ dir, maxBytes, segmentBytes: 64 * 1024 * 1024, fsync: config.spoolFsync });
+
 /**
- * Where encoded exports go: batched, to the collector or to the durable spool in front of it;
- * with the collector's exporter itself, which shutdown may have to cut on its own.
+ * Delivers what a former worker spooled. Its gauges are its own (they would overwrite the
+ * spool's); what the collector accepts is counted with the rest.
  */
-function createExporter(config: Config, metrics: BridgeMetrics, log: Logger): { exporter: Exporter; collector: OtlpGrpcExporter } {
+function drainFormerSpool(config: Config, dir: string, metrics: BridgeMetrics, log: Logger): SpoolingExporter {
+  const spool = openSpool(config, dir, config.spoolMaxBytes);
+  log.info('delivering the spool of a former worker', { dir, pendingBytes: spool.bytes });
+  return new SpoolingExporter(spool, new OtlpGrpcExporter(optionsFor(config, EXPORT_OPTIONS), metrics, log), new BridgeMetrics(), log, { attemptMs: config.otlpTimeoutMs });
+}
+
+/**
+ * Where encoded exports go: batched, to the collector or to the durable spool in front of it (one
+ * per worker, each bounded to its share of --spool-max-bytes).
+ */
+function createExporter(config: Config, metrics: BridgeMetrics, log: Logger, worker: { index: number; workers: number }): Exporters {
   const collector = new OtlpGrpcExporter(optionsFor(config, EXPORT_OPTIONS), metrics, log);
   const batched = (inner: Exporter): Exporter => new CoalescingExporter(inner, config.exportMaxBytes, metrics);
-  if (!config.spoolDir) return { exporter: batched(collector), collector };
-  const spool = DiskSpool.open({ dir: config.spoolDir, maxBytes: config.spoolMaxBytes, segmentBytes: 64 * 1024 * 1024, fsync: config.spoolFsync });
-  log.info('durable spool enabled', { dir: config.spoolDir, maxBytes: config.spoolMaxBytes, fsync: config.spoolFsync, pendingBytes: spool.bytes });
-  return { exporter: batched(new SpoolingExporter(spool, collector, metrics, log, { attemptMs: config.otlpTimeoutMs })), collector };
+  if (!config.spoolDir) return { exporter: batched(collector), collector, former: [] };
+  const dirs = spoolDirsFor(config.spoolDir, worker.index, worker.workers);
+  const maxBytes = Math.floor(config.spoolMaxBytes / worker.workers);
+  const spool = openSpool(config, dirs.own, maxBytes);
+  log.info('durable spool enabled', { dir: dirs.own, maxBytes, fsync: config.spoolFsync, pendingBytes: spool.bytes });
+  const former = dirs.former.map((dir) => drainFormerSpool(config, dir, metrics, log));
+  return { exporter: batched(new SpoolingExporter(spool, collector, metrics, log, { attemptMs: config.otlpTimeoutMs })), collector, former };
 }
 
 /**
@@ -112,6 +139,21 @@ async function shutDown(server: Server, exporter: Exporter, collector: OtlpGrpcE
   if (!(await settlesWithin(closed, AFTER_GRACE_MS))) log.warn('the exporter did not close within the grace; exiting without it', { graceMs });
 }
 
+/**
+ * What a worker process (src/cli/workers/worker.ts) puts in: caches that tell the other workers
+ * what they learn, and how. It serves no admin port (the primary does) and says which worker
+ * answered each request in WORKER_HEADER.
+ */
+export interface WorkerParts {
+  index: number;
+  workers: number;
+  caches: TranslatorCaches;
+  shared: SharedState;
+}
+
+/** The worker that answered a request, with several: for operators (and the e2e tests) to see how connections spread. */
+export const WORKER_HEADER = 'DD-Bridge-Worker';
+
 /** What tests and benchmarks put in place of the real parts. */
 export interface SidecarOverrides {
   /** instead of the collector (and spool) behind the coalescer */
@@ -120,22 +162,32 @@ export interface SidecarOverrides {
   routes?: readonly IntakeRoute[];
 }
 
-export async function startSidecar(config: Config, log: Logger, overrides: SidecarOverrides = {}): Promise<Sidecar> {
+/** The translator caches' bounds, as configured. */
+export const translatorCacheOptions = (config: Config): TranslatorCacheOptions => ({
+  traceIds: { maxEntries: config.traceIdCacheSize, ttlMs: config.traceIdCacheTtlMs },
+  metricStreams: { maxEntries: config.metricStreamsMax, idleMs: config.metricStreamsIdleMs },
+  hosts: { maxHosts: config.hostMetadataMaxHosts, ttlMs: config.hostMetadataTtlMs },
+  semconv: config.semconvOptIn,
+});
+
+export async function startSidecar(config: Config, log: Logger, overrides: SidecarOverrides = {}, worker?: WorkerParts): Promise<Sidecar> {
   const metrics = new BridgeMetrics();
   let status: HealthState['status'] = config.enabled ? 'ok' : 'disabled';
   let intakeListen: string | undefined;
   const collectorEndpoint = redactUrl(config.otlpEndpoint);
-  const admin = createAdminServer(() => ({ status, intake: { enabled: config.enabled, ...(intakeListen ? { listen: intakeListen } : {}) }, collector: { endpoint: collectorEndpoint } }), metrics);
-  const adminAddress = await listen(admin, config.adminListen);
+  const admin = worker ? undefined : createAdminServer(() => ({ status, intake: { enabled: config.enabled, ...(intakeListen ? { listen: intakeListen } : {}) }, collector: { endpoint: collectorEndpoint } }), metrics);
+  const adminAddress = admin ? await listen(admin, config.adminListen) : undefined;
+  const adminListen = adminAddress ? `${adminAddress.address}:${adminAddress.port}` : 'the primary';
+  const closeAdmin = (): Promise<void> => (admin ? closeNow(admin) : Promise.resolve());
 
   if (!config.enabled) {
-    log.info('Datadog intake is disabled; set ENABLE_VENDOR_RECEIVER=true (or ENABLE_DATADOG_RECEIVER=true) to enable it', { admin: `${adminAddress.address}:${adminAddress.port}` });
-    return { intakeAddress: undefined, adminAddress, metrics, stop: () => closeNow(admin) };
+    log.info('Datadog intake is disabled; set ENABLE_VENDOR_RECEIVER=true (or ENABLE_DATADOG_RECEIVER=true) to enable it', { admin: adminListen });
+    return { intakeAddress: undefined, adminAddress, metrics, stop: closeAdmin };
   }
 
   const keys = acceptedKeys(config);
   if (keys.length === 0) log.warn('no API keys configured: the intake accepts every request; set OTLP_AUTH_TOKEN or DD_BRIDGE_API_KEYS to require DD-API-KEY');
-  const { exporter, collector } = overrides.exporter ? { exporter: overrides.exporter, collector: undefined } : createExporter(config, metrics, log);
+  const { exporter, collector, former } = overrides.exporter ? { exporter: overrides.exporter, collector: undefined, former: [] } : createExporter(config, metrics, log, worker ?? { index: 0, workers: 1 });
   const routes = overrides.routes ?? ROUTES;
   const ctx: RouteContext = {
     config: optionsFor(config, ROUTE_OPTIONS),
@@ -143,15 +195,18 @@ export async function startSidecar(config: Config, log: Logger, overrides: Sidec
     authEnabled: keys.length > 0,
     isValidKey: keyChecker(keys),
     tracerEndpoints: tracerEndpoints(routes),
-    caches: createTranslatorCaches({
-      traceIds: { maxEntries: config.traceIdCacheSize, ttlMs: config.traceIdCacheTtlMs },
-      metricStreams: { maxEntries: config.metricStreamsMax, idleMs: config.metricStreamsIdleMs },
-      hosts: { maxHosts: config.hostMetadataMaxHosts, ttlMs: config.hostMetadataTtlMs },
-      semconv: config.semconvOptIn,
-    }),
+    caches: worker?.caches ?? createTranslatorCaches(translatorCacheOptions(config)),
     metrics,
+    ...(worker ? { shared: worker.shared } : {}),
   };
-  const intake = createIntakeApp(routes, ctx, exporter, optionsFor(config, SERVER_OPTIONS), metrics, log, new InflightBudget(config.maxInflightRequests, config.maxInflightBytes));
+  const app = createIntakeApp(routes, ctx, exporter, optionsFor(config, SERVER_OPTIONS), metrics, log, new InflightBudget(config.maxInflightRequests, config.maxInflightBytes));
+  const workerIndex = String(worker?.index);
+  const intake: typeof app = worker
+    ? (req, res) => {
+        res.setHeader(WORKER_HEADER, workerIndex);
+        app(req, res);
+      }
+    : app;
   const server = createServer(
     {
       keepAlive: true,
@@ -167,7 +222,7 @@ export async function startSidecar(config: Config, log: Logger, overrides: Sidec
   intakeListen = `${intakeAddress.address}:${intakeAddress.port}`;
   log.info('Datadog intake listening', {
     listen: intakeListen,
-    admin: `${adminAddress.address}:${adminAddress.port}`,
+    admin: adminListen,
     collector: collectorEndpoint,
     auth: keys.length > 0 ? `${keys.length} key(s)` : 'open',
     zstd: zstdImplementation,
@@ -180,9 +235,11 @@ export async function startSidecar(config: Config, log: Logger, overrides: Sidec
     async stop() {
       status = 'stopping';
       const started = Date.now();
+      const formerClosed = settlesWithin(Promise.all(former.map((f) => f.close())), config.shutdownGraceMs);
       await shutDown(server, exporter, collector, config.shutdownGraceMs, log);
+      await formerClosed;
       log.info('intake stopped', { ms: Date.now() - started, spooledBytes: metrics.spoolBytes.get() });
-      await closeNow(admin);
+      await closeAdmin();
     },
   };
 }

@@ -39,6 +39,7 @@ export interface Config {
   maxInflightRequests: number;
   maxInflightBytes: number;
   shutdownGraceMs: number;
+  workers: number | 'auto';
   traceIdCacheSize: number;
   traceIdCacheTtlMs: number;
   metricStreamsMax: number;
@@ -110,6 +111,9 @@ const parsePort = (raw: string, source: string): number => {
   if (!Number.isSafeInteger(n) || n <= 0 || n > 65535) throw new ConfigError(`${source}: expected a port (1-65535), got "${raw}"`);
   return n;
 };
+
+/** `auto` (the cores available to the process) or a positive integer. */
+const parseWorkers = (raw: string, source: string): number | 'auto' => (raw.trim().toLowerCase() === 'auto' ? 'auto' : parsePositiveInt(raw.trim(), source));
 
 const parseStackSink = (raw: string, source: string): StackSink => {
   const v = raw.trim().toLowerCase();
@@ -433,6 +437,15 @@ export const OPTIONS = [
     default: 20_000,
     parse: parsePositiveInt,
     help: 'On SIGTERM: stop accepting, let in-flight requests finish for up to this long, then exit.',
+  }),
+  option({
+    key: 'workers',
+    flag: '--workers',
+    env: ['DD_BRIDGE_WORKERS'],
+    file: 'workers',
+    default: 'auto',
+    parse: parseWorkers,
+    help: 'Processes serving the intake port together (`serve` only); auto = the cores available to the process; 1 = one process, as before.',
   }),
   option({
     key: 'semconvOptIn',

@@ -4,28 +4,40 @@
  * for a key, so it listens on loopback unless configured otherwise (config/options.ts, adminListen).
  */
 import { createServer, type Server } from 'node:http';
-import type { BridgeMetrics } from '../core/observability/metrics';
 import { normalizePath } from '../signals/shared/request-path';
 
 export interface HealthState {
-  status: 'ok' | 'disabled' | 'stopping';
+  /** `starting` / `degraded`: with several workers, not every one of them is serving (yet) */
+  status: 'ok' | 'disabled' | 'stopping' | 'starting' | 'degraded';
   intake: { enabled: boolean; listen?: string };
   /** as redactUrl (src/signals/shared/api-keys.ts) leaves it: no credentials */
   collector: { endpoint: string };
+  /** with several workers (--workers): how many there should be and how many answered ok */
+  workers?: { configured: number; ok: number };
 }
 
-export function createAdminServer(health: () => HealthState, metrics: BridgeMetrics): Server {
+/** Only a serving sidecar, or one whose intake is off on purpose, is healthy. */
+const HEALTHY = new Set<HealthState['status']>(['ok', 'disabled']);
+
+/**
+ * `health` and `metrics` may answer later: with several workers the primary asks each of them
+ * (src/cli/workers/primary.ts).
+ */
+export function createAdminServer(health: () => HealthState | Promise<HealthState>, metrics: { render(): string | Promise<string> }): Server {
   return createServer((req, res) => {
     const path = normalizePath(req.url ?? '/');
     if (req.method === 'GET' && (path === '/health' || path === '/healthz' || path === '/')) {
-      const state = health();
-      res.writeHead(state.status === 'stopping' ? 503 : 200, { 'Content-Type': 'application/json' });
-      res.end(JSON.stringify(state));
+      void Promise.resolve(health()).then((state) => {
+        res.writeHead(HEALTHY.has(state.status) ? 200 : 503, { 'Content-Type': 'application/json' });
+        res.end(JSON.stringify(state));
+      });
       return;
     }
     if (req.method === 'GET' && path === '/metrics') {
-      res.writeHead(200, { 'Content-Type': 'text/plain; version=0.0.4; charset=utf-8' });
-      res.end(metrics.render());
+      void Promise.resolve(metrics.render()).then((text) => {
+        res.writeHead(200, { 'Content-Type': 'text/plain; version=0.0.4; charset=utf-8' });
+        res.end(text);
+      });
       return;
     }
     res.writeHead(404, { 'Content-Type': 'text/plain' });

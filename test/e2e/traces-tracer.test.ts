@@ -9,6 +9,7 @@ import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
 import { logRecords, waitFor } from '../helpers/sink';
 import { sinkSpans, type SinkSpan } from '../helpers/sink-traces';
+import { answered } from '../helpers/prom';
 import { startStack, type TestStack } from '../helpers/stack';
 import { encodeMsgpack } from '../fixtures/traces/msgpack-writer';
 
@@ -52,15 +53,6 @@ function runTracedApp(stack: TestStack, service: string, env: Record<string, str
   });
 }
 
-/** Requests the sidecar answered 200 on one route, from its own Prometheus counters. */
-async function answered(stack: TestStack, route: string): Promise<number> {
-  const text = await (await fetch(`${stack.adminUrl}/metrics`)).text();
-  return text
-    .split('\n')
-    .filter((l) => l.startsWith('ddbridge_http_requests_total{') && l.includes(`route="${route}"`) && l.includes('status="200"'))
-    .reduce((n, l) => n + Number(l.split(' ').pop()), 0);
-}
-
 const hex16 = (decimal: string): string => BigInt(decimal).toString(16).padStart(16, '0');
 const spansOf = (stack: TestStack, service: string): SinkSpan[] => sinkSpans(stack.sinkDir).filter((s) => s.resource['service.name'] === service);
 
@@ -81,14 +73,14 @@ describe('dd-trace → sidecar → real collector', () => {
     ['0.5', false, false],
   ])('v%s with 128-bit ids %s (native span events %s): nested spans, an error span, tags, a link, an event, ids, kinds, status and resource', async (version, wide, nativeEvents) => {
     const service = `e2e-shop-${version.replace('.', '')}-${wide ? 'wide' : 'narrow'}`;
-    const before = await answered(stack, `traces_v${version}`);
+    const before = await answered(stack.adminUrl, `traces_v${version}`);
     const app = await runTracedApp(stack, service, {
       DD_TRACE_AGENT_PROTOCOL_VERSION: version,
       DD_TRACE_128_BIT_TRACEID_GENERATION_ENABLED: String(wide),
       DD_TRACE_NATIVE_SPAN_EVENTS: String(nativeEvents),
     });
     // the tracer really spoke this protocol version
-    expect(await answered(stack, `traces_v${version}`)).toBeGreaterThan(before);
+    expect(await answered(stack.adminUrl, `traces_v${version}`)).toBeGreaterThan(before);
 
     const traceId = app.root.traceId;
     expect(traceId).toMatch(/^[0-9a-f]{32}$/);

@@ -7,3 +7,12 @@ export function sampleSum(text: string, name: string): number | undefined {
   const samples = [...text.matchAll(new RegExp(`^${name}(?:\\{[^}]*\\})? (\\S+)$`, 'gm'))];
   return samples.length === 0 ? undefined : samples.reduce((sum, m) => sum + Number(m[1]), 0);
 }
+
+/** Requests the sidecar answered 200 on one route, from its own Prometheus counters. */
+export async function answered(adminUrl: string, route: string): Promise<number> {
+  const text = await scrapeMetrics(adminUrl);
+  return text
+    .split('\n')
+    .filter((l) => l.startsWith('ddbridge_http_requests_total{') && l.includes(`route="${route}"`) && l.includes('status="200"'))
+    .reduce((n, l) => n + Number(l.split(' ').pop()), 0);
+}

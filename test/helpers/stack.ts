@@ -62,7 +62,8 @@ export interface TestStack {
   /** Sends the signal and resolves with the exit code once the process is gone. */
   stopSidecar(signal: NodeJS.Signals): Promise<number | null>;
   /** Starts the sidecar again on the same ports and settings (e.g. the same spool directory). */
-  restartSidecar(): Promise<void>;
+  /** Starts the sidecar again, with `env` over the stack's sidecar environment (e.g. fewer workers). */
+  restartSidecar(env?: Record<string, string>): Promise<void>;
   startCollector(start?: CollectorStart): Promise<void>;
   stopCollector(): Promise<void>;
   /** kill -9: no shutdown, no flush; resolves once the process is gone. */
@@ -158,7 +159,7 @@ export async function startStack(options: StackOptions = {}): Promise<TestStack>
   let output = '';
   let sidecar: ChildProcess | undefined;
   const adminUrl = `http://127.0.0.1:${adminPort}`;
-  const launchSidecar = async (): Promise<void> => {
+  const launchSidecar = async (env: Record<string, string> = {}): Promise<void> => {
     const child = spawn(process.execPath, [join(REPO_ROOT, 'dist', 'cli', 'main.js')], {
       env: {
         PATH: process.env.PATH,
@@ -167,8 +168,11 @@ export async function startStack(options: StackOptions = {}): Promise<TestStack>
         DD_BRIDGE_ADMIN_LISTEN: `127.0.0.1:${adminPort}`,
         OTEL_EXPORTER_OTLP_ENDPOINT: (options.otlpEndpoint ?? 'http://127.0.0.1:{port}').replace('{port}', String(grpcPort)),
         DD_BRIDGE_EXPORT_RETRY_MAX_ELAPSED_MS: '1500',
+        // one process unless a test asks for workers (test/e2e/workers.test.ts): tests that kill or signal the sidecar mean that process
+        DD_BRIDGE_WORKERS: '1',
         ...(options.authToken ? { OTLP_AUTH_TOKEN: options.authToken } : {}),
         ...options.sidecarEnv,
+        ...env,
       },
       stdio: ['ignore', 'pipe', 'pipe'],
     });

@@ -26,6 +26,14 @@ describe('config', () => {
     expect(load([], { [name]: value }).enabled).toBe(expected);
   });
 
+  it('--workers: auto (the cores available) by default, a positive count, nothing else', () => {
+    expect(load([]).workers).toBe('auto');
+    expect(load(['--workers', '3']).workers).toBe(3);
+    expect(load([], { DD_BRIDGE_WORKERS: 'AUTO' }).workers).toBe('auto');
+    expect(() => load(['--workers', '0'])).toThrow(/--workers: expected a positive integer, got "0"/);
+    expect(() => load([], { DD_BRIDGE_WORKERS: 'two' })).toThrow(/DD_BRIDGE_WORKERS: expected a positive integer/);
+  });
+
   it('rejects a toggle value that is not a boolean', () => {
     expect(() => load([], { ENABLE_VENDOR_RECEIVER: 'maybe' })).toThrow(/ENABLE_VENDOR_RECEIVER: expected true or false/);
   });

@@ -48,7 +48,7 @@ beforeAll(async () => {
     { exporter },
   );
   port = sidecar.intakeAddress!.port;
-  admin = `http://127.0.0.1:${sidecar.adminAddress.port}`;
+  admin = `http://127.0.0.1:${sidecar.adminAddress?.port}`;
 });
 afterAll(() => sidecar.stop());
 afterEach(() => exporter.release());

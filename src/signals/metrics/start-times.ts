@@ -27,9 +27,13 @@ export interface StartTimeOptions {
 
 export const DEFAULT_START_TIME_OPTIONS: StartTimeOptions = { maxEntries: 100_000, idleMs: 15 * 60_000 };
 
-interface StreamEntry {
+/** Where a stream's last point ended and its window started: what another worker needs to carry the stream on (src/cli/workers/). */
+export interface StreamState {
   lastNs: bigint;
   startNs: bigint;
+}
+
+interface StreamEntry extends StreamState {
   idleUntil: number;
 }
 
@@ -57,19 +61,43 @@ export class StreamStartTimes {
     const key = storedKey(identity);
     const seen = this.streams.get(key);
     if (seen && timeNs < seen.lastNs) return timeNs; // a late point: its window is unknown, and the stream's end stays put
+    if (!seen) this.unknownStream(key);
     const startNs = !seen ? timeNs : timeNs === seen.lastNs ? seen.startNs : seen.lastNs;
+    this.store(key, seen, timeNs, startNs, now);
+    return startNs;
+  }
+
+  private store(key: string, seen: StreamEntry | undefined, lastNs: bigint, startNs: bigint, now: number): void {
     const idleUntil = now + this.options.idleMs;
     if (seen) {
-      seen.lastNs = timeNs;
+      seen.lastNs = lastNs;
       seen.startNs = startNs;
       seen.idleUntil = idleUntil;
       this.streams.set(key, seen);
-    } else this.streams.set(key, { lastNs: timeNs, startNs, idleUntil });
+    } else this.streams.set(key, { lastNs, startNs, idleUntil });
     if (idleUntil < this.lastIdle) this.inOrder = false;
     this.lastIdle = idleUntil;
     this.earliestIdle = Math.min(this.earliestIdle, idleUntil);
     if (this.streams.size > this.options.maxEntries) this.streams.dropOldest();
-    return startNs;
+  }
+
+  /**
+   * A stream this table does not know yet (by its stored key, see storedKey): with several workers,
+   * another one may be carrying it (src/cli/workers/shared-caches.ts asks); nothing to do in one process.
+   */
+  protected unknownStream(_key: string): void {}
+
+  /** Hands a stream over to another worker: its state, forgotten here. */
+  take(key: string): StreamState | undefined {
+    const entry = this.streams.get(key);
+    if (entry === undefined) return undefined;
+    this.streams.delete(key);
+    return { lastNs: entry.lastNs, startNs: entry.startNs };
+  }
+
+  /** Carries on a stream another worker handed over (take). */
+  put(key: string, state: StreamState): void {
+    this.store(key, this.streams.get(key), state.lastNs, state.startNs, this.now());
   }
 
   get size(): number {
