@@ -7,12 +7,10 @@
  */
 import cluster from 'node:cluster';
 import { readFileSync } from 'node:fs';
-import { ConfigError, helpText, loadConfig, parseArgs, type Config } from '../config';
-import { createLogger, type Logger } from '../core/observability/log';
-import { startSidecar } from './sidecar';
+import { ConfigError, helpText, loadConfig, parseArgs } from '../config';
+import { createLogger } from '../core/observability/log';
+import { serve } from './serve';
 import { onShutdown } from './shutdown';
-import { availableCores } from './workers/cores';
-import { startPrimary } from './workers/primary';
 import { runWorker } from './workers/worker';
 
 // The other commands load their modules when run: a serving sidecar never needs yaml, ajv, the
@@ -23,20 +21,6 @@ const migrateCli = (): typeof import('../tools/migrate/cli') => require('../tool
 const collectorCli = (): typeof import('./collector') => require('./collector');
 const stackCli = (): typeof import('./stack') => require('./stack');
 const hyperdxCli = (): typeof import('./hyperdx') => require('./hyperdx');
-
-/** `--workers auto`: the cores this process may run on (its CPU affinity and its cgroup's CPU quota, src/cli/workers/cores.ts). */
-export const workerCount = (config: Config): number => (config.workers === 'auto' ? availableCores() : config.workers);
-
-/** The sidecar: one process, or a primary and its workers (src/cli/workers/). */
-export async function serve(config: Config, log: Logger): Promise<() => Promise<void>> {
-  const workers = workerCount(config);
-  if (workers > 1 && config.enabled) {
-    const primary = await startPrimary(config, log, workers);
-    return () => primary.stop();
-  }
-  const sidecar = await startSidecar(config, log);
-  return () => sidecar.stop();
-}
 
 async function main(argv: string[]): Promise<number> {
   // its flags are its own: the sidecar's parser would reject them
@@ -69,7 +53,8 @@ async function main(argv: string[]): Promise<number> {
     case 'collector':
       return collectorCli().collectorCommand(rest, log);
     case 'stack':
-      return stackCli().stackCommand(args, log);
+      // its workers serve the intake alone: `serve --enable` with the stack's own flags
+      return stackCli().stackCommand(args, log, ['serve', '--enable', ...argv.filter((_, i) => i !== argv.indexOf(command))]);
     case 'hyperdx':
       return hyperdxCli().hyperdxCommand(rest, config, log, (stop) => onShutdown(log, stop));
     default:

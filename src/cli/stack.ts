@@ -13,7 +13,7 @@ import { clickHouseSinkEnv, extraConfigsFrom, overlaysFor, startCollector } from
 import { loadConfig, type Config, type ParsedArgs } from '../config';
 import type { Logger } from '../core/observability/log';
 import { serveUi } from './hyperdx';
-import { startSidecar } from './sidecar';
+import { serve } from './serve';
 import { onShutdown } from './shutdown';
 
 const STACK_CACHE = join(REPO_ROOT, '.cache', 'stack');
@@ -32,7 +32,8 @@ function destinationFields(env: NodeJS.ProcessEnv, clickhouse: RunningClickHouse
   return env.DB_ENDPOINT ? { db: env.DB_ENDPOINT } : { sink: env.FILE_SINK_DIR ?? '' };
 }
 
-export async function stackCommand(args: ParsedArgs, log: Logger): Promise<number> {
+/** `workerArgv`: what the sidecar's workers run, when `--workers` gives it several (serve.ts). */
+export async function stackCommand(args: ParsedArgs, log: Logger, workerArgv: readonly string[]): Promise<number> {
   const env: NodeJS.ProcessEnv = {
     ENABLE_VENDOR_RECEIVER: 'true',
     FILE_SINK_DIR: join(REPO_ROOT, '.cache', 'sink'),
@@ -61,7 +62,7 @@ export async function stackCommand(args: ParsedArgs, log: Logger): Promise<numbe
     throw err;
   });
   log.info('collector running', { overlays, pid: collector.process.pid, log: collector.logFile, ...destinationFields(env, clickhouse) });
-  const sidecar = await startSidecar(config, log).catch(async (err: unknown) => {
+  const stopSidecar = await serve(config, log, workerArgv).catch(async (err: unknown) => {
     await collector.stop();
     await clickhouse?.stop();
     throw err;
@@ -69,7 +70,7 @@ export async function stackCommand(args: ParsedArgs, log: Logger): Promise<numbe
 
   const hyperdx = config.ui
     ? await serveUi(config, log, clickhouse?.httpUrl).catch(async (err: unknown) => {
-        await sidecar.stop();
+        await stopSidecar();
         await collector.stop();
         await clickhouse?.stop();
         throw err;
@@ -80,7 +81,7 @@ export async function stackCommand(args: ParsedArgs, log: Logger): Promise<numbe
   const stopAll = (): Promise<void> =>
     (stopping ??= (async () => {
       await hyperdx?.stop();
-      await sidecar.stop();
+      await stopSidecar();
       await collector.stop();
       await clickhouse?.stop();
     })());

@@ -65,6 +65,12 @@ async function startStackCommand(extraArgs: string[] = []): Promise<StackRun> {
   };
 }
 
+/** The pids of the workers the stack's sidecar started (`--workers`). */
+const workerPidsOf = (output: string): number[] =>
+  logLines(output)
+    .filter((l) => l.msg === 'worker started')
+    .map((l) => Number(l.pid));
+
 const exitOf = (child: ChildProcess): Promise<number | null> => (child.exitCode !== null ? Promise.resolve(child.exitCode) : new Promise((r) => child.once('exit', (code) => r(code))));
 
 describe('dd-otlp-bridge stack on the embedded ClickHouse', () => {
@@ -94,9 +100,11 @@ describe('dd-otlp-bridge stack on the embedded ClickHouse', () => {
     expect(alive(collectorPid)).toBe(false);
   });
 
-  it('kill -9 of the stack leaves neither ClickHouse nor the collector running', async () => {
+  it('kill -9 of the stack leaves neither ClickHouse, the collector nor a worker running', async () => {
     const stack = await startStackCommand();
-    const pids = [stack.pidOf('ClickHouse ready'), stack.pidOf('collector running')];
+    // `--workers auto`: one worker per core, none on a single core
+    const workerPids = workerPidsOf(stack.output());
+    const pids = [stack.pidOf('ClickHouse ready'), stack.pidOf('collector running'), ...workerPids];
     expect(pids.every(alive)).toBe(true);
     stack.child.kill('SIGKILL');
     expect(await eventually(async () => !pids.some(alive), 30_000)).toBe(true);
@@ -111,5 +119,24 @@ describe('dd-otlp-bridge stack on the embedded ClickHouse', () => {
     expect(await eventually(async () => existsSync(sink) && readFileSync(sink, 'utf8').includes('to the file sink'), 30_000)).toBe(true);
     stack.child.kill('SIGTERM');
     expect(await exitOf(stack.child)).toBe(0);
+  });
+
+  it('--workers 2: both workers serve the intake, what they accept lands, SIGTERM stops them with the rest', async () => {
+    const stack = await startStackCommand(['--sink', 'file', '--workers', '2']);
+    const workerPids = workerPidsOf(stack.output());
+    expect(workerPids).toHaveLength(2);
+    // a connection each (the primary hands connections to the workers in turn)
+    const answeredBy = new Set<string>();
+    for (let i = 0; i < 4; i++) {
+      const res = await fetch(`${stack.intakeUrl}/api/v2/logs`, { method: 'POST', headers: { 'Content-Type': 'application/json', Connection: 'close' }, body: JSON.stringify([{ message: `from connection ${i}`, service: 'stack-test' }]) });
+      expect(res.status).toBe(202);
+      answeredBy.add(res.headers.get('dd-bridge-worker') ?? '');
+    }
+    expect([...answeredBy].sort()).toEqual(['0', '1']);
+    const sink = join(stack.dir, 'sink', 'logs.jsonl');
+    expect(await eventually(async () => existsSync(sink) && [0, 1, 2, 3].every((i) => readFileSync(sink, 'utf8').includes(`from connection ${i}`)), 30_000)).toBe(true);
+    stack.child.kill('SIGTERM');
+    expect(await exitOf(stack.child)).toBe(0);
+    expect(workerPids.some(alive)).toBe(false);
   });
 });

@@ -48,7 +48,8 @@ const listenAdmin = (server: Server, config: Config): Promise<AddressInfo> =>
 
 export const restartDelayMs = (failures: number): number => Math.min(MAX_RESTART_MS, FIRST_RESTART_MS * 2 ** Math.max(0, failures - 1));
 
-export async function startPrimary(config: Config, log: Logger, workers: number): Promise<Primary> {
+/** `workerArgv`: the command line each worker runs, when not this process's own (see serve.ts). */
+export async function startPrimary(config: Config, log: Logger, workers: number, workerArgv?: readonly string[]): Promise<Primary> {
   const coordinator = new Coordinator(translatorCacheOptions(config), workers);
   const slots: Slot[] = Array.from({ length: workers }, (_, index) => ({ index, worker: undefined, channel: undefined, ready: false, failures: 0, startedAt: 0 }));
   let stopping = false;
@@ -74,7 +75,7 @@ export async function startPrimary(config: Config, log: Logger, workers: number)
   });
 
   // bigints (trace ids, start times) and byte arrays cross as they are
-  cluster.setupPrimary({ serialization: 'advanced' });
+  cluster.setupPrimary({ serialization: 'advanced', ...(workerArgv ? { args: [...workerArgv] } : {}) });
   const fork = (slot: Slot): void => {
     const worker = cluster.fork();
     const id = worker.id;
