@@ -31,6 +31,12 @@ const logLines = (output: string): Record<string, unknown>[] =>
     .filter((l) => l.startsWith('{'))
     .map((l) => JSON.parse(l) as Record<string, unknown>);
 
+/**
+ * The single process's, or the primary's, "Datadog intake listening" line: with workers, each
+ * logs its own first (with its `worker` index) and the primary once all of them listen.
+ */
+const servingAll = (output: string): boolean => output.split('\n').some((l) => l.endsWith('}') && l.includes('"msg":"Datadog intake listening"') && !l.includes('"worker":'));
+
 async function startStackCommand(extraArgs: string[] = []): Promise<StackRun> {
   const [grpc, http, health, metrics, intake, admin, chHttp, chTcp] = await Promise.all(Array.from({ length: 8 }, freePort));
   const dir = mkdtempSync(join(tmpdir(), 'dd-bridge-stack-cmd-'));
@@ -53,7 +59,7 @@ async function startStackCommand(extraArgs: string[] = []): Promise<StackRun> {
   let output = '';
   child.stdout?.on('data', (d: Buffer) => (output += d.toString()));
   child.stderr?.on('data', (d: Buffer) => (output += d.toString()));
-  const listening = await eventually(async () => /Datadog intake listening/.test(output) || child.exitCode !== null, 90_000);
+  const listening = await eventually(async () => servingAll(output) || child.exitCode !== null, 90_000);
   if (!listening || child.exitCode !== null) throw new Error(`stack did not start:\n${output}`);
   return {
     child,
