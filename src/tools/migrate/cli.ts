@@ -3,7 +3,7 @@
  * saved searches and alerts, through the same management API client and credentials as
  * `stack …`. Dispatched before the sidecar's option parser (its flags are its own).
  */
-import { mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ConfigError, optionOf, resolveSetting } from '../../config';
 import { InvalidRequest, secretsOf, StackApiClient } from '../stack-api/client';
@@ -12,6 +12,7 @@ import type { Source } from '../stack-api/types';
 import { type Api, applyDashboards, applyMonitors, checkDashboards, deleteDashboards, deleteMonitors, type ItemResult, MONITORS_DASHBOARD } from './apply';
 import { translateDashboard } from './dashboards';
 import { ExportError, looksLikeMonitor, readDashboard, readMonitor } from './datadog';
+import { filesUnder } from './files';
 import { readMetricTypes } from './metric-types';
 import { translateMonitor, type WebhookMap } from './monitors';
 import type { DashboardPlan, MonitorPlan, PlanItem, Sources } from './plan';
@@ -107,23 +108,6 @@ export function parseMigrateArgs(argv: readonly string[]): Invocation | 'help' {
   return { kind: kind as Kind, paths, flags, webhooks, metricTypes: repeated.get('--metric-types') ?? [] };
 }
 
-/** Files named on the command line, and the *.json files under directories, in a stable order. */
-export function inputFiles(paths: readonly string[]): string[] {
-  return paths.flatMap((p) => {
-    let stat: ReturnType<typeof statSync>;
-    try {
-      stat = statSync(p);
-    } catch (err) {
-      throw new ConfigError(`${p}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
-    }
-    if (!stat.isDirectory()) return [p];
-    return readdirSync(p, { recursive: true, encoding: 'utf8' })
-      .filter((f) => f.endsWith('.json'))
-      .sort()
-      .map((f) => join(p, f));
-  });
-}
-
 interface Loaded {
   plans: PlanItem[];
   /** files that are not a Datadog export of this kind */
@@ -134,7 +118,7 @@ function loadPlans(inv: Invocation, sources: Sources, settings: TranslationSetti
   const webhookMap: WebhookMap = { byHandle: inv.webhooks, fallback: inv.flags.get('--default-webhook') };
   const plans: PlanItem[] = [];
   const rejected: string[] = [];
-  for (const file of inputFiles(inv.paths)) {
+  for (const file of filesUnder(inv.paths, (f) => f.endsWith('.json'))) {
     try {
       let raw: unknown;
       try {

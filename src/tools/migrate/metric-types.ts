@@ -6,9 +6,9 @@
  * is in. A check's `rate()` is flushed by the agent as a gauge of the per-second rate, so a
  * `rate` row is read from the gauge table too.
  */
-import { readdirSync, readFileSync, statSync } from 'node:fs';
-import { join } from 'node:path';
+import { readFileSync } from 'node:fs';
 import { ConfigError } from '../../config';
+import { filesUnder } from './files';
 
 export type DatadogMetricType = 'gauge' | 'count' | 'rate' | 'distribution';
 export type MetricTypes = ReadonlyMap<string, DatadogMetricType>;
@@ -74,19 +74,8 @@ export function parseMetadataCsv(text: string, file: string): Map<string, Datado
 /** Every metadata.csv named, or found under a named directory; later files win for a metric both list. */
 export function readMetricTypes(paths: readonly string[]): MetricTypes {
   const types = new Map<string, DatadogMetricType>();
-  for (const path of paths) {
-    let files: string[];
-    try {
-      files = statSync(path).isDirectory()
-        ? readdirSync(path, { recursive: true, encoding: 'utf8' })
-            .filter((f) => f.endsWith('metadata.csv'))
-            .sort()
-            .map((f) => join(path, f))
-        : [path];
-    } catch (err) {
-      throw new ConfigError(`--metric-types ${path}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
-    }
-    for (const file of files) for (const [name, type] of parseMetadataCsv(readFileSync(file, 'utf8'), file)) types.set(name, type);
+  for (const file of filesUnder(paths, (f) => f.endsWith('metadata.csv'), '--metric-types ')) {
+    for (const [name, type] of parseMetadataCsv(readFileSync(file, 'utf8'), file)) types.set(name, type);
   }
   return types;
 }

@@ -36,17 +36,21 @@ function ref(r: MsgpackReader, strings: readonly string[]): string {
   return s;
 }
 
-function refMap<T>(r: MsgpackReader, depth: number, strings: readonly string[], value: (r: MsgpackReader, inner: number) => T): Map<string, T> {
+function refMap<T>(r: MsgpackReader, depth: number, strings: readonly string[], value: (r: MsgpackReader, inner: number, strings: readonly string[]) => T): Map<string, T> {
   const length = mapHeader(r, depth);
   if (length < 0) throw GIVE_UP;
   const out = new Map<string, T>();
   const inner = depth + 1;
   for (let i = 0; i < length; i++) {
     const k = ref(r, strings);
-    out.set(k, value(r, inner));
+    out.set(k, value(r, inner, strings));
   }
   return out;
 }
+
+// module-level, so that a span's two maps make no closure each
+const metaValue = (r: MsgpackReader, _depth: number, strings: readonly string[]): string => ref(r, strings);
+const metricValue = (r: MsgpackReader, depth: number): number => f64(r.value(depth));
 
 /** One span array at `depth`, its columns in the format's order. */
 function span(r: MsgpackReader, depth: number, strings: readonly string[]): DdSpan {
@@ -61,8 +65,8 @@ function span(r: MsgpackReader, depth: number, strings: readonly string[]): DdSp
   const start = i64At(r, inner);
   const duration = i64At(r, inner);
   const error = int(r.value(inner));
-  const meta = refMap(r, inner, strings, (rr) => ref(rr, strings));
-  const metrics = refMap(r, inner, strings, (rr, d) => f64(rr.value(d)));
+  const meta = refMap(r, inner, strings, metaValue);
+  const metrics = refMap(r, inner, strings, metricValue);
   const type = ref(r, strings);
   return { service, name, resource, type, traceId, spanId, parentId, start, duration, error, meta, metrics, links: [], events: [] };
 }
