@@ -22,6 +22,12 @@ const collectorCli = (): typeof import('./collector') => require('./collector');
 const stackCli = (): typeof import('./stack') => require('./stack');
 const hyperdxCli = (): typeof import('./hyperdx') => require('./hyperdx');
 
+/** `argv` without the first `item`: the stack's flags, for its workers. */
+const withoutFirst = (argv: readonly string[], item: string): string[] => {
+  const at = argv.indexOf(item);
+  return [...argv.slice(0, at), ...argv.slice(at + 1)];
+};
+
 async function main(argv: string[]): Promise<number> {
   // its flags are its own: the sidecar's parser would reject them
   if (argv[0] === 'agent-config') {
@@ -54,7 +60,7 @@ async function main(argv: string[]): Promise<number> {
       return collectorCli().collectorCommand(rest, log);
     case 'stack':
       // its workers serve the intake alone: `serve --enable` with the stack's own flags
-      return stackCli().stackCommand(args, log, ['serve', '--enable', ...argv.filter((_, i) => i !== argv.indexOf(command))]);
+      return stackCli().stackCommand(args, log, ['serve', '--enable', ...withoutFirst(argv, command)]);
     case 'hyperdx':
       return hyperdxCli().hyperdxCommand(rest, config, log, (stop) => onShutdown(log, stop));
     default:

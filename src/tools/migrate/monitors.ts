@@ -13,7 +13,7 @@ import type { DatadogMonitor } from './datadog';
 import { logFieldSql, translateLogSearch } from './log-search';
 import { metricQueriesOf, parseMetricExpression, QueryError } from './metric-query';
 import { type AlertDraft, markerFor, type MonitorPlan, outcomeOf, type Sources, type TileInput } from './plan';
-import { addExpression, DEFAULT_SETTINGS, defaultsContext, emptySeries, filterToLucene, groupColumns, METRIC_TAGS, type Series, tagScopeOf, type TranslationSettings, Unsupported, withoutTrivialFormulas } from './series';
+import { addExpression, DEFAULT_SETTINGS, defaultsContext, emptySeries, filterToLucene, groupColumns, METRIC_TAGS, type SelectItem, type Series, tagScopeOf, type TranslationSettings, Unsupported, withoutTrivialFormulas } from './series';
 
 /** `--webhook NAME=ID`: notification handle (without `@`, `webhook-` optional) → HyperDX webhook id. */
 export interface WebhookMap {
@@ -130,9 +130,9 @@ interface Target {
  * pins this), so for gauges only Datadog's `last` survives; other series give one space
  * aggregation per interval.
  */
-function timeAggregationNotes(selects: readonly { aggFn: string; metricType?: string }[], timeAggr: string, window: string): string[] {
+function timeAggregationNotes(selects: readonly SelectItem[], timeAggr: string, window: string): string[] {
   if (selects.some((s) => s.metricType === 'gauge')) return timeAggr === 'last' ? [] : [`time aggregation ${timeAggr}(${window}): HyperDX reads each gauge series' last point in the interval, where Datadog takes the ${timeAggr} of its points`];
-  const spaceAggs = new Set(selects.map((s) => s.aggFn));
+  const spaceAggs = new Set<string>(selects.map((s) => s.aggFn));
   return spaceAggs.size === 1 && spaceAggs.has(timeAggr) ? [] : [`time aggregation ${timeAggr}(${window}) became one ${[...spaceAggs].join('/')} per interval`];
 }
 
