@@ -14,7 +14,7 @@
  * `transcode`, the sidecar with /v0.4/traces through bench/transcode-bound.ts.
  *
  *   node -r ./bench/register.js bench/ab.ts --a /path/to/base/dist/cli/main.js|upstream|floor|transcode [--b dist/cli/main.js|upstream|floor|transcode]
- *        [--scenario logs] [--coding zstd|deflate|gzip] [--batch 10] [--rounds 5] [--seconds 8] [--concurrency 8] [--mode closed|open --rate 200]
+ *        [--scenario logs] [--coding zstd|deflate|gzip] [--batch 10] [--rounds 5] [--warmup 3] [--seconds 8] [--concurrency 8] [--mode closed|open --rate 200]
  *        [--a-node-args "..."] [--b-node-args "--max-semi-space-size=8"] [--a-env K=V,…] [--b-env MALLOC_ARENA_MAX=2]
  */
 import { join } from 'node:path';
@@ -35,6 +35,8 @@ interface AbOptions {
   coding: AgentCoding;
   batch: number;
   rounds: number;
+  /** seconds of load before the measured window */
+  warmupSeconds: number;
   seconds: number;
   concurrency: number;
   mode: 'closed' | 'open';
@@ -67,6 +69,7 @@ function parseOptions(argv: string[]): AbOptions {
     coding: (value('coding') ?? 'zstd') as AgentCoding,
     batch: Number(value('batch') ?? 10),
     rounds: Number(value('rounds') ?? 5),
+    warmupSeconds: Number(value('warmup') ?? 3),
     seconds: Number(value('seconds') ?? 8),
     concurrency: Number(value('concurrency') ?? 8),
     mode: value('mode') === 'open' ? 'open' : 'closed',
@@ -111,7 +114,7 @@ async function main(): Promise<void> {
         mode: o.mode,
         concurrency: o.concurrency,
         rate: o.rate,
-        warmupMs: 3000,
+        warmupMs: o.warmupSeconds * 1000,
         durationMs: o.seconds * 1000,
       });
       const [ra, rb] = await Promise.all(sides.map((sut) => load(spec(sut), o.loadCores, sut)));
