@@ -130,10 +130,11 @@ describe('docker-compose.yaml', () => {
     expect(services.clickhouse.environment.CLICKHOUSE_USER).toBe(services.collector.environment.DB_USER);
   });
 
-  it('the sidecar config loader accepts the bridge env and sends to the collector service', () => {
+  it('the sidecar config loader accepts the bridge env and sends to the collector service, uncompressed', () => {
     const config = loadConfig(parseArgs([]), envOf('bridge', { OTLP_AUTH_TOKEN: 'token' }));
     expect(config.enabled).toBe(true);
     expect(config.otlpEndpoint).toBe('http://collector:4317');
+    expect(config.otlpCompression).toBe('none');
     expect(config.listen.port).toBe(8126);
     expect(config.adminListen.port).toBe(9126);
   });
@@ -203,6 +204,7 @@ describe('deploy/kubernetes/dd-otlp-bridge.yaml', () => {
     const config = loadConfig(parseArgs([]), env);
     expect(config.listen.port).toBe(portNamed(bridge, 'intake'));
     expect(config.otlpEndpoint).toBe(`http://127.0.0.1:${portNamed(container('collector'), 'otlp-grpc')}`);
+    expect(config.otlpCompression).toBe('none');
     for (const probe of [bridge.readinessProbe, bridge.livenessProbe]) {
       expect(probe.httpGet.path).toBe('/health');
       expect(portNamed(bridge, probe.httpGet.port)).toBe(config.adminListen.port);
