@@ -4,9 +4,11 @@
  * as the sidecar sends) and over OTLP/HTTP protobuf (POST /v1/traces), rounds alternating. The
  * collector (memory_limiter → batch → debug) is pinned to the SUT core, this process to the load
  * core; both processes' CPU per span is reported. It answers whether the second decode that
- * docs/decisions/006-traces-direct-readers.md names could be made cheaper by the transport.
+ * docs/decisions/006-traces-direct-readers.md names could be made cheaper by the transport, and
+ * (`--merge N`: N requests back to back in one message, as the coalescer sends requests of one
+ * event-loop turn) what one export call costs the collector beyond its spans.
  *
- *   node -r ./bench/register.js bench/collector-receive.ts [--batch 1000] [--rounds 3] [--seconds 6] [--concurrency 8]
+ *   node -r ./bench/register.js bench/collector-receive.ts [--batch 1000] [--merge 1] [--rounds 3] [--seconds 6] [--concurrency 8]
  */
 import { Agent, request } from 'node:http';
 import { GrpcClient } from '../src/core/export/grpc-client';
@@ -27,6 +29,8 @@ interface Options {
   rounds: number;
   seconds: number;
   concurrency: number;
+  /** requests sent as one message, back to back (what the coalescer does with requests of one turn) */
+  merge: number;
   sutCores: string;
   loadCores: string;
 }
@@ -41,13 +45,14 @@ function parseOptions(argv: string[]): Options {
     rounds: Number(value('rounds', '3')),
     seconds: Number(value('seconds', '6')),
     concurrency: Number(value('concurrency', '8')),
+    merge: Number(value('merge', '1')),
     sutCores: value('sut-cores', '0'),
     loadCores: value('load-cores', '1'),
   };
 }
 
 /** The OTLP requests the real route exports for each of the scenario's bodies. */
-async function otlpRequests(batch: number): Promise<EncodedExport[]> {
+async function otlpRequests(batch: number, merge: number): Promise<EncodedExport[]> {
   const scenario = await buildScenario('traces', batch, 8);
   const route = scenarioRoute(scenario);
   const kept: EncodedExport[] = [];
@@ -56,7 +61,10 @@ async function otlpRequests(batch: number): Promise<EncodedExport[]> {
     await deliver(route.accept(await intakeRequest(scenario, i), routeContext()), exporter);
     kept.push(...exporter.kept);
   }
-  return kept;
+  return Array.from({ length: kept.length }, (_, i) => {
+    const run = Array.from({ length: merge }, (_, j) => kept[(i + j) % kept.length] as EncodedExport);
+    return { signal: 'traces', body: Buffer.concat(run.map((r) => r.body)), records: run.reduce((n, r) => n + r.records, 0) };
+  });
 }
 
 function httpSender(port: number): (body: Buffer) => Promise<void> {
@@ -100,7 +108,7 @@ async function measure(send: (body: Buffer) => Promise<void>, requests: readonly
 async function main(): Promise<void> {
   const o = parseOptions(process.argv.slice(2));
   pin(process.pid, o.loadCores);
-  const requests = await otlpRequests(o.batch);
+  const requests = await otlpRequests(o.batch, o.merge);
   const bins = await binaries();
   const [grpc, http, health, metrics] = await Promise.all([freePort(), freePort(), freePort(), freePort()]);
   const env = { ...collectorListenEnv({ grpc, http, health, metrics }), COLLECTOR_BATCH_TIMEOUT: '200ms', COLLECTOR_LOG_LEVEL: 'warn' };
@@ -118,7 +126,7 @@ async function main(): Promise<void> {
       process.stdout.write(`round ${round}: collector µs/span gRPC ${g.collector.toFixed(2)}, HTTP ${h.collector.toFixed(2)} (HTTP ÷ gRPC ${(h.collector / g.collector).toFixed(3)}); client µs/span gRPC ${g.client.toFixed(2)}, HTTP ${h.client.toFixed(2)}\n`);
     }
     const sorted = [...ratios].sort((x, y) => x - y);
-    process.stdout.write(`batch ${o.batch}: collector CPU per span, HTTP ÷ gRPC, median of ${o.rounds}: ${(sorted[Math.floor(sorted.length / 2)] as number).toFixed(3)}\n`);
+    process.stdout.write(`batch ${o.batch}${o.merge > 1 ? ` × ${o.merge} per message` : ''}: collector CPU per span, HTTP ÷ gRPC, median of ${o.rounds}: ${(sorted[Math.floor(sorted.length / 2)] as number).toFixed(3)}\n`);
   } finally {
     await collector.stop();
   }
