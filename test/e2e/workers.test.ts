@@ -159,6 +159,45 @@ describe('--workers 2', () => {
     ]);
   });
 
+  it('a request translated twice, for a stream the other worker carried, keeps the windows of the streams this one carried', async () => {
+    const [metricA, metricB] = ['a', 'b'].map((x) => `e2e.workers.${x}.${randomUUID().slice(0, 8)}`) as [string, string];
+    const t0 = Math.floor(Date.now() / 1000) - 60;
+    const series = (points: [string, number][]): string => JSON.stringify({ series: points.map(([metric, t]) => ({ metric, type: 'count', points: [[t, 1]], host: 'e2e-host', tags: ['env:e2e'] })) });
+    for (const [connection, body] of [
+      [a, series([[metricA, t0]])],
+      [b, series([[metricB, t0]])],
+      // a carries metricA, b metricB: a asks the primary for metricB and translates the request again
+      [
+        a,
+        series([
+          [metricA, t0 + 10],
+          [metricA, t0 + 20],
+          [metricB, t0 + 20],
+        ]),
+      ],
+    ] as const) {
+      expect((await connection.sendHere('POST', '/api/v1/series', body, { 'Content-Type': 'application/json' })).status).toBe(202);
+    }
+    const points = await waitFor(
+      () => metricPoints(stack.sinkDir).filter((p) => p.name === metricA || p.name === metricB),
+      (p) => p.length === 5,
+    );
+    const windows = (metric: string): bigint[][] =>
+      points
+        .filter((p) => p.name === metric)
+        .map((p) => [p.startTimeUnixNano / 1_000_000_000n - BigInt(t0), p.timeUnixNano / 1_000_000_000n - BigInt(t0)])
+        .sort((x, y) => Number((x[1] as bigint) - (y[1] as bigint)));
+    expect(windows(metricA)).toEqual([
+      [0n, 0n],
+      [0n, 10n],
+      [10n, 20n],
+    ]);
+    expect(windows(metricB)).toEqual([
+      [0n, 0n],
+      [0n, 20n],
+    ]);
+  });
+
   it("/metrics sums both workers' counters, and /health reports both", async () => {
     const before = await answered(stack.adminUrl, 'info');
     for (let i = 0; i < 3; i++) await a.sendHere('GET', '/info');

@@ -130,6 +130,55 @@ describe('workers share metric streams: one worker carries a stream at a time', 
     expect(await point(w1, 130n * S)).toBe(120n * S);
   });
 
+  const [a, b] = ['count\0requests\0A', 'count\0errors\0B'];
+  const starts = (w: WorkerSharedState, points: [string, bigint][]) => (): bigint[] => points.map(([stream, t]) => w.caches.metricStreams.startFor(stream, t));
+  /** One request: a pass, and another when the primary knew what the first missed. */
+  const translate = async (w: WorkerSharedState, points: [string, bigint][]): Promise<bigint[]> => {
+    const session = w.session();
+    const first = session.record(starts(w, points));
+    return (await session.fetchMisses()) ? session.record(starts(w, points)) : first;
+  };
+
+  it('a request translated twice gives the streams this worker carried the windows of one pass', async () => {
+    const [w0, w1] = testCluster(2).workers as [WorkerSharedState, WorkerSharedState];
+    expect(await translate(w0, [[a, 100n * S]])).toEqual([100n * S]);
+    expect(await translate(w1, [[b, 100n * S]])).toEqual([100n * S]);
+    // w1 carries b, so w0 translates this request twice; a's two points must not see the first pass
+    expect(
+      await translate(w0, [
+        [a, 110n * S],
+        [a, 120n * S],
+        [b, 120n * S],
+      ]),
+    ).toEqual([100n * S, 110n * S, 100n * S]);
+    expect(
+      await translate(w0, [
+        [a, 130n * S],
+        [b, 130n * S],
+      ]),
+    ).toEqual([120n * S, 120n * S]);
+  });
+
+  it('a request that carried a stream on while another waited for the primary keeps what it did', async () => {
+    const [w0, w1] = testCluster(2).workers as [WorkerSharedState, WorkerSharedState];
+    await translate(w0, [[a, 100n * S]]);
+    await translate(w1, [[b, 100n * S]]);
+    const waiting = w0.session();
+    const step = starts(w0, [
+      [a, 110n * S],
+      [a, 120n * S],
+      [b, 120n * S],
+    ]);
+    waiting.record(step);
+    const fetched = waiting.fetchMisses();
+    // another request on the same worker, between the first pass and the primary's answer
+    expect(await translate(w0, [[a, 130n * S]])).toEqual([120n * S]);
+    expect(await fetched).toBe(true);
+    // a is no longer as the first pass left it: its points are late now, and a goes on from 130 s
+    expect(waiting.record(step)).toEqual([110n * S, 120n * S, 100n * S]);
+    expect(await translate(w0, [[a, 140n * S]])).toEqual([130n * S]);
+  });
+
   it('a stream new to every worker starts at its own timestamp', async () => {
     const { workers } = testCluster(2);
     const w1 = workers[1] as WorkerSharedState;

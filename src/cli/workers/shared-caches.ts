@@ -32,7 +32,11 @@ class Recording {
   readonly lessons: Lessons = { traceIds: [], hosts: [], services: [] };
   readonly missedTraceIds = new Set<bigint>();
   readonly missedStreams = new Set<string>();
+  /** each stream the first pass changed, as it was before (undefined: new here) */
+  readonly changedStreams = new Map<string, StreamState | undefined>();
 }
+
+const sameState = (a: StreamState | undefined, b: StreamState | undefined): boolean => a?.lastNs === b?.lastNs && a?.startNs === b?.startNs;
 
 /** The recording of the request whose step is running (steps are synchronous: one at a time). */
 interface Recorder {
@@ -74,6 +78,24 @@ class SharingStreamStartTimes extends StreamStartTimes {
 
   protected override unknownStream(key: string): void {
     this.recorder.current?.missedStreams.add(key);
+  }
+
+  protected override changing(key: string, before: StreamState | undefined): void {
+    const changed = this.recorder.current?.changedStreams;
+    if (changed && !changed.has(key)) changed.set(key, before && { lastNs: before.lastNs, startNs: before.startNs });
+  }
+
+  /**
+   * Puts the streams a first pass changed back as it found them, for a second pass to give the
+   * same windows. A stream another request changed since (`left`: what the first pass left) is
+   * left as that request made it.
+   */
+  rewind(before: ReadonlyMap<string, StreamState | undefined>, left: ReadonlyMap<string, StreamState | undefined>): void {
+    for (const [key, state] of before) {
+      if (!sameState(this.stateOf(key), left.get(key))) continue;
+      if (state === undefined) this.take(key);
+      else this.put(key, state);
+    }
   }
 }
 
@@ -159,13 +181,20 @@ export class WorkerSharedState implements SharedState {
     return keys.map((key) => this.streams.take(key));
   }
 
-  /** Asks the primary for what a request missed; true when it knew anything. */
+  /**
+   * Asks the primary for what a request missed; true when it knew anything, and then the streams
+   * the first pass changed are as it found them again, for the second.
+   */
   async fetch(recording: Recording): Promise<boolean> {
     const traceIds = [...recording.missedTraceIds];
     const streams = [...recording.missedStreams];
+    const changed = new Map(recording.changedStreams);
     recording.missedTraceIds.clear();
     recording.missedStreams.clear();
+    recording.changedStreams.clear();
     if (traceIds.length === 0 && streams.length === 0) return false;
+    // taken before the round trip, during which other requests may carry these streams on
+    const left = new Map([...changed.keys()].map((key) => [key, this.streams.stateOf(key)]));
     const found = await this.primary()
       .request({ type: 'lookup', traceIds, streams }, PRIMARY_TIMEOUT_MS)
       .catch((err: Error) => {
@@ -174,18 +203,16 @@ export class WorkerSharedState implements SharedState {
         return undefined;
       });
     if (!found) return false;
-    let any = false;
+    const any = found.highs.some((high) => high !== undefined) || found.streams.some((state) => state !== undefined);
+    if (!any) return false;
+    this.streams.rewind(changed, left);
     found.highs.forEach((high, i) => {
-      if (high === undefined) return;
-      this.traceIds.adopt(traceIds[i] as bigint, high);
-      any = true;
+      if (high !== undefined) this.traceIds.adopt(traceIds[i] as bigint, high);
     });
     found.streams.forEach((state, i) => {
-      if (state === undefined) return;
-      this.streams.put(streams[i] as string, state);
-      any = true;
+      if (state !== undefined) this.streams.put(streams[i] as string, state);
     });
-    return any;
+    return true;
   }
 
   /** Tells the primary what a request taught; rejects (503 for the sender) when it cannot. */

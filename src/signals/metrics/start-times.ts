@@ -63,6 +63,7 @@ export class StreamStartTimes {
     if (seen && timeNs < seen.lastNs) return timeNs; // a late point: its window is unknown, and the stream's end stays put
     if (!seen) this.unknownStream(key);
     const startNs = !seen ? timeNs : timeNs === seen.lastNs ? seen.startNs : seen.lastNs;
+    this.changing(key, seen);
     this.store(key, seen, timeNs, startNs, now);
     return startNs;
   }
@@ -87,12 +88,24 @@ export class StreamStartTimes {
    */
   protected unknownStream(_key: string): void {}
 
+  /**
+   * A stream's state is about to change (`before` undefined: it is new here; the entry itself is
+   * rewritten in place). With several workers a request may be translated twice, and the second
+   * pass must start from the state the first one found (src/cli/workers/shared-caches.ts).
+   */
+  protected changing(_key: string, _before: StreamState | undefined): void {}
+
+  /** A copy of a stream's state, or undefined when this table does not carry it. */
+  stateOf(key: string): StreamState | undefined {
+    const entry = this.streams.get(key);
+    return entry && { lastNs: entry.lastNs, startNs: entry.startNs };
+  }
+
   /** Hands a stream over to another worker: its state, forgotten here. */
   take(key: string): StreamState | undefined {
-    const entry = this.streams.get(key);
-    if (entry === undefined) return undefined;
-    this.streams.delete(key);
-    return { lastNs: entry.lastNs, startNs: entry.startNs };
+    const state = this.stateOf(key);
+    if (state !== undefined) this.streams.delete(key);
+    return state;
   }
 
   /** Carries on a stream another worker handed over (take). */
