@@ -17,7 +17,7 @@ import { join } from 'node:path';
 import { capturedDir, capturedRequests } from '../helpers/captured';
 import { answered } from '../helpers/prom';
 import { logRecords, waitFor } from '../helpers/sink';
-import { metricPoints } from '../helpers/sink-metrics';
+import { metricPoints, type SinkPoint } from '../helpers/sink-metrics';
 import { sinkSpans } from '../helpers/sink-traces';
 import { useClickHouseStack } from '../helpers/clickhouse-stack';
 import { eventually, startStack, type TestStack } from '../helpers/stack';
@@ -98,6 +98,16 @@ async function spanThenLog(spans: Connection, logs: Connection): Promise<{ trace
 
 const logBody = (message: string, testId: string): string => JSON.stringify([{ message, service: 'node-shop', ddsource: 'nodejs', hostname: 'vm', ddtags: `test_id:${testId}` }]);
 
+/** A v1 series body: one count point per [metric, time], all from one host and tag set. */
+const countSeries = (points: [string, number][]): string => JSON.stringify({ series: points.map(([metric, t]) => ({ metric, type: 'count', points: [[t, 1]], host: 'e2e-host', tags: ['env:e2e'] })) });
+
+/** [start, end] of each point of `metric`, in seconds after `t0`, by end. */
+const windowsOf = (points: readonly SinkPoint[], metric: string, t0: number): bigint[][] =>
+  points
+    .filter((p) => p.name === metric)
+    .map((p) => [p.startTimeUnixNano / 1_000_000_000n - BigInt(t0), p.timeUnixNano / 1_000_000_000n - BigInt(t0)])
+    .sort((x, y) => Number((x[1] as bigint) - (y[1] as bigint)));
+
 describe('--workers 2', () => {
   let stack: TestStack;
   let a: Connection;
@@ -137,39 +147,35 @@ describe('--workers 2', () => {
   it("a metric stream's points keep one history across workers: each window starts where the last one, on the other worker, ended", async () => {
     const metric = `e2e.workers.count.${randomUUID().slice(0, 8)}`;
     const t0 = Math.floor(Date.now() / 1000) - 60;
-    const series = (t: number): string => JSON.stringify({ series: [{ metric, type: 'count', points: [[t, 1]], host: 'e2e-host', tags: ['env:e2e'] }] });
     for (const [connection, t] of [
       [a, t0],
       [b, t0 + 10],
       [a, t0 + 20],
     ] as const) {
-      const reply = await connection.sendHere('POST', '/api/v1/series', series(t), { 'Content-Type': 'application/json' });
+      const reply = await connection.sendHere('POST', '/api/v1/series', countSeries([[metric, t]]), { 'Content-Type': 'application/json' });
       expect(reply.status).toBe(202);
     }
     const points = await waitFor(
       () => metricPoints(stack.sinkDir).filter((p) => p.name === metric),
       (p) => p.length === 3,
     );
-    const windows = points.map((p) => [p.startTimeUnixNano / 1_000_000_000n, p.timeUnixNano / 1_000_000_000n]).sort((x, y) => Number((x[1] as bigint) - (y[1] as bigint)));
-    const s = BigInt(t0);
-    expect(windows).toEqual([
-      [s, s],
-      [s, s + 10n],
-      [s + 10n, s + 20n],
+    expect(windowsOf(points, metric, t0)).toEqual([
+      [0n, 0n],
+      [0n, 10n],
+      [10n, 20n],
     ]);
   });
 
   it('a request translated twice, for a stream the other worker carried, keeps the windows of the streams this one carried', async () => {
     const [metricA, metricB] = ['a', 'b'].map((x) => `e2e.workers.${x}.${randomUUID().slice(0, 8)}`) as [string, string];
     const t0 = Math.floor(Date.now() / 1000) - 60;
-    const series = (points: [string, number][]): string => JSON.stringify({ series: points.map(([metric, t]) => ({ metric, type: 'count', points: [[t, 1]], host: 'e2e-host', tags: ['env:e2e'] })) });
     for (const [connection, body] of [
-      [a, series([[metricA, t0]])],
-      [b, series([[metricB, t0]])],
+      [a, countSeries([[metricA, t0]])],
+      [b, countSeries([[metricB, t0]])],
       // a carries metricA, b metricB: a asks the primary for metricB and translates the request again
       [
         a,
-        series([
+        countSeries([
           [metricA, t0 + 10],
           [metricA, t0 + 20],
           [metricB, t0 + 20],
@@ -182,17 +188,12 @@ describe('--workers 2', () => {
       () => metricPoints(stack.sinkDir).filter((p) => p.name === metricA || p.name === metricB),
       (p) => p.length === 5,
     );
-    const windows = (metric: string): bigint[][] =>
-      points
-        .filter((p) => p.name === metric)
-        .map((p) => [p.startTimeUnixNano / 1_000_000_000n - BigInt(t0), p.timeUnixNano / 1_000_000_000n - BigInt(t0)])
-        .sort((x, y) => Number((x[1] as bigint) - (y[1] as bigint)));
-    expect(windows(metricA)).toEqual([
+    expect(windowsOf(points, metricA, t0)).toEqual([
       [0n, 0n],
       [0n, 10n],
       [10n, 20n],
     ]);
-    expect(windows(metricB)).toEqual([
+    expect(windowsOf(points, metricB, t0)).toEqual([
       [0n, 0n],
       [0n, 20n],
     ]);

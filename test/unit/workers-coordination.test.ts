@@ -113,23 +113,6 @@ describe('workers share the 128-bit trace ids', () => {
 });
 
 describe('workers share metric streams: one worker carries a stream at a time', () => {
-  it("a stream's next point on another worker starts where the last one ended, and back again", async () => {
-    const { workers } = testCluster(2);
-    const [w0, w1] = workers as [WorkerSharedState, WorkerSharedState];
-    const point = async (w: WorkerSharedState, t: bigint): Promise<bigint> => {
-      const session = w.session();
-      const step = (): bigint => w.caches.metricStreams.startFor('count\0requests\0A', t);
-      const first = session.record(step);
-      return (await session.fetchMisses()) ? session.record(step) : first;
-    };
-    expect(await point(w0, 100n * S)).toBe(100n * S);
-    expect(await point(w1, 110n * S)).toBe(100n * S);
-    expect(await point(w0, 120n * S)).toBe(110n * S);
-    expect(await point(w0, 130n * S)).toBe(120n * S);
-    // the same point resent to the other worker (a retry after a 503) keeps its window
-    expect(await point(w1, 130n * S)).toBe(120n * S);
-  });
-
   const [a, b] = ['count\0requests\0A', 'count\0errors\0B'];
   const starts = (w: WorkerSharedState, points: [string, bigint][]) => (): bigint[] => points.map(([stream, t]) => w.caches.metricStreams.startFor(stream, t));
   /** One request: a pass, and another when the primary knew what the first missed. */
@@ -138,6 +121,18 @@ describe('workers share metric streams: one worker carries a stream at a time', 
     const first = session.record(starts(w, points));
     return (await session.fetchMisses()) ? session.record(starts(w, points)) : first;
   };
+
+  it("a stream's next point on another worker starts where the last one ended, and back again", async () => {
+    const { workers } = testCluster(2);
+    const [w0, w1] = workers as [WorkerSharedState, WorkerSharedState];
+    const point = async (w: WorkerSharedState, t: bigint): Promise<bigint | undefined> => (await translate(w, [[a, t]]))[0];
+    expect(await point(w0, 100n * S)).toBe(100n * S);
+    expect(await point(w1, 110n * S)).toBe(100n * S);
+    expect(await point(w0, 120n * S)).toBe(110n * S);
+    expect(await point(w0, 130n * S)).toBe(120n * S);
+    // the same point resent to the other worker (a retry after a 503) keeps its window
+    expect(await point(w1, 130n * S)).toBe(120n * S);
+  });
 
   it('a request translated twice gives the streams this worker carried the windows of one pass', async () => {
     const [w0, w1] = testCluster(2).workers as [WorkerSharedState, WorkerSharedState];

@@ -14,7 +14,7 @@ import { UnavailableError } from '../../core/errors';
 import type { KeyValue } from '../../core/otlp/model';
 import { rateLimited, type Logger } from '../../core/observability/log';
 import { createTranslatorCaches, type TranslatorCacheOptions, type TranslatorCaches } from '../../signals/caches';
-import { DEFAULT_START_TIME_OPTIONS, StreamStartTimes, type StartTimeOptions, type StreamState } from '../../signals/metrics/start-times';
+import { copyOfState, DEFAULT_START_TIME_OPTIONS, StreamStartTimes, type StartTimeOptions, type StreamState } from '../../signals/metrics/start-times';
 import { HostMetadataTable, type HostMetadataOptions } from '../../signals/shared/host-metadata';
 import { TraceIdCache, type TraceIdCacheOptions } from '../../signals/shared/trace-id';
 import type { SharedState, SharedStateSession } from '../../signals/shared-state';
@@ -82,7 +82,7 @@ class SharingStreamStartTimes extends StreamStartTimes {
 
   protected override changing(key: string, before: StreamState | undefined): void {
     const changed = this.recorder.current?.changedStreams;
-    if (changed && !changed.has(key)) changed.set(key, before && { lastNs: before.lastNs, startNs: before.startNs });
+    if (changed && !changed.has(key)) changed.set(key, before && copyOfState(before));
   }
 
   /**

@@ -33,6 +33,9 @@ export interface StreamState {
   startNs: bigint;
 }
 
+/** `state`'s values, apart from the entry they may be read from (entries are rewritten in place). */
+export const copyOfState = (state: StreamState): StreamState => ({ lastNs: state.lastNs, startNs: state.startNs });
+
 interface StreamEntry extends StreamState {
   idleUntil: number;
 }
@@ -98,7 +101,7 @@ export class StreamStartTimes {
   /** A copy of a stream's state, or undefined when this table does not carry it. */
   stateOf(key: string): StreamState | undefined {
     const entry = this.streams.get(key);
-    return entry && { lastNs: entry.lastNs, startNs: entry.startNs };
+    return entry && copyOfState(entry);
   }
 
   /** Hands a stream over to another worker: its state, forgotten here. */
