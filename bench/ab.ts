@@ -18,6 +18,7 @@
  *        [--a-node-args "..."] [--b-node-args "--max-semi-space-size=8"] [--a-env K=V,…] [--b-env MALLOC_ARENA_MAX=2]
  */
 import { join } from 'node:path';
+import { optionValue } from './args';
 import { REPO_ROOT } from '../src/tools/collector/build';
 import { load } from './run';
 import { buildScenario, isTraces, type AgentCoding, type ScenarioName } from './scenarios';
@@ -54,10 +55,7 @@ const envList = (list: string | undefined): Record<string, string> =>
   );
 
 function parseOptions(argv: string[]): AbOptions {
-  const value = (name: string): string | undefined => {
-    const at = argv.indexOf(`--${name}`);
-    return at >= 0 ? argv[at + 1] : undefined;
-  };
+  const value = (name: string): string | undefined => optionValue(argv, name);
   const a = value('a');
   if (!a) throw new Error('--a <path to the baseline build’s dist/cli/main.js> is required');
   return {

@@ -16,8 +16,10 @@ import type { EncodedExport } from '../src/core/otlp/encode';
 import { deliver } from '../src/http/intake-app';
 import { freePort } from '../test/helpers/ports';
 import { collectorListenEnv } from '../test/helpers/stack';
+import { optionValue } from './args';
 import { KeepingExporter } from './floor-sidecar';
 import { intakeRequest, routeContext, scenarioRoute } from './pipeline';
+import { spread } from './report';
 import { buildScenario } from './scenarios';
 import { binaries, cpuSeconds, launchCollector, pin } from './sut';
 
@@ -36,10 +38,7 @@ interface Options {
 }
 
 function parseOptions(argv: string[]): Options {
-  const value = (name: string, fallback: string): string => {
-    const at = argv.indexOf(`--${name}`);
-    return at >= 0 ? (argv[at + 1] ?? fallback) : fallback;
-  };
+  const value = (name: string, fallback: string): string => optionValue(argv, name) ?? fallback;
   return {
     batch: Number(value('batch', '1000')),
     rounds: Number(value('rounds', '3')),
@@ -125,8 +124,8 @@ async function main(): Promise<void> {
       ratios.push(h.collector / g.collector);
       process.stdout.write(`round ${round}: collector µs/span gRPC ${g.collector.toFixed(2)}, HTTP ${h.collector.toFixed(2)} (HTTP ÷ gRPC ${(h.collector / g.collector).toFixed(3)}); client µs/span gRPC ${g.client.toFixed(2)}, HTTP ${h.client.toFixed(2)}\n`);
     }
-    const sorted = [...ratios].sort((x, y) => x - y);
-    process.stdout.write(`batch ${o.batch}${o.merge > 1 ? ` × ${o.merge} per message` : ''}: collector CPU per span, HTTP ÷ gRPC, median of ${o.rounds}: ${(sorted[Math.floor(sorted.length / 2)] as number).toFixed(3)}\n`);
+    const { median, min, max } = spread(ratios);
+    process.stdout.write(`batch ${o.batch}${o.merge > 1 ? ` × ${o.merge} per message` : ''}: collector CPU per span, HTTP ÷ gRPC, median of ${o.rounds}: ${median.toFixed(3)} (${min.toFixed(3)}–${max.toFixed(3)})\n`);
   } finally {
     await collector.stop();
   }

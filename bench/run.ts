@@ -18,6 +18,7 @@ import { execFileSync, fork } from 'node:child_process';
 import { cpus, totalmem } from 'node:os';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { optionValue } from './args';
 import type { LoadMessage, LoadResult, LoadSpec } from './loadgen';
 import { renderResults, type BenchResults, type LatencyAt, type Measurement, type SweepPoint } from './report';
 import { buildScenario, SCENARIOS, type Scenario, type ScenarioName } from './scenarios';
@@ -45,10 +46,7 @@ export interface BenchOptions {
 }
 
 function parseOptions(argv: string[]): BenchOptions {
-  const value = (name: string): string | undefined => {
-    const at = argv.indexOf(`--${name}`);
-    return at >= 0 ? argv[at + 1] : undefined;
-  };
+  const value = (name: string): string | undefined => optionValue(argv, name);
   const list = (name: string, fallback: readonly ScenarioName[]): ScenarioName[] => (value(name)?.split(',') as ScenarioName[] | undefined) ?? [...fallback];
   const seconds = Number(value('seconds') ?? 10);
   return {

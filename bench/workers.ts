@@ -16,6 +16,7 @@
  *        [--rounds 3] [--seconds 8] [--concurrency 8]
  */
 import { execFileSync } from 'node:child_process';
+import { optionValue } from './args';
 import { load } from './run';
 import { buildScenario, type ScenarioName } from './scenarios';
 import { binaries, peakRssMiB, startOurs } from './sut';
@@ -32,11 +33,6 @@ const PLACEMENTS: readonly Placement[] = [
   { name: '1w 2c', workers: 1, sutCores: '0,1', loadCores: '0,1' },
   { name: '2w 2c', workers: 2, sutCores: '0,1', loadCores: '0,1' },
 ];
-
-const value = (argv: string[], name: string): string | undefined => {
-  const at = argv.indexOf(`--${name}`);
-  return at >= 0 ? argv[at + 1] : undefined;
-};
 
 const median = (xs: number[]): number => [...xs].sort((x, y) => x - y)[Math.floor(xs.length / 2)] as number;
 
@@ -83,11 +79,11 @@ const fmt = (byName: Record<string, number>, digits: number): string =>
 
 async function main(): Promise<void> {
   const argv = process.argv.slice(2);
-  const scenarios = (value(argv, 'scenarios') ?? 'traces,logs,series').split(',') as ScenarioName[];
-  const batch = Number(value(argv, 'batch') ?? 1000);
-  const rounds = Number(value(argv, 'rounds') ?? 3);
-  const seconds = Number(value(argv, 'seconds') ?? 8);
-  const concurrency = Number(value(argv, 'concurrency') ?? 8);
+  const scenarios = (optionValue(argv, 'scenarios') ?? 'traces,logs,series').split(',') as ScenarioName[];
+  const batch = Number(optionValue(argv, 'batch') ?? 1000);
+  const rounds = Number(optionValue(argv, 'rounds') ?? 3);
+  const seconds = Number(optionValue(argv, 'seconds') ?? 8);
+  const concurrency = Number(optionValue(argv, 'concurrency') ?? 8);
   const bin = (await binaries()).ours;
   process.stdout.write(`cores: ${execFileSync('nproc').toString().trim()}; batch ${batch}, concurrency ${concurrency}, ${seconds} s, median of ${rounds} rounds\n`);
   process.stdout.write('| scenario | placement | records/s | sidecar CPU µs/record (by process) | collector µs/record | load generator cores | peak RSS MiB (VmHWM) |\n|---|---|---|---|---|---|---|\n');
