@@ -99,7 +99,30 @@ async function spanThenLog(spans: Connection, logs: Connection): Promise<{ trace
 const logBody = (message: string, testId: string): string => JSON.stringify([{ message, service: 'node-shop', ddsource: 'nodejs', hostname: 'vm', ddtags: `test_id:${testId}` }]);
 
 /** A v1 series body: one count point per [metric, time], all from one host and tag set. */
-const countSeries = (points: [string, number][]): string => JSON.stringify({ series: points.map(([metric, t]) => ({ metric, type: 'count', points: [[t, 1]], host: 'e2e-host', tags: ['env:e2e'] })) });
+const countSeries = (points: readonly (readonly [string, number])[]): string => JSON.stringify({ series: points.map(([metric, t]) => ({ metric, type: 'count', points: [[t, 1]], host: 'e2e-host', tags: ['env:e2e'] })) });
+
+/**
+ * `metricA` to connection `a`, `metricB` to `b`, then to `a` two points of `metricA` with one of
+ * `metricB`, which `b`'s worker carries: `a`'s worker asks the primary for it and translates that
+ * request again.
+ */
+async function sendTranslatedTwice(a: Connection, b: Connection, [metricA, metricB]: readonly [string, string], t0: number): Promise<void> {
+  const requests: [Connection, [string, number][]][] = [
+    [a, [[metricA, t0]]],
+    [b, [[metricB, t0]]],
+    [
+      a,
+      [
+        [metricA, t0 + 10],
+        [metricA, t0 + 20],
+        [metricB, t0 + 20],
+      ],
+    ],
+  ];
+  for (const [connection, points] of requests) {
+    expect((await connection.sendHere('POST', '/api/v1/series', countSeries(points), { 'Content-Type': 'application/json' })).status).toBe(202);
+  }
+}
 
 /** [start, end] of each point of `metric`, in seconds after `t0`, by end. */
 const windowsOf = (points: readonly SinkPoint[], metric: string, t0: number): bigint[][] =>
@@ -169,21 +192,7 @@ describe('--workers 2', () => {
   it('a request translated twice, for a stream the other worker carried, keeps the windows of the streams this one carried', async () => {
     const [metricA, metricB] = ['a', 'b'].map((x) => `e2e.workers.${x}.${randomUUID().slice(0, 8)}`) as [string, string];
     const t0 = Math.floor(Date.now() / 1000) - 60;
-    for (const [connection, body] of [
-      [a, countSeries([[metricA, t0]])],
-      [b, countSeries([[metricB, t0]])],
-      // a carries metricA, b metricB: a asks the primary for metricB and translates the request again
-      [
-        a,
-        countSeries([
-          [metricA, t0 + 10],
-          [metricA, t0 + 20],
-          [metricB, t0 + 20],
-        ]),
-      ],
-    ] as const) {
-      expect((await connection.sendHere('POST', '/api/v1/series', body, { 'Content-Type': 'application/json' })).status).toBe(202);
-    }
+    await sendTranslatedTwice(a, b, [metricA, metricB], t0);
     const points = await waitFor(
       () => metricPoints(stack.sinkDir).filter((p) => p.name === metricA || p.name === metricB),
       (p) => p.length === 5,
@@ -298,6 +307,32 @@ describe('--workers 2 into ClickHouse', () => {
       expect(log?.TraceId).toBe(traceId);
       const spans = await running.ch.waitForRows<{ n: string }>('SELECT count() AS n FROM otel_traces WHERE TraceId = {t:String} HAVING n > 0', 1, 30_000, { t: traceId });
       expect(Number(spans[0]?.n)).toBeGreaterThan(0);
+    } finally {
+      a.close();
+      b.close();
+    }
+  });
+
+  it('a request translated twice keeps the windows of the streams its worker carried, in otel_metrics_sum', async () => {
+    const a = await connectionTo(running.stack);
+    const b = await connectionTo(running.stack, [a]);
+    const [metricA, metricB] = ['a', 'b'].map((x) => `e2e.workers.ch.${x}.${randomUUID().slice(0, 8)}`) as [string, string];
+    const t0 = Math.floor(Date.now() / 1000) - 60;
+    try {
+      await sendTranslatedTwice(a, b, [metricA, metricB], t0);
+      const rows = await running.ch.waitForRows<{ name: string; start: number; end: number }>(
+        'SELECT MetricName AS name, toUnixTimestamp(StartTimeUnix) - {t0:UInt32} AS start, toUnixTimestamp(TimeUnix) - {t0:UInt32} AS end FROM otel_metrics_sum WHERE MetricName IN ({a:String}, {b:String}) ORDER BY name, end',
+        5,
+        30_000,
+        { t0, a: metricA, b: metricB },
+      );
+      expect(rows.map((r) => [r.name === metricA ? 'a' : 'b', Number(r.start), Number(r.end)])).toEqual([
+        ['a', 0, 0],
+        ['a', 0, 10],
+        ['a', 10, 20],
+        ['b', 0, 0],
+        ['b', 0, 20],
+      ]);
     } finally {
       a.close();
       b.close();
