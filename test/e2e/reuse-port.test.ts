@@ -4,7 +4,7 @@
  */
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
-import { REPO_ROOT } from '../../src/tools/collector/build';
+import { REPO_ROOT } from '../../tools/src/collector/build';
 import { deliveredCounts } from '../helpers/delivery';
 import { freePort } from '../helpers/ports';
 import { scrapeMetrics } from '../helpers/prom';

@@ -8,10 +8,10 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { REPO_ROOT } from '../../src/tools/collector/build';
+import { REPO_ROOT } from '../../tools/src/collector/build';
 import { clickHouseQuery, TEST_CLICKHOUSE_HOME } from '../helpers/clickhouse';
 import { freePort } from '../helpers/ports';
-import { collectorListenEnv, eventually, processAlive as alive } from '../helpers/stack';
+import { eventually, processAlive as alive } from '../helpers/stack';
 
 jest.setTimeout(120_000);
 
@@ -41,18 +41,40 @@ async function startStackCommand(extraArgs: string[] = []): Promise<StackRun> {
   mkdirSync(home);
   symlinkSync(join(TEST_CLICKHOUSE_HOME, 'venv'), join(home, 'venv'));
   const collector = process.env.DD_BRIDGE_TEST_COLLECTOR ?? '';
-  const child = spawn(process.execPath, [join(REPO_ROOT, 'dist', 'cli', 'main.js'), 'stack', '--clickhouse-http-port', String(chHttp), '--clickhouse-tcp-port', String(chTcp), '--clickhouse-home', home, ...extraArgs], {
-    env: {
-      ...collectorListenEnv({ grpc, http, health, metrics }),
-      DD_BRIDGE_COLLECTOR_CACHE: dirname(dirname(collector)),
-      DD_BRIDGE_LISTEN: `127.0.0.1:${intake}`,
-      DD_BRIDGE_ADMIN_LISTEN: `127.0.0.1:${admin}`,
-      OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${grpc}`,
-      COLLECTOR_QUEUE_DIR: join(dir, 'queue'),
-      FILE_SINK_DIR: join(dir, 'sink'),
+  const child = spawn(
+    process.execPath,
+    [
+      join(REPO_ROOT, 'tools', 'bin', 'dd-otlp-bridge-tools.js'),
+      'stack',
+      '--clickhouse-http-port',
+      String(chHttp),
+      '--clickhouse-tcp-port',
+      String(chTcp),
+      '--clickhouse-home',
+      home,
+      '--collector-grpc-port',
+      String(grpc),
+      '--collector-http-port',
+      String(http),
+      '--collector-health-port',
+      String(health),
+      '--collector-metrics-port',
+      String(metrics),
+      ...extraArgs,
+    ],
+    {
+      env: {
+        PATH: process.env.PATH,
+        HOME: process.env.HOME,
+        DD_BRIDGE_COLLECTOR_CACHE: dirname(dirname(collector)),
+        DD_BRIDGE_LISTEN: `127.0.0.1:${intake}`,
+        DD_BRIDGE_ADMIN_LISTEN: `127.0.0.1:${admin}`,
+        COLLECTOR_QUEUE_DIR: join(dir, 'queue'),
+        FILE_SINK_DIR: join(dir, 'sink'),
+      },
+      stdio: ['ignore', 'pipe', 'pipe'],
     },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  );
   let output = '';
   child.stdout?.on('data', (d: Buffer) => (output += d.toString()));
   child.stderr?.on('data', (d: Buffer) => (output += d.toString()));
@@ -91,10 +113,17 @@ describe('dd-otlp-bridge stack on the embedded ClickHouse', () => {
     }, 30_000);
     expect(seen).toBe(true);
 
+    const sidecarPid = stack.pidOf('sidecar running');
     stack.child.kill('SIGTERM');
     expect(await exitOf(stack.child)).toBe(0);
     expect(alive(clickhousePid)).toBe(false);
     expect(alive(collectorPid)).toBe(false);
+    expect(alive(sidecarPid)).toBe(false);
+    // each part says it stopped, in reverse order of starting, then the stack
+    const stopped = logLines(stack.output())
+      .filter((l) => l.component === 'dd-otlp-bridge-tools stack' && String(l.msg).endsWith(' stopped'))
+      .map((l) => l.msg);
+    expect(stopped).toEqual(['sidecar stopped', 'collector stopped', 'ClickHouse stopped', 'stack stopped']);
   });
 
   it('kill -9 of the stack leaves neither ClickHouse nor the collector running', async () => {
