@@ -5,13 +5,11 @@
  * the ClickStack management API; `migrate dashboards|monitors …` brings Datadog dashboards and
  * monitors along through it; `agent-config` points a Datadog Agent here.
  */
-import cluster from 'node:cluster';
 import { readFileSync } from 'node:fs';
 import { ConfigError, helpText, loadConfig, parseArgs } from '../config';
 import { createLogger } from '../core/observability/log';
 import { serve } from './serve';
 import { onShutdown } from './shutdown';
-import { runWorker } from './workers/worker';
 
 // The other commands load their modules when run: a serving sidecar never needs yaml, ajv, the
 // OpenAPI document or the collector builder (~3 MiB of an idle sidecar's RSS).
@@ -21,12 +19,6 @@ const migrateCli = (): typeof import('../tools/migrate/cli') => require('../tool
 const collectorCli = (): typeof import('./collector') => require('./collector');
 const stackCli = (): typeof import('./stack') => require('./stack');
 const hyperdxCli = (): typeof import('./hyperdx') => require('./hyperdx');
-
-/** `argv` without the first `item`: the stack's flags, for its workers. */
-const withoutFirst = (argv: readonly string[], item: string): string[] => {
-  const at = argv.indexOf(item);
-  return [...argv.slice(0, at), ...argv.slice(at + 1)];
-};
 
 async function main(argv: string[]): Promise<number> {
   // its flags are its own: the sidecar's parser would reject them
@@ -51,16 +43,13 @@ async function main(argv: string[]): Promise<number> {
   const [command = 'serve', ...rest] = args.positionals;
   switch (command) {
     case 'serve': {
-      // a worker of a primary started with --workers: it stops when the primary says (worker.ts)
-      if (cluster.isWorker) await runWorker(config, log);
-      else onShutdown(log, await serve(config, log));
+      onShutdown(log, await serve(config, log));
       return -1; // keep running
     }
     case 'collector':
       return collectorCli().collectorCommand(rest, log);
     case 'stack':
-      // its workers serve the intake alone: `serve --enable` with the stack's own flags
-      return stackCli().stackCommand(args, log, ['serve', '--enable', ...withoutFirst(argv, command)]);
+      return stackCli().stackCommand(args, log);
     case 'hyperdx':
       return hyperdxCli().hyperdxCommand(rest, config, log, (stop) => onShutdown(log, stop));
     default:

@@ -32,8 +32,7 @@ function destinationFields(env: NodeJS.ProcessEnv, clickhouse: RunningClickHouse
   return env.DB_ENDPOINT ? { db: env.DB_ENDPOINT } : { sink: env.FILE_SINK_DIR ?? '' };
 }
 
-/** `workerArgv`: what the sidecar's workers run, when `--workers` gives it several (serve.ts). */
-export async function stackCommand(args: ParsedArgs, log: Logger, workerArgv: readonly string[]): Promise<number> {
+export async function stackCommand(args: ParsedArgs, log: Logger): Promise<number> {
   const env: NodeJS.ProcessEnv = {
     ENABLE_VENDOR_RECEIVER: 'true',
     FILE_SINK_DIR: join(REPO_ROOT, '.cache', 'sink'),
@@ -62,7 +61,7 @@ export async function stackCommand(args: ParsedArgs, log: Logger, workerArgv: re
     throw err;
   });
   log.info('collector running', { overlays, pid: collector.process.pid, log: collector.logFile, ...destinationFields(env, clickhouse) });
-  const stopSidecar = await serve(config, log, workerArgv).catch(async (err: unknown) => {
+  const stopSidecar = await serve(config, log).catch(async (err: unknown) => {
     await collector.stop();
     await clickhouse?.stop();
     throw err;

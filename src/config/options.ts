@@ -39,7 +39,7 @@ export interface Config {
   maxInflightRequests: number;
   maxInflightBytes: number;
   shutdownGraceMs: number;
-  workers: number | 'auto';
+  reusePort: boolean;
   traceIdCacheSize: number;
   traceIdCacheTtlMs: number;
   metricStreamsMax: number;
@@ -106,14 +106,24 @@ export const parseHostPort = (raw: string, source: string): HostPort => {
   return { host: m[1] ?? (m[2] || '0.0.0.0'), port };
 };
 
+/** node:net's `reusePort` arrived in 22.12 (and 23.1); older versions ignore it, and a second process would fail to bind. */
+const hasReusePort = (version: string): boolean => {
+  const [major = 0, minor = 0] = version.slice(1).split('.').map(Number);
+  return major > 22 || (major === 22 && minor >= 12);
+};
+
+/** A boolean; `true` only where node honours it. */
+export const parseReusePort = (raw: string, source: string, version = process.version): boolean => {
+  const on = parseBool(raw, source);
+  if (on && !hasReusePort(version)) throw new ConfigError(`${source}: needs Node.js 22.12 or later (this is ${version})`);
+  return on;
+};
+
 const parsePort = (raw: string, source: string): number => {
   const n = Number(raw);
   if (!Number.isSafeInteger(n) || n <= 0 || n > 65535) throw new ConfigError(`${source}: expected a port (1-65535), got "${raw}"`);
   return n;
 };
-
-/** `auto` (the cores available to the process) or a positive integer. */
-const parseWorkers = (raw: string, source: string): number | 'auto' => (raw.trim().toLowerCase() === 'auto' ? 'auto' : parsePositiveInt(raw.trim(), source));
 
 const parseStackSink = (raw: string, source: string): StackSink => {
   const v = raw.trim().toLowerCase();
@@ -190,6 +200,15 @@ export const OPTIONS = [
     default: { host: '0.0.0.0', port: 8126 },
     parse: parseHostPort,
     help: 'Intake address (host:port) that agents and tracers send to.',
+  }),
+  option({
+    key: 'reusePort',
+    flag: '--reuse-port',
+    env: ['DD_BRIDGE_REUSE_PORT'],
+    file: 'reuse_port',
+    default: false,
+    parse: parseReusePort,
+    help: 'Let several sidecar processes listen on the same intake port of one host (Linux SO_REUSEPORT; the kernel spreads connections over them; Node >= 22.12). Give each its own --spool-dir and --admin-listen.',
   }),
   option({
     key: 'adminListen',
@@ -437,15 +456,6 @@ export const OPTIONS = [
     default: 20_000,
     parse: parsePositiveInt,
     help: 'On SIGTERM: stop accepting, let in-flight requests finish for up to this long, then exit.',
-  }),
-  option({
-    key: 'workers',
-    flag: '--workers',
-    env: ['DD_BRIDGE_WORKERS'],
-    file: 'workers',
-    default: 'auto',
-    parse: parseWorkers,
-    help: 'Processes serving the intake port together (`serve` only); auto = the cores available to the process; 1 = one process, as before.',
   }),
   option({
     key: 'semconvOptIn',

@@ -11,7 +11,6 @@ import type { SignalBatch } from '../core/otlp/model';
 import type { MediaType } from '../core/wire/media-type';
 import type { BridgeMetrics } from '../core/observability/metrics';
 import type { TranslatorCaches } from './caches';
-import type { SharedState } from './shared-state';
 
 /**
  * Who calls the route, which decides whether an API key is required: agents and API clients
@@ -54,8 +53,6 @@ export interface RouteContext {
   caches: TranslatorCaches;
   /** Self-metrics, for what a route counts itself (e.g. points it could not translate). */
   metrics: BridgeMetrics;
-  /** With several worker processes: how their caches learn from each other (shared-state.ts); absent in one process. */
-  shared?: SharedState;
 }
 
 export interface IntakeRoute {

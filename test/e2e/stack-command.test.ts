@@ -31,11 +31,8 @@ const logLines = (output: string): Record<string, unknown>[] =>
     .filter((l) => l.startsWith('{'))
     .map((l) => JSON.parse(l) as Record<string, unknown>);
 
-/**
- * The single process's, or the primary's, "Datadog intake listening" line: with workers, each
- * logs its own first (with its `worker` index) and the primary once all of them listen.
- */
-const servingAll = (output: string): boolean => output.split('\n').some((l) => l.endsWith('}') && l.includes('"msg":"Datadog intake listening"') && !l.includes('"worker":'));
+/** The sidecar's "Datadog intake listening" line: the stack is serving. */
+const serving = (output: string): boolean => output.split('\n').some((l) => l.endsWith('}') && l.includes('"msg":"Datadog intake listening"'));
 
 async function startStackCommand(extraArgs: string[] = []): Promise<StackRun> {
   const [grpc, http, health, metrics, intake, admin, chHttp, chTcp] = await Promise.all(Array.from({ length: 8 }, freePort));
@@ -59,7 +56,7 @@ async function startStackCommand(extraArgs: string[] = []): Promise<StackRun> {
   let output = '';
   child.stdout?.on('data', (d: Buffer) => (output += d.toString()));
   child.stderr?.on('data', (d: Buffer) => (output += d.toString()));
-  const listening = await eventually(async () => servingAll(output) || child.exitCode !== null, 90_000);
+  const listening = await eventually(async () => serving(output) || child.exitCode !== null, 90_000);
   if (!listening || child.exitCode !== null) throw new Error(`stack did not start:\n${output}`);
   return {
     child,
@@ -70,12 +67,6 @@ async function startStackCommand(extraArgs: string[] = []): Promise<StackRun> {
     pidOf: (msg) => Number(logLines(output).find((l) => String(l.msg).includes(msg))?.pid),
   };
 }
-
-/** The pids of the workers the stack's sidecar started (`--workers`). */
-const workerPidsOf = (output: string): number[] =>
-  logLines(output)
-    .filter((l) => l.msg === 'worker started')
-    .map((l) => Number(l.pid));
 
 const exitOf = (child: ChildProcess): Promise<number | null> => (child.exitCode !== null ? Promise.resolve(child.exitCode) : new Promise((r) => child.once('exit', (code) => r(code))));
 
@@ -106,11 +97,9 @@ describe('dd-otlp-bridge stack on the embedded ClickHouse', () => {
     expect(alive(collectorPid)).toBe(false);
   });
 
-  it('kill -9 of the stack leaves neither ClickHouse, the collector nor a worker running', async () => {
+  it('kill -9 of the stack leaves neither ClickHouse nor the collector running', async () => {
     const stack = await startStackCommand();
-    // `--workers auto`: one worker per core, none on a single core
-    const workerPids = workerPidsOf(stack.output());
-    const pids = [stack.pidOf('ClickHouse ready'), stack.pidOf('collector running'), ...workerPids];
+    const pids = [stack.pidOf('ClickHouse ready'), stack.pidOf('collector running')];
     expect(pids.every(alive)).toBe(true);
     stack.child.kill('SIGKILL');
     expect(await eventually(async () => !pids.some(alive), 30_000)).toBe(true);
@@ -125,24 +114,5 @@ describe('dd-otlp-bridge stack on the embedded ClickHouse', () => {
     expect(await eventually(async () => existsSync(sink) && readFileSync(sink, 'utf8').includes('to the file sink'), 30_000)).toBe(true);
     stack.child.kill('SIGTERM');
     expect(await exitOf(stack.child)).toBe(0);
-  });
-
-  it('--workers 2: both workers serve the intake, what they accept lands, SIGTERM stops them with the rest', async () => {
-    const stack = await startStackCommand(['--sink', 'file', '--workers', '2']);
-    const workerPids = workerPidsOf(stack.output());
-    expect(workerPids).toHaveLength(2);
-    // a connection each (the primary hands connections to the workers in turn)
-    const answeredBy = new Set<string>();
-    for (let i = 0; i < 4; i++) {
-      const res = await fetch(`${stack.intakeUrl}/api/v2/logs`, { method: 'POST', headers: { 'Content-Type': 'application/json', Connection: 'close' }, body: JSON.stringify([{ message: `from connection ${i}`, service: 'stack-test' }]) });
-      expect(res.status).toBe(202);
-      answeredBy.add(res.headers.get('dd-bridge-worker') ?? '');
-    }
-    expect([...answeredBy].sort()).toEqual(['0', '1']);
-    const sink = join(stack.dir, 'sink', 'logs.jsonl');
-    expect(await eventually(async () => existsSync(sink) && [0, 1, 2, 3].every((i) => readFileSync(sink, 'utf8').includes(`from connection ${i}`)), 30_000)).toBe(true);
-    stack.child.kill('SIGTERM');
-    expect(await exitOf(stack.child)).toBe(0);
-    expect(workerPids.some(alive)).toBe(false);
   });
 });

@@ -168,8 +168,6 @@ export async function startStack(options: StackOptions = {}): Promise<TestStack>
         DD_BRIDGE_ADMIN_LISTEN: `127.0.0.1:${adminPort}`,
         OTEL_EXPORTER_OTLP_ENDPOINT: (options.otlpEndpoint ?? 'http://127.0.0.1:{port}').replace('{port}', String(grpcPort)),
         DD_BRIDGE_EXPORT_RETRY_MAX_ELAPSED_MS: '1500',
-        // one process unless a test asks for workers (test/e2e/workers.test.ts): tests that kill or signal the sidecar mean that process
-        DD_BRIDGE_WORKERS: '1',
         ...(options.authToken ? { OTLP_AUTH_TOKEN: options.authToken } : {}),
         ...options.sidecarEnv,
         ...env,
