@@ -39,6 +39,7 @@ export function routeContext(): RouteContext {
     log: createLogger('error', {}, () => undefined),
     authEnabled: false,
     isValidKey: () => true,
+    redactKeys: (text) => text,
     tracerEndpoints: tracerEndpoints(ROUTES),
     caches: createTranslatorCaches({ traceIds: { maxEntries: config.traceIdCacheSize, ttlMs: config.traceIdCacheTtlMs }, metricStreams: { maxEntries: config.metricStreamsMax, idleMs: config.metricStreamsIdleMs } }),
     metrics: new BridgeMetrics(),

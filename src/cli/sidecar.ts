@@ -4,7 +4,7 @@
  */
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { keyChecker, redactUrl } from '../signals/shared/api-keys';
+import { keyChecker, keyRedactor, redactUrl } from '../signals/shared/api-keys';
 import { acceptedKeys, EXPORT_OPTIONS, optionsFor, ROUTE_OPTIONS, SERVER_OPTIONS, type Config, type HostPort } from '../config';
 import { zstdImplementation } from '../http/decode';
 import { CoalescingExporter } from '../core/export/coalescing-exporter';
@@ -14,7 +14,7 @@ import { DiskSpool } from '../core/export/spool';
 import { SpoolingExporter } from '../core/export/spooling-exporter';
 import { ROUTES, tracerEndpoints } from '../signals/routes';
 import type { IntakeRoute, RouteContext } from '../signals/route';
-import type { Logger } from '../core/observability/log';
+import { redacting, type Logger } from '../core/observability/log';
 import { BridgeMetrics } from '../core/observability/metrics';
 import { createTranslatorCaches } from '../signals/caches';
 import { createAdminServer, type HealthState } from '../http/admin-server';
@@ -139,7 +139,11 @@ export interface SidecarOverrides {
   routes?: readonly IntakeRoute[];
 }
 
-export async function startSidecar(config: Config, log: Logger, overrides: SidecarOverrides = {}): Promise<Sidecar> {
+export async function startSidecar(config: Config, given: Logger, overrides: SidecarOverrides = {}): Promise<Sidecar> {
+  const keys = acceptedKeys(config);
+  // whatever a line is about (a sender's header, a collector's error), no configured key is in it
+  const redactKeys = keyRedactor(keys);
+  const log = redacting(given, redactKeys);
   const metrics = new BridgeMetrics();
   let status: HealthState['status'] = config.enabled ? 'ok' : 'disabled';
   let intakeListen: string | undefined;
@@ -152,7 +156,6 @@ export async function startSidecar(config: Config, log: Logger, overrides: Sidec
     return { intakeAddress: undefined, adminAddress, metrics, stop: () => closeNow(admin) };
   }
 
-  const keys = acceptedKeys(config);
   if (keys.length === 0) log.warn('no API keys configured: the intake accepts every request; set OTLP_AUTH_TOKEN or DD_BRIDGE_API_KEYS to require DD-API-KEY');
   const { exporter, collector, former } = overrides.exporter ? { exporter: overrides.exporter, collector: undefined, former: [] } : createExporter(config, metrics, log);
   const routes = overrides.routes ?? ROUTES;
@@ -161,6 +164,7 @@ export async function startSidecar(config: Config, log: Logger, overrides: Sidec
     log,
     authEnabled: keys.length > 0,
     isValidKey: keyChecker(keys),
+    redactKeys,
     tracerEndpoints: tracerEndpoints(routes),
     caches: createTranslatorCaches({
       traceIds: { maxEntries: config.traceIdCacheSize, ttlMs: config.traceIdCacheTtlMs },

@@ -97,7 +97,7 @@ export function createIntakeApp(routes: readonly IntakeRoute[], ctx: RouteContex
     const method = req.method ?? 'GET';
     const route = table.match(path);
     if (!route) {
-      const reply = unknownRouteReply(method, path);
+      const reply = unknownRouteReply(method);
       metrics.unknownRoutes.inc({ method });
       shared.log.warn('request to a route this sidecar does not implement', { method, path: loggablePath(path), status: reply.status });
       return send(res, reply);
@@ -106,7 +106,7 @@ export function createIntakeApp(routes: readonly IntakeRoute[], ctx: RouteContex
     const served = method === 'HEAD' ? 'GET' : method;
     if (!(route.methods as readonly string[]).includes(served)) {
       metrics.requests.inc({ route: route.name, status: '405' });
-      return send(res, { status: 405, body: `${method} is not allowed on ${loggablePath(path)}; use ${route.methods.join(' or ')}\n`, headers: { Allow: route.methods.join(', ') } });
+      return send(res, { status: 405, body: `${method} is not allowed on the ${route.name} route; use ${route.methods.join(' or ')}\n`, headers: { Allow: route.methods.join(', ') } });
     }
     if (route.sender === 'tracer' && route.name !== 'info') for (const [k, v] of stamp) res.setHeader(k, v);
     const socket = req.socket;
@@ -234,20 +234,25 @@ export function deliver(accepted: Accepted, exporter: Exporter): Promise<IntakeR
   return (exports.length > 0 ? exporter.export(exports) : Promise.resolve()).then(reply);
 }
 
-function errorReply(err: unknown, route: IntakeRoute, method: string, path: string, { log, metrics }: Shared): IntakeReply {
+/**
+ * The reply to a request that failed, and its log line. A refusal may echo what the sender sent (a
+ * Content-Encoding it named): configured keys are taken out of it, as the sidecar's logger takes
+ * them out of every line.
+ */
+function errorReply(err: unknown, route: IntakeRoute, method: string, path: string, { ctx, log, metrics }: Shared): IntakeReply {
   if (isDomainError(err)) {
     const { status, text, headers } = errorReplyFor(err);
     const fields = { route: route.name, method, path: loggablePath(path), status, error: text };
     if (status >= 500) log.warn('request not accepted', fields);
     else log.info('request refused', fields);
-    return { status, body: text + '\n', contentType: 'text/plain; charset=utf-8', headers };
+    return { status, body: ctx.redactKeys(text) + '\n', contentType: 'text/plain; charset=utf-8', headers };
   }
   metrics.internalErrors.inc({ route: route.name });
   log.error('unexpected error while handling a request; the payload was refused', { route: route.name, method, path: loggablePath(path), error: err });
   // Failures to export are domain errors (503) above; anything else is a bug that this payload will
   // hit every time. 400 makes the sender drop it: a 5xx would make the logs agent resend the same
   // batch forever and block everything behind it.
-  return { status: 400, body: `dd-otlp-bridge could not translate this payload (${(err as Error)?.message ?? 'unknown error'}); it was not forwarded\n`, contentType: 'text/plain; charset=utf-8' };
+  return { status: 400, body: ctx.redactKeys(`dd-otlp-bridge could not translate this payload (${(err as Error)?.message ?? 'unknown error'}); it was not forwarded\n`), contentType: 'text/plain; charset=utf-8' };
 }
 
 function send(res: ServerResponse, reply: IntakeReply): void {

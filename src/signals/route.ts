@@ -45,6 +45,8 @@ export interface RouteContext {
   authEnabled: boolean;
   /** Constant-time check of a candidate key against the configured ones. */
   isValidKey(candidate: string | undefined): boolean;
+  /** `text` with every configured key replaced, in any spelling (keyRedactor in shared/api-keys.ts): for what a refusal echoes. */
+  redactKeys(text: string): string;
   /** Paths of tracer-facing routes actually served, for /info. */
   tracerEndpoints: readonly string[];
   /** The translators' process-lifetime caches (trace ids, metric stream start times, …), made once by the sidecar. */
