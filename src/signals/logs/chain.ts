@@ -22,6 +22,7 @@ import { traceCorrelation } from './trace-correlation';
 import { textCorrelation } from './text-correlation';
 import { otelOrigin } from './otel-origin';
 import { runSteps, type NamedStep } from '../shared/step';
+import type { Translation, TranslationContext } from '../shared/chain';
 
 export const LOG_STEPS: readonly NamedStep<LogDraft, LogContext>[] = [
   { name: 'text_correlation', step: textCorrelation },
@@ -35,27 +36,25 @@ export const LOG_STEPS: readonly NamedStep<LogDraft, LogContext>[] = [
 
 export const runLogSteps = (draft: LogDraft, ctx: LogContext): LogDraft => runSteps(LOG_STEPS, draft, ctx);
 
-/** What a logs translation needs besides the payload: the process's caches and the route's options. */
-export interface LogTranslationContext {
-  caches: TranslatorCaches;
-  decodeJsonMessage: boolean;
-  textCorrelation: boolean;
-}
+/** The process caches the logs chain reads. */
+export type LogCaches = Pick<TranslatorCaches, 'traceIds' | 'logPromotions' | 'hosts' | 'groupings'>;
 
-/** Records sharing a resource share one group of `sink`, in first-seen order. */
-export function translateLogs<G>(payload: DatadogLogPayload, receivedAtNs: bigint, ctx: LogTranslationContext, sink: RecordSink<LogRecord, G>): void {
-  const { caches, decodeJsonMessage, textCorrelation } = ctx;
-  const stepCtx: LogContext = { traceIds: caches.traceIds, decodeJsonMessage, textCorrelation, queryTags: payload.queryTags, promotions: caches.logPromotions.forQueryTags(payload.queryTags) };
+/** A request's logs translation: records sharing a resource share one group of `sink`, in first-seen order. */
+export function translateLogs<G>(ctx: TranslationContext<LogCaches>, sink: RecordSink<LogRecord, G>): Translation<DatadogLogPayload> {
+  const { caches, receivedAtNs, options } = ctx;
   const grouper = new ResourceGrouper((resource, scope) => sink.group(resource, scope), caches.hosts);
-  for (const entry of payload.entries) {
-    const draft = runLogSteps(createDraft(entry, receivedAtNs), stepCtx);
-    sink.add(grouper.ofMap(draft.promoted.resource, caches.groupings), toLogRecord(draft));
-  }
+  return (payload) => {
+    const stepCtx: LogContext = { traceIds: caches.traceIds, decodeJsonMessage: options.decodeJsonMessage, textCorrelation: options.logTextCorrelation, queryTags: payload.queryTags, promotions: caches.logPromotions.forQueryTags(payload.queryTags) };
+    for (const entry of payload.entries) {
+      const draft = runLogSteps(createDraft(entry, receivedAtNs), stepCtx);
+      sink.add(grouper.ofMap(draft.promoted.resource, caches.groupings), toLogRecord(draft));
+    }
+  };
 }
 
 /** The translated model itself, for golden files and tests (the route streams into the encoder). */
-export function translateLogsToModel(payload: DatadogLogPayload, receivedAtNs: bigint, ctx: LogTranslationContext): ResourceLogs[] {
+export function translateLogsToModel(payload: DatadogLogPayload, ctx: TranslationContext<LogCaches>): ResourceLogs[] {
   const sink = new ModelSink<LogRecord>();
-  translateLogs(payload, receivedAtNs, ctx, sink);
+  translateLogs(ctx, sink)(payload);
   return resourceLogsOf(sink);
 }

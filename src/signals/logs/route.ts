@@ -20,7 +20,7 @@ export const logsRoute: IntakeRoute = {
     if (req.mediaType && !isJson(req.mediaType)) throw new UnsupportedMediaTypeError(`logs: Content-Type ${req.mediaType.essence} is not supported; send application/json`);
     const payload = parseLogsBody(req.body, req.query);
     const records = logStreamEncoder();
-    translateLogs(payload, req.receivedAtNs, { caches: ctx.caches, decodeJsonMessage: ctx.config.decodeJsonMessage, textCorrelation: ctx.config.logTextCorrelation }, records);
+    translateLogs({ caches: ctx.caches, receivedAtNs: req.receivedAtNs, options: ctx.config, tally: {} }, records)(payload);
     return exportThen(ctx, records.requests(ctx.config.exportMaxBytes), () => json(202, {}));
   },
 };
