@@ -1,0 +1,32 @@
+/**
+ * The date remapper's reading of a value: epoch milliseconds (a number or numeric text; values
+ * too small to be milliseconds since 1973 are read as seconds), ISO 8601, and RFC 3164's
+ * `Mmm dd HH:mm:ss` (this year, UTC).
+ */
+import type { JsonValue } from '../../../../core/wire/json';
+import { isoToNs } from '../../timestamps';
+
+const RFC3164 = /^([A-Z][a-z]{2}) +(\d{1,2}) (\d{2}):(\d{2}):(\d{2})$/;
+const MONTHS = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'];
+const SECONDS_BELOW = 1e11;
+
+function epochMs(n: number): number | undefined {
+  if (!Number.isFinite(n) || n < 0) return undefined;
+  return n < SECONDS_BELOW ? Math.round(n * 1000) : Math.round(n);
+}
+
+export function dateValueMs(value: JsonValue | undefined, now = new Date()): number | undefined {
+  if (typeof value === 'number') return epochMs(value);
+  if (typeof value !== 'string') return undefined;
+  const text = value.trim();
+  if (text === '') return undefined;
+  if (/^\d+(\.\d+)?$/.test(text)) return epochMs(Number(text));
+  const syslog = RFC3164.exec(text);
+  if (syslog) {
+    const month = MONTHS.indexOf(syslog[1] as string);
+    if (month < 0) return undefined;
+    return Date.UTC(now.getUTCFullYear(), month, Number(syslog[2]), Number(syslog[3]), Number(syslog[4]), Number(syslog[5]));
+  }
+  const ns = isoToNs(text);
+  return ns === undefined ? undefined : Number(ns / 1_000_000n);
+}
