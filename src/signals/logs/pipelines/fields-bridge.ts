@@ -31,8 +31,11 @@ export function splitTags(tags: string | undefined): string[] {
     .filter((t) => t !== '');
 }
 
-const ENVELOPE: ReadonlySet<string> = new Set([HOST_KEYS[0], SOURCE_KEYS[0], TAGS_KEYS[0], SERVICE_KEY]);
+const ENVELOPE: ReadonlySet<string> = new Set([SOURCE_KEYS[0], TAGS_KEYS[0], SERVICE_KEY]);
 const RESERVED: ReadonlySet<string> = new Set([STATUS_KEY, SERVICE_KEY, ...HOST_KEYS.slice(0, 2), SOURCE_KEYS[0], TAGS_KEYS[0]]);
+
+/** Datadog's intake drops a JSON line's empty arrays and objects. */
+const isEmptyCollection = (v: JsonValue): boolean => v !== null && typeof v === 'object' && Object.keys(v).length === 0;
 
 export function pipelineLogOf(fields: FieldMap): [PipelineLog, Apart] {
   const log = new PipelineLog();
@@ -44,8 +47,8 @@ export function pipelineLogOf(fields: FieldMap): [PipelineLog, Apart] {
       return;
     }
     // Datadog keeps reserved attributes of a JSON line (`status`, `service`, …) as attributes too;
-    // the agent's envelope (host, source, tags) is not
-    if (!ENVELOPE.has(key)) log.attributes.set(key, value);
+    // the agent's envelope (source, tags, service) is not
+    if (!ENVELOPE.has(key) && !isEmptyCollection(value)) log.attributes.set(key, value);
     if (!RESERVED.has(key)) return;
     if (key === STATUS_KEY) log.status = text(value);
     else if (key === SERVICE_KEY) log.service = text(value);
@@ -66,7 +69,6 @@ export function fieldsOf(log: PipelineLog, apart: Apart): FieldMap {
   });
   if (log.statusRemapped && log.status !== undefined) out.set(STATUS_KEY, log.status);
   if (log.service !== undefined && (log.serviceRemapped || !log.attributes.has(SERVICE_KEY))) out.set(SERVICE_KEY, log.service);
-  if (log.host !== undefined && !log.attributes.has(HOST_KEYS[0])) out.set(HOST_KEYS[0], log.host);
   if (log.source !== undefined) out.set(SOURCE_KEYS[0], log.source);
   if (log.tags.length > 0 || apart.tagsText !== undefined) out.set(TAGS_KEYS[0], tagsText === (apart.tagsText ?? '').split(',').map((t) => t.trim()).filter((t) => t !== '').join(',') ? (apart.tagsText ?? '') : tagsText);
   if (log.traceId !== undefined) out.set(TRACE_ID_KEYS[0], log.traceId);

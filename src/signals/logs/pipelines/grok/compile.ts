@@ -159,6 +159,17 @@ export function runGrok(rules: readonly CompiledRule[], text: string, deadline: 
   return undefined;
 }
 
+/** Datadog leaves out null and empty values: '', [] and {}. */
+export function isEmpty(value: JsonValue | undefined): boolean {
+  if (value === undefined || value === null || value === '') return true;
+  if (Array.isArray(value)) return value.length === 0;
+  if (typeof value === 'object') {
+    for (const _ in value) return false;
+    return true;
+  }
+  return false;
+}
+
 function extract(rule: CompiledRule, m: RegExpExecArray): Extracted {
   const out: Extracted = [];
   for (const capture of rule.captures) {
@@ -166,7 +177,7 @@ function extract(rule: CompiledRule, m: RegExpExecArray): Extracted {
     if (raw === undefined) continue;
     let value = capture.convert(raw);
     if (value !== undefined && capture.filter) value = capture.filter(value);
-    if (value === undefined || value === null || value === '') continue;
+    if (isEmpty(value)) continue;
     out.push([capture.name, value]);
   }
   return out;

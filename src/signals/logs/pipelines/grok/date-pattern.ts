@@ -2,8 +2,9 @@
  * Grok's `date("pattern"[, "zone"[, "locale"]])` matcher. The pattern is a Java date pattern
  * (`dd/MMM/yyyy:HH:mm:ss Z`, `yyyy-MM-dd'T'HH:mm:ss.SSSZZ`, `MMM d HH:mm:ss`); it becomes an
  * expression that matches such text and a reader that turns the match into epoch milliseconds.
- * The zone argument applies when the text states none; a pattern without a year reads as 1970
- * (what Datadog's expected results show: `MMM dd HH:mm:ss` gives a 1970 date). Month and day
+ * The zone argument applies when the text states none. A pattern without a year (syslog's
+ * `MMM dd HH:mm:ss`) takes the latest year that does not put the date in the future, as
+ * Datadog's expected results show; `dateClock` is that "now" (tests set it). Month and day
  * names are English, in any case.
  */
 import { escapeRegExp } from '../query';
@@ -17,6 +18,9 @@ interface Part {
   field: Field | undefined;
   source: string;
 }
+
+/** The clock year-less dates are read against. */
+export const dateClock = { now: (): number => Date.now() };
 
 export interface DatePattern {
   /** Matches the date text, no capturing groups (it sits inside a grok expression). */
@@ -193,14 +197,17 @@ function assign(values: Values, field: Field, text: string): boolean {
 
 function toEpochMs(v: Values, defaultZone: Zone): number | undefined {
   const hour = v.pm === undefined ? v.hour : v.hour + (v.pm ? 12 : 0);
-  const year = v.year ?? 1970;
+  const year = v.year ?? new Date(dateClock.now()).getUTCFullYear();
   const month = v.dayOfYear !== undefined ? 1 : (v.month ?? 1);
   const day = v.dayOfYear ?? v.day ?? 1;
   if (month < 1 || month > 12 || day < 1 || (v.dayOfYear === undefined && day > 31) || hour > 23 || v.minute > 59 || v.second > 60) return undefined;
   const wall = Date.UTC(year, month - 1, day, hour, v.minute, v.second) + Math.floor(v.fractionMs);
   // a day past the month's end (Feb 30) rolls over in Date.UTC: not a date
   if (v.dayOfYear === undefined && new Date(wall).getUTCDate() !== day) return undefined;
-  return wallClockToUtc(wall, v.zone ?? defaultZone);
+  const utc = wallClockToUtc(wall, v.zone ?? defaultZone);
+  if (v.year !== undefined || utc <= dateClock.now()) return utc;
+  const lastYear = Date.UTC(year - 1, month - 1, day, hour, v.minute, v.second) + Math.floor(v.fractionMs);
+  return wallClockToUtc(lastYear, v.zone ?? defaultZone);
 }
 
 /** `date("pattern", "zone")`: what the matcher matches and how its text becomes epoch milliseconds. */

@@ -4,7 +4,8 @@
  * values are word characters, `.`, `-`, `@` and the whitelist; quoted ones (`""`, `''`, `<>`, or
  * the quoting pairs given) are anything up to the closing quote. When the whitelist lets a value
  * hold a delimiter (`" "`), the value stops before the delimiter that precedes the next key.
- * Empty and `null` values are left out, numbers become numbers.
+ * Empty and `null` values are left out; unquoted numbers become numbers, quoted values stay text
+ * (Datadog's results keep `duration="0"` as "0").
  */
 import type { JsonValue } from '../../../../core/wire/json';
 
@@ -30,12 +31,6 @@ export function keyValueOptions(args: readonly string[]): KeyValueOptions {
   };
 }
 
-const toValue = (text: string): JsonValue => {
-  if (/^[+-]?\d{1,15}$/.test(text)) return Number(text);
-  if (/^[+-]?\d+\.\d+$/.test(text) && text.length <= 17) return Number(text);
-  return text;
-};
-
 export class KeyValueParser {
   private readonly pattern: RegExp;
   private readonly quotePairs: [string, string][];
@@ -55,6 +50,13 @@ export class KeyValueParser {
     this.pattern = new RegExp(`(?<![\\w.\\-@${escapeClass(keyExtra)}])(${key})${sep}(?:${quoted}|${unquoted})`, 'g');
   }
 
+/** An unquoted number becomes a number (`11.0` → 11); quoted values stay text. */
+  private static valueOf(text: string, quoted: boolean): JsonValue {
+    if (quoted || !/^[+-]?(?:\d+(?:\.\d+)?|\.\d+)$/.test(text)) return text;
+    const n = Number(text);
+    return Number.isSafeInteger(Math.trunc(n)) ? n : text;
+  }
+
   parse(text: string): Record<string, JsonValue> {
     const out: Record<string, JsonValue> = {};
     this.pattern.lastIndex = 0;
@@ -62,9 +64,14 @@ export class KeyValueParser {
       if (m[0] === '') this.pattern.lastIndex++;
       const key = m[1] as string;
       let value: string | undefined;
-      for (let g = 2; g < m.length; g++) if (m[g] !== undefined) value = m[g];
+      let group = 0;
+      for (let g = 2; g < m.length; g++)
+        if (m[g] !== undefined) {
+          value = m[g];
+          group = g;
+        }
       if (value === undefined || value === '' || value === 'null') continue;
-      out[key] = toValue(value);
+      out[key] = KeyValueParser.valueOf(value, group < m.length - 1);
     }
     return out;
   }

@@ -67,7 +67,7 @@ const BUILT_IN: ReadonlyMap<string, Matcher> = new Map([
   ['ip', fixed(`(?:${IPV6}|${IPV4})`)],
   ['hostname', fixed(HOSTNAME)],
   ['ipOrHost', fixed(`(?:${IPV6}|${IPV4}|${HOSTNAME})`)],
-  ['port', fixed('\\b(?:[1-9]\\d{0,4}|0)\\b', integer)],
+  ['port', fixed('\\b(?:[1-9]\\d{0,4}|0)\\b')],
 ]);
 
 /** `boolean` matches true / false in any case; `boolean("yes", "no")` its own two patterns. */

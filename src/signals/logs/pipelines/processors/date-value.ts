@@ -1,6 +1,6 @@
 /**
- * The date remapper's reading of a value: epoch milliseconds (a number or numeric text; values
- * too small to be milliseconds since 1973 are read as seconds), ISO 8601, and RFC 3164's
+ * The date remapper's reading of a value: epoch milliseconds (a number or numeric text, always
+ * milliseconds: Datadog's results read `1604933654` as a 1970 date), ISO 8601, and RFC 3164's
  * `Mmm dd HH:mm:ss` (this year, UTC).
  */
 import type { JsonValue } from '../../../../core/wire/json';
@@ -8,12 +8,7 @@ import { isoToNs } from '../../timestamps';
 
 const RFC3164 = /^([A-Z][a-z]{2}) +(\d{1,2}) (\d{2}):(\d{2}):(\d{2})$/;
 const MONTHS = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'];
-const SECONDS_BELOW = 1e11;
-
-function epochMs(n: number): number | undefined {
-  if (!Number.isFinite(n) || n < 0) return undefined;
-  return n < SECONDS_BELOW ? Math.round(n * 1000) : Math.round(n);
-}
+const epochMs = (n: number): number | undefined => (Number.isFinite(n) && n >= 0 ? Math.round(n) : undefined);
 
 export function dateValueMs(value: JsonValue | undefined, now = new Date()): number | undefined {
   if (typeof value === 'number') return epochMs(value);

@@ -28,10 +28,10 @@ export function urlDetails(url: string): Record<string, JsonValue> | undefined {
     const hostPort = authority.slice(authority.lastIndexOf('@') + 1);
     const port = /:(\d{1,5})$/.exec(hostPort);
     const host = port ? hostPort.slice(0, port.index) : hostPort;
-    if (host !== '') out.host = host.replace(/^\[|\]$/g, '');
+    if (host !== '') out.host = host.replace(/^\[|\]$/g, '').toLowerCase();
     if (port) out.port = Number(port[1]);
   }
-  if (path !== undefined && path !== '') out.path = path;
+  if (path !== undefined && (path !== '' || authority !== undefined)) out.path = path;
   if (query !== undefined && query !== '') {
     const qs = queryStringOf(query);
     if (Object.keys(qs).length > 0) out.queryString = qs;
