@@ -47,8 +47,10 @@ function grokStep(spec: GrokSpec, path: string, unsupported: Unsupported[]): Pro
   const { rules, unsupported: bad } = compileGrok(spec.supportRules, spec.matchRules, path);
   unsupported.push(...bad);
   return (log, deadline) => {
-    const text = log.get(spec.source);
-    if (typeof text !== 'string') return;
+    const value = log.get(spec.source);
+    if (typeof value !== 'string') return;
+    // Datadog's intake trims the message: a line's trailing blanks are not part of its last value
+    const text = spec.source === 'message' ? value.trim() : value;
     if (text.length > MAX_GROK_INPUT) {
       engineCounters.grokInputTooLong++;
       return;

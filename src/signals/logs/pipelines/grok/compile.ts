@@ -109,7 +109,8 @@ function numbered(expanded: Expanded, name: string): CompiledRule {
   });
   const captures = expanded.captures.map((c, i) => ({ ...c, group: i + 1 }));
   const flags = `${expanded.ignoreCase ? 'i' : ''}${expanded.dotAll ? 's' : ''}`;
-  const full = `^(?:${source})$`;
+  // Java's `$` also matches before a final line break
+  const full = `^(?:${source})(?:\\r?\\n)?$`;
   return { name, regex: new RegExp(full, flags), captures, bounded: runsInLinearTime(full, flags) };
 }
 

@@ -66,8 +66,8 @@ function arrayFilter(args: readonly string[], bare: readonly string[]): Filter {
     if (text === '') return [];
     const items: JsonValue[] = [];
     for (const part of text.split(sep)) {
-      const item = each ? each(part) : part;
-      if (item !== undefined) items.push(item);
+      const item = each ? each(part.trim()) : part;
+      if (item !== undefined) items.push(typeof item === 'string' ? item.trim() : item);
     }
     return items;
   };

@@ -110,6 +110,8 @@ class Reader {
 
   /** After `%{`: the block up to its `}`. */
   block(): Block {
+    // `%{?>notSpace:…}` (mysql, postgres, mongo): an atomic match, which here is an ordinary one (java-regex.ts)
+    if (this.text.startsWith('?>', this.at)) this.at += 2;
     const matcher = this.call();
     if (matcher.name === '') throw this.error('a matcher name is missing');
     let extract = '';
