@@ -86,9 +86,10 @@ export function runCase(pipelineFile: string, test: TestCase, unsupported: Unsup
   const [pipeline, compiled] = pipelineOf(pipelineFile, unsupported);
   const sample = typeof test.sample === 'string' ? test.sample : JSON.stringify(test.sample);
   const entry: Record<string, JsonValue> = { message: sample, ddsource: sourceOf(pipeline.filter), ddtags: ['source:LOGS_SOURCE', ...(test.tags ?? [])].join(',') };
-  if (test.service !== undefined) entry.service = test.service;
   const draft = decodeJsonMessage(createDraft(entry, 0n), CONTEXT);
   const [log] = pipelineLogOf(draft.fields);
+  // the test's service is the log's, not one of its attributes
+  if (test.service !== undefined) log.service = test.service;
   runSteps(compiled?.steps ?? [], log, Number.POSITIVE_INFINITY);
   const why: string[] = [];
   differences(test.result.custom ?? {}, nestAttributes(log.attributes), '', why);

@@ -31,7 +31,7 @@ export function splitTags(tags: string | undefined): string[] {
     .filter((t) => t !== '');
 }
 
-const ENVELOPE: ReadonlySet<string> = new Set([SOURCE_KEYS[0], TAGS_KEYS[0], SERVICE_KEY]);
+const ENVELOPE: ReadonlySet<string> = new Set([SOURCE_KEYS[0], TAGS_KEYS[0]]);
 const RESERVED: ReadonlySet<string> = new Set([STATUS_KEY, SERVICE_KEY, ...HOST_KEYS.slice(0, 2), SOURCE_KEYS[0], TAGS_KEYS[0]]);
 
 /** Datadog's intake drops a JSON line's empty arrays and objects. */
@@ -47,7 +47,7 @@ export function pipelineLogOf(fields: FieldMap): [PipelineLog, Apart] {
       return;
     }
     // Datadog keeps reserved attributes of a JSON line (`status`, `service`, …) as attributes too;
-    // the agent's envelope (source, tags, service) is not
+    // the agent's envelope (source, tags) is not
     if (!ENVELOPE.has(key) && !isEmptyCollection(value)) log.attributes.set(key, value);
     if (!RESERVED.has(key)) return;
     if (key === STATUS_KEY) log.status = text(value);
@@ -68,7 +68,7 @@ export function fieldsOf(log: PipelineLog, apart: Apart): FieldMap {
     out.set(key, value);
   });
   if (log.statusRemapped && log.status !== undefined) out.set(STATUS_KEY, log.status);
-  if (log.service !== undefined && (log.serviceRemapped || !log.attributes.has(SERVICE_KEY))) out.set(SERVICE_KEY, log.service);
+  if (log.serviceRemapped && log.service !== undefined) out.set(SERVICE_KEY, log.service);
   if (log.source !== undefined) out.set(SOURCE_KEYS[0], log.source);
   if (log.tags.length > 0 || apart.tagsText !== undefined) out.set(TAGS_KEYS[0], tagsText === (apart.tagsText ?? '').split(',').map((t) => t.trim()).filter((t) => t !== '').join(',') ? (apart.tagsText ?? '') : tagsText);
   if (log.traceId !== undefined) out.set(TRACE_ID_KEYS[0], log.traceId);

@@ -17,6 +17,8 @@ type Field = 'year' | 'year2' | 'month' | 'monthName' | 'day' | 'dayOfYear' | 'h
 interface Part {
   field: Field | undefined;
   source: string;
+  /** Digits a numeric letter asked for (`dd` 2); such a part reads 1 to that many digits unless it touches another number. */
+  digits?: number;
 }
 
 /** The clock year-less dates are read against. */
@@ -47,6 +49,20 @@ const ZONE_NAME_SOURCE = `(?:${OFFSET_SOURCE}|(?:UTC|GMT|UT)(?:[+-]\\d{1,2}(?::?
 
 function digits(count: number, min: number, max: number): string {
   return count >= 2 ? `\\d{${count}}` : `\\d{${min},${max}}`;
+}
+
+/**
+ * Datadog reads `dd` in `Jul 2 12:24:48` (its results show it): a numeric field reads one digit
+ * up to its width, as Joda-Time does, except beside another numeric field (`yyyyMMdd`), where
+ * only the width separates them.
+ */
+function relaxWidths(parts: Part[]): Part[] {
+  return parts.map((part, i) => {
+    if (part.digits === undefined) return part;
+    const touches = parts[i - 1]?.digits !== undefined || parts[i + 1]?.digits !== undefined;
+    if (touches) return part;
+    return { ...part, source: part.field === 'fraction' ? '\\d{1,9}' : `\\d{1,${Math.max(part.digits, 2)}}` };
+  });
 }
 
 /** The parts of a Java date pattern. */
@@ -90,26 +106,26 @@ function letterPart(letter: string, count: number, pattern: string): Part {
     case 'L':
       if (count >= 4) return { field: 'monthName', source: names(MONTHS, false) };
       if (count === 3) return { field: 'monthName', source: SHORT_MONTHS };
-      return { field: 'month', source: digits(count, 1, 2) };
+      return { field: 'month', source: digits(count, 1, 2), digits: count };
     case 'd':
-      return { field: 'day', source: digits(count, 1, 2) };
+      return { field: 'day', source: digits(count, 1, 2), digits: count };
     case 'D':
-      return { field: 'dayOfYear', source: digits(count, 1, 3) };
+      return { field: 'dayOfYear', source: digits(count, 1, 3), digits: count };
     case 'H':
-      return { field: 'hour', source: digits(count, 1, 2) };
+      return { field: 'hour', source: digits(count, 1, 2), digits: count };
     case 'k':
-      return { field: 'hour24', source: digits(count, 1, 2) };
+      return { field: 'hour24', source: digits(count, 1, 2), digits: count };
     case 'h':
-      return { field: 'hour12', source: digits(count, 1, 2) };
+      return { field: 'hour12', source: digits(count, 1, 2), digits: count };
     case 'K':
-      return { field: 'hour0', source: digits(count, 1, 2) };
+      return { field: 'hour0', source: digits(count, 1, 2), digits: count };
     case 'm':
-      return { field: 'minute', source: digits(count, 1, 2) };
+      return { field: 'minute', source: digits(count, 1, 2), digits: count };
     case 's':
-      return { field: 'second', source: digits(count, 1, 2) };
+      return { field: 'second', source: digits(count, 1, 2), digits: count };
     case 'S':
     case 'n':
-      return { field: 'fraction', source: `\\d{${count}}` };
+      return { field: 'fraction', source: `\\d{${count}}`, digits: count };
     case 'a':
       return { field: 'ampm', source: '[AaPp][Mm]' };
     case 'E':
@@ -212,7 +228,7 @@ function toEpochMs(v: Values, defaultZone: Zone): number | undefined {
 
 /** `date("pattern", "zone")`: what the matcher matches and how its text becomes epoch milliseconds. */
 export function compileDatePattern(pattern: string, zone?: string): DatePattern {
-  const parts = partsOf(pattern);
+  const parts = relaxWidths(partsOf(pattern));
   const defaultZone = zone === undefined || zone === '' ? UTC : parseZone(zone);
   if (defaultZone === undefined) throw new DatePatternError(`date pattern "${pattern}": "${zone}" is not a time zone`);
   const fields = parts.filter((p) => p.field !== undefined).map((p) => p.field as Field);

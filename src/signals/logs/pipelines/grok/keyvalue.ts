@@ -27,7 +27,7 @@ export function keyValueOptions(args: readonly string[]): KeyValueOptions {
     separator: args[0] === undefined || args[0] === '' ? '=' : args[0],
     whitelist: unescapeArg(args[1] ?? ''),
     quoting: args[2] ?? '',
-    delimiters: args[3] === undefined || args[3] === '' ? ' ,;' : args[3],
+    delimiters: args[3] === undefined || args[3] === '' ? ' \t\r\n,;' : args[3],
   };
 }
 
@@ -46,7 +46,10 @@ export class KeyValueParser {
     const sep = escapeText(separator);
     // an unquoted value that may hold a delimiter ends where the next `key<separator>` starts
     const holdsDelimiter = [...delimiters].some((c) => whitelist.includes(c));
-    const unquoted = holdsDelimiter ? `(${valueChars}*?)(?=${delimiter}+${key}${sep}|$)` : `(${valueChars}*)`;
+    // an unquoted value must end at a delimiter or the end (`caller=cluster.go:649` gives nothing,
+    // as in Datadog's results); the lookahead-and-backreference pair takes the run whole, never backtracking
+    const runGroup = this.quotePairs.length + 2;
+    const unquoted = holdsDelimiter ? `(${valueChars}*?)(?=${delimiter}+${key}${sep}|$)` : `(?=(${valueChars}*))\\${runGroup}(?=${delimiter}|$)`;
     this.pattern = new RegExp(`(?<![\\w.\\-@${escapeClass(keyExtra)}])(${key})${sep}(?:${quoted}|${unquoted})`, 'g');
   }
 
