@@ -17,6 +17,7 @@ import { ROUTES, tracerEndpoints } from '../signals/routes';
 import type { IntakeRoute, RouteContext } from '../signals/route';
 import type { Logger } from '../core/observability/log';
 import { BridgeMetrics } from '../core/observability/metrics';
+import { startLogPipelines } from './log-pipelines';
 import { createTranslatorCaches, type TranslatorCacheOptions, type TranslatorCaches } from '../signals/caches';
 import type { SharedState } from '../signals/shared-state';
 import { createAdminServer, type HealthState } from '../http/admin-server';
@@ -199,6 +200,7 @@ export async function startSidecar(config: Config, log: Logger, overrides: Sidec
     metrics,
     ...(worker ? { shared: worker.shared } : {}),
   };
+  const stopPipelines = startLogPipelines(config, ctx.caches, log);
   const app = createIntakeApp(routes, ctx, exporter, optionsFor(config, SERVER_OPTIONS), metrics, log, new InflightBudget(config.maxInflightRequests, config.maxInflightBytes));
   const workerIndex = String(worker?.index);
   const intake: typeof app = worker
@@ -234,6 +236,7 @@ export async function startSidecar(config: Config, log: Logger, overrides: Sidec
     metrics,
     async stop() {
       status = 'stopping';
+      stopPipelines();
       const started = Date.now();
       const formerClosed = settlesWithin(Promise.all(former.map((f) => f.close())), config.shutdownGraceMs);
       await shutDown(server, exporter, collector, config.shutdownGraceMs, log);

@@ -2,7 +2,8 @@
  * The log translator chain. THE ORDER LIVES HERE. Text-line correlation runs first: it turns what
  * a plain-text line states (injected ids, service, level) into the fields every later step reads,
  * and leaves JSON messages alone. JSON-message decoding then runs so that fields found inside a
- * message go through exactly the same steps as envelope fields; the timestamp, severity and
+ * message go through exactly the same steps as envelope fields; Datadog's log pipelines run on
+ * what that leaves, as Datadog's run after its JSON parsing; the timestamp, severity and
  * resource steps each consume their reserved keys; trace correlation runs after resource
  * promotion only because neither reads the other's keys. The OTel-origin step runs last because
  * its `otel.*` values replace what the earlier steps made of the lossy Datadog fields.
@@ -21,11 +22,15 @@ import { timestamps } from './timestamps';
 import { traceCorrelation } from './trace-correlation';
 import { textCorrelation } from './text-correlation';
 import { otelOrigin } from './otel-origin';
+import { logPipelines } from './log-pipelines';
+import type { PipelineSet } from './pipelines/pipeline-set';
+import type { PipelineStats } from './pipelines/run';
 import { runSteps, type NamedStep } from '../shared/step';
 
 export const LOG_STEPS: readonly NamedStep<LogDraft, LogContext>[] = [
   { name: 'text_correlation', step: textCorrelation },
   { name: 'decode_json_message', step: decodeJsonMessage },
+  { name: 'log_pipelines', step: logPipelines },
   { name: 'timestamps', step: timestamps },
   { name: 'severity', step: severity },
   { name: 'resource_promotion', step: resourcePromotion },
@@ -40,12 +45,19 @@ export interface LogTranslationContext {
   caches: TranslatorCaches;
   decodeJsonMessage: boolean;
   textCorrelation: boolean;
+  /** Datadog log pipelines, their per-record budget and where to count what they did. */
+  pipelines?: { set: PipelineSet; budgetMs: number; stats: PipelineStats };
 }
 
 /** Records sharing a resource share one group of `sink`, in first-seen order. */
 export function translateLogs<G>(payload: DatadogLogPayload, receivedAtNs: bigint, ctx: LogTranslationContext, sink: RecordSink<LogRecord, G>): void {
   const { caches, decodeJsonMessage, textCorrelation } = ctx;
   const stepCtx: LogContext = { traceIds: caches.traceIds, decodeJsonMessage, textCorrelation, queryTags: payload.queryTags, promotions: caches.logPromotions.forQueryTags(payload.queryTags) };
+  if (ctx.pipelines) {
+    stepCtx.pipelines = ctx.pipelines.set;
+    stepCtx.pipelineBudgetMs = ctx.pipelines.budgetMs;
+    stepCtx.pipelineStats = ctx.pipelines.stats;
+  }
   const grouper = new ResourceGrouper((resource, scope) => sink.group(resource, scope), caches.hosts);
   for (const entry of payload.entries) {
     const draft = runLogSteps(createDraft(entry, receivedAtNs), stepCtx);

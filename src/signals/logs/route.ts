@@ -20,7 +20,11 @@ export const logsRoute: IntakeRoute = {
     if (req.mediaType && !isJson(req.mediaType)) throw new UnsupportedMediaTypeError(`logs: Content-Type ${req.mediaType.essence} is not supported; send application/json`);
     const payload = parseLogsBody(req.body, req.query);
     const records = logStreamEncoder();
-    translateLogs(payload, req.receivedAtNs, { caches: ctx.caches, decodeJsonMessage: ctx.config.decodeJsonMessage, textCorrelation: ctx.config.logTextCorrelation }, records);
+    const stats = { applied: 0, overBudget: 0 };
+    const pipelines = { set: ctx.caches.logPipelines.current, budgetMs: ctx.config.logPipelineBudgetMs, stats };
+    translateLogs(payload, req.receivedAtNs, { caches: ctx.caches, decodeJsonMessage: ctx.config.decodeJsonMessage, textCorrelation: ctx.config.logTextCorrelation, pipelines }, records);
+    if (stats.applied > 0) ctx.metrics.logPipelineRecords.inc({ outcome: 'applied' }, stats.applied);
+    if (stats.overBudget > 0) ctx.metrics.logPipelineRecords.inc({ outcome: 'over_budget' }, stats.overBudget);
     return exportThen(ctx, records.requests(ctx.config.exportMaxBytes), () => json(202, {}));
   },
 };

@@ -179,7 +179,7 @@ function extract(rule: CompiledRule, m: RegExpExecArray): Extracted {
     let value = capture.convert(raw);
     if (value !== undefined && capture.filter) value = capture.filter(value);
     if (isEmpty(value)) continue;
-    out.push([capture.name, value]);
+    out.push([capture.name, value as JsonValue]);
   }
   return out;
 }
