@@ -125,3 +125,29 @@ export function runConformance(root: string): CaseResult[] {
   dateClock.now = clock;
   return results;
 }
+
+const SOURCE_NOTE = `Cases: DataDog/integrations-core at commit 7b59ac032ae8932308791a9caed1cc10869ee07d (2025-09-17), \`<integration>/assets/logs/*_tests.yaml\`, BSD-3-Clause (pipelines/integrations-core/LICENSE). Regenerate with \`node -r ./bench/register.js bench/pipelines-conformance.ts\`; test/unit/pipelines-conformance.test.ts checks this file is current.`;
+
+/** docs/pipelines-conformance.md: the totals, a table per integration, and every failing case with why. */
+export function conformanceReport(results: readonly CaseResult[]): string {
+  const pass = results.filter((r) => r.pass).length;
+  const byIntegration = new Map<string, CaseResult[]>();
+  for (const r of results) byIntegration.set(r.integration, [...(byIntegration.get(r.integration) ?? []), r]);
+  const lines = [
+    '# Log pipelines: conformance with Datadog’s expected results',
+    '',
+    SOURCE_NOTE,
+    '',
+    `**${pass} of ${results.length} cases exact (${((100 * pass) / results.length).toFixed(1)} %)** on the parsed attributes, the status and the timestamp.`,
+    '',
+    '| integration | cases | pass | fail |',
+    '| --- | ---: | ---: | ---: |',
+  ];
+  for (const [integration, cases] of byIntegration) {
+    const ok = cases.filter((c) => c.pass).length;
+    lines.push(`| ${integration} | ${cases.length} | ${ok} | ${cases.length - ok} |`);
+  }
+  lines.push('', '## Failing cases', '', 'Each as `path: Datadog’s value ≠ ours`.', '');
+  for (const r of results) if (!r.pass) lines.push(`- ${r.integration} ${r.file} #${r.index}: ${r.why.replace(/\|/g, '\\|').replace(/\n/g, '\\n').slice(0, 600)}`);
+  return `${lines.join('\n')}\n`;
+}
