@@ -9,7 +9,7 @@ import { readdirSync, readFileSync, existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import type { JsonValue } from '../../src/core/wire/json';
-import { createDraft } from '../../src/signals/logs/draft';
+import { createDraft, messageKeyOf } from '../../src/signals/logs/draft';
 import { decodeJsonMessage } from '../../src/signals/logs/decode-json-message';
 import { compilePipeline, runSteps, type CompiledPipeline } from '../../src/signals/logs/pipelines/compile';
 import { pipelineLogOf } from '../../src/signals/logs/pipelines/fields-bridge';
@@ -87,7 +87,7 @@ export function runCase(pipelineFile: string, test: TestCase, unsupported: Unsup
   const sample = typeof test.sample === 'string' ? test.sample : JSON.stringify(test.sample);
   const entry: Record<string, JsonValue> = { message: sample, ddsource: sourceOf(pipeline.filter), ddtags: ['source:LOGS_SOURCE', ...(test.tags ?? [])].join(',') };
   const draft = decodeJsonMessage(createDraft(entry, 0n), CONTEXT);
-  const [log] = pipelineLogOf(draft.fields);
+  const [log] = pipelineLogOf(draft.fields, messageKeyOf(draft.fields));
   // the test's service is the log's, not one of its attributes
   if (test.service !== undefined) log.service = test.service;
   runSteps(compiled?.steps ?? [], log, Number.POSITIVE_INFINITY);

@@ -25,7 +25,8 @@ function translate(entry: Record<string, string>): { record: LogRecord; attribut
   return { record, attributes: Object.fromEntries(record.attributes.map((kv) => [kv.key, anyValueJson(kv.value)])), overBudget: stats.overBudget };
 }
 
-const NGINX = (status: number): string => `172.17.0.1 - - [06/Jan/2017:16:16:37 +0000] "GET /datadoghq/company?test=var1%20Pl HTTP/1.1" ${status} 612 "http://www.perdu.com/" "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/55.0.2883.87 Safari/537.36" "-"`;
+const NGINX = (status: number): string =>
+  `172.17.0.1 - - [06/Jan/2017:16:16:37 +0000] "GET /datadoghq/company?test=var1%20Pl HTTP/1.1" ${status} 612 "http://www.perdu.com/" "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/55.0.2883.87 Safari/537.36" "-"`;
 
 it.each([
   [200, 'info', 9],

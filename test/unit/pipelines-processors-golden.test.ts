@@ -16,7 +16,24 @@ it('covers every processor kind the engine runs', () => {
   };
   for (const c of cases) walk(c.processor);
   expect([...kinds].sort()).toEqual(
-    ['arithmetic-processor', 'array-processor', 'attribute-remapper', 'category-processor', 'date-remapper', 'geo-ip-parser', 'grok-parser', 'lookup-processor', 'message-remapper', 'pipeline', 'service-remapper', 'status-remapper', 'string-builder-processor', 'trace-id-remapper', 'url-parser', 'user-agent-parser'].sort(),
+    [
+      'arithmetic-processor',
+      'array-processor',
+      'attribute-remapper',
+      'category-processor',
+      'date-remapper',
+      'geo-ip-parser',
+      'grok-parser',
+      'lookup-processor',
+      'message-remapper',
+      'pipeline',
+      'service-remapper',
+      'status-remapper',
+      'string-builder-processor',
+      'trace-id-remapper',
+      'url-parser',
+      'user-agent-parser',
+    ].sort(),
   );
 });
 

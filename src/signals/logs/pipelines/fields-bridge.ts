@@ -8,7 +8,6 @@
  */
 import type { JsonValue } from '../../../core/wire/json';
 import { HOST_KEYS, SOURCE_KEYS, TAGS_KEYS, TRACE_ID_KEYS, SPAN_ID_KEYS } from '../datadog';
-import { messageKeyOf } from '../draft';
 import { FieldsBuilder, type FieldMap } from '../fields';
 import { PipelineLog } from './log';
 
@@ -37,9 +36,9 @@ const RESERVED: ReadonlySet<string> = new Set([STATUS_KEY, SERVICE_KEY, ...HOST_
 /** Datadog's intake drops a JSON line's empty arrays and objects. */
 const isEmptyCollection = (v: JsonValue): boolean => v !== null && typeof v === 'object' && Object.keys(v).length === 0;
 
-export function pipelineLogOf(fields: FieldMap): [PipelineLog, Apart] {
+/** `messageKey`: the field holding the record's message (draft.ts's messageKeyOf). */
+export function pipelineLogOf(fields: FieldMap, messageKey: string | undefined): [PipelineLog, Apart] {
   const log = new PipelineLog();
-  const messageKey = messageKeyOf(fields);
   const apart: Apart = { messageKey, tagsText: text(fields.get(TAGS_KEYS[0])) };
   fields.forEach((value, key) => {
     if (key === messageKey) {
@@ -70,7 +69,18 @@ export function fieldsOf(log: PipelineLog, apart: Apart): FieldMap {
   if (log.statusRemapped && log.status !== undefined) out.set(STATUS_KEY, log.status);
   if (log.serviceRemapped && log.service !== undefined) out.set(SERVICE_KEY, log.service);
   if (log.source !== undefined) out.set(SOURCE_KEYS[0], log.source);
-  if (log.tags.length > 0 || apart.tagsText !== undefined) out.set(TAGS_KEYS[0], tagsText === (apart.tagsText ?? '').split(',').map((t) => t.trim()).filter((t) => t !== '').join(',') ? (apart.tagsText ?? '') : tagsText);
+  if (log.tags.length > 0 || apart.tagsText !== undefined)
+    out.set(
+      TAGS_KEYS[0],
+      tagsText ===
+        (apart.tagsText ?? '')
+          .split(',')
+          .map((t) => t.trim())
+          .filter((t) => t !== '')
+          .join(',')
+        ? (apart.tagsText ?? '')
+        : tagsText,
+    );
   if (log.traceId !== undefined) out.set(TRACE_ID_KEYS[0], log.traceId);
   if (log.spanId !== undefined) out.set(SPAN_ID_KEYS[0], log.spanId);
   return out.build();

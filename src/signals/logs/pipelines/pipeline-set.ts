@@ -26,7 +26,11 @@ export class PipelineSet {
     const sources = pipelines.map((p) => sourcesOf(p.filter));
     this.anySource = pipelines.filter((_, i) => sources[i] === undefined);
     const named = new Set(sources.flatMap((s) => (s ? [...s] : [])));
-    for (const source of named) this.bySource.set(source, pipelines.filter((_, i) => sources[i] === undefined || (sources[i] as Set<string>).has(source)));
+    for (const source of named)
+      this.bySource.set(
+        source,
+        pipelines.filter((_, i) => sources[i] === undefined || (sources[i] as Set<string>).has(source)),
+      );
   }
 
   /** The pipelines a log of `source` may match, in order; empty for most logs of an unknown source. */

@@ -6,7 +6,6 @@
  */
 import type { JsonValue } from '../../../core/wire/json';
 import { escapeRegExp, type FieldRef, type Query, type ValuePattern, type ValueTest } from './query';
-import type { LogView } from './types';
 
 /** A log as a query reads it: the processors' view, or the chain's fields before any pipeline runs. */
 export interface QueryTarget {
@@ -17,10 +16,6 @@ export interface QueryTarget {
   readonly source: string | undefined;
   readonly tags: readonly string[];
   get(path: string): JsonValue | undefined;
-}
-
-export function viewTarget(log: LogView & { get(path: string): JsonValue | undefined }): QueryTarget {
-  return log;
 }
 
 export function matches(query: Query, log: QueryTarget): boolean {

@@ -11,11 +11,7 @@ export interface ValuePattern {
   wildcard: RegExp | undefined;
 }
 
-export type ValueTest =
-  | { kind: 'exists' }
-  | { kind: 'equals'; pattern: ValuePattern }
-  | { kind: 'range'; low: string; high: string; lowInclusive: boolean; highInclusive: boolean }
-  | { kind: 'compare'; op: '>' | '>=' | '<' | '<='; value: number };
+export type ValueTest = { kind: 'exists' } | { kind: 'equals'; pattern: ValuePattern } | { kind: 'range'; low: string; high: string; lowInclusive: boolean; highInclusive: boolean } | { kind: 'compare'; op: '>' | '>=' | '<' | '<='; value: number };
 
 /** `@path` (an attribute), a reserved name (source, service, host, status) or a tag key. */
 export interface FieldRef {
@@ -23,13 +19,7 @@ export interface FieldRef {
   name: string;
 }
 
-export type Query =
-  | { kind: 'all' }
-  | { kind: 'and'; of: Query[] }
-  | { kind: 'or'; of: Query[] }
-  | { kind: 'not'; of: Query }
-  | { kind: 'text'; pattern: ValuePattern; phrase: boolean }
-  | { kind: 'field'; field: FieldRef; test: ValueTest };
+export type Query = { kind: 'all' } | { kind: 'and'; of: Query[] } | { kind: 'or'; of: Query[] } | { kind: 'not'; of: Query } | { kind: 'text'; pattern: ValuePattern; phrase: boolean } | { kind: 'field'; field: FieldRef; test: ValueTest };
 
 export class QuerySyntaxError extends Error {}
 
@@ -115,20 +105,23 @@ class QueryParser {
     this.skipSpaces();
     const c = this.text[this.at];
     if (c === undefined) throw this.error('a term is missing');
-    if (c === '(') {
-      this.at++;
-      const inner = this.parseOr(field);
-      this.skipSpaces();
-      if (this.text[this.at] !== ')') throw this.error('")" is missing');
-      this.at++;
-      return inner;
-    }
+    if (c === '(') return this.group(field);
     if (c === '"') {
       const pattern = this.quoted();
       return field ? { kind: 'field', field, test: { kind: 'equals', pattern } } : { kind: 'text', pattern, phrase: true };
     }
     if (field) return { kind: 'field', field, test: this.valueTest() };
     return this.termOrField();
+  }
+
+  /** `( … )` at the cursor; inside it, bare terms test `field` when there is one (`@a:(x OR y)`). */
+  private group(field: FieldRef | undefined): Query {
+    this.at++;
+    const inner = this.parseOr(field);
+    this.skipSpaces();
+    if (this.text[this.at] !== ')') throw this.error('")" is missing');
+    this.at++;
+    return inner;
   }
 
   /** `key:value` or a free-text word. */
@@ -155,14 +148,7 @@ class QueryParser {
     this.skipSpaces();
     const field: FieldRef = key.startsWith('@') ? { attribute: true, name: key.slice(1) } : { attribute: false, name: key };
     if (key === '_exists_') return { kind: 'field', field: { attribute: true, name: this.bare().text }, test: { kind: 'exists' } };
-    if (this.text[this.at] === '(') {
-      this.at++;
-      const inner = this.parseOr(field);
-      this.skipSpaces();
-      if (this.text[this.at] !== ')') throw this.error('")" is missing');
-      this.at++;
-      return inner;
-    }
+    if (this.text[this.at] === '(') return this.group(field);
     return { kind: 'field', field, test: this.valueTest() };
   }
 

@@ -27,11 +27,11 @@ export interface PipelineOutcome {
 }
 
 /** The record's fields after the pipelines; undefined when none matched or the budget ran out. */
-export function applyPipelines(set: PipelineSet, fields: FieldMap, budgetMs: number, stats: PipelineStats): PipelineOutcome | undefined {
+export function applyPipelines(set: PipelineSet, fields: FieldMap, messageKey: string | undefined, budgetMs: number, stats: PipelineStats): PipelineOutcome | undefined {
   const source = fields.get('ddsource');
   const candidates = set.candidates(typeof source === 'string' ? source : undefined);
   if (candidates.length === 0) return undefined;
-  const [log, apart] = pipelineLogOf(fields);
+  const [log, apart] = pipelineLogOf(fields, messageKey);
   const deadline = performance.now() + budgetMs;
   let matched = false;
   try {

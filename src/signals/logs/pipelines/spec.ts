@@ -186,7 +186,9 @@ function readProcessor(p: Json, path: string, parentPath: string, unsupported: U
         source: text(p, path, 'source'),
         target: text(p, path, 'target'),
         // integrations-core writes the table as one text of lines
-        lookupTable: textList(p, path, [], 'lookupTable', 'lookup_table').flatMap((t) => t.split(/\r?\n/)).filter((t) => t.trim() !== ''),
+        lookupTable: textList(p, path, [], 'lookupTable', 'lookup_table')
+          .flatMap((t) => t.split(/\r?\n/))
+          .filter((t) => t.trim() !== ''),
         defaultLookup: optionalText(p, 'defaultLookup', 'default_lookup'),
       };
     }

@@ -102,10 +102,7 @@ export interface LookupSpec {
   defaultLookup: string | undefined;
 }
 
-export type ArrayOperation =
-  | { type: 'append'; source: string; target: string; preserveSource: boolean }
-  | { type: 'length'; source: string; target: string }
-  | { type: 'select'; source: string; target: string; filter: string; valueToExtract: string };
+export type ArrayOperation = { type: 'append'; source: string; target: string; preserveSource: boolean } | { type: 'length'; source: string; target: string } | { type: 'select'; source: string; target: string; filter: string; valueToExtract: string };
 
 export interface ArraySpec {
   type: 'array-processor';
@@ -114,19 +111,7 @@ export interface ArraySpec {
   operation: ArrayOperation;
 }
 
-export type ProcessorSpec =
-  | PipelineSpec
-  | GrokSpec
-  | AttributeRemapperSpec
-  | ReservedRemapperSpec
-  | CategorySpec
-  | UrlParserSpec
-  | UserAgentParserSpec
-  | GeoIpParserSpec
-  | ArithmeticSpec
-  | StringBuilderSpec
-  | LookupSpec
-  | ArraySpec;
+export type ProcessorSpec = PipelineSpec | GrokSpec | AttributeRemapperSpec | ReservedRemapperSpec | CategorySpec | UrlParserSpec | UserAgentParserSpec | GeoIpParserSpec | ArithmeticSpec | StringBuilderSpec | LookupSpec | ArraySpec;
 
 /** Something a pipeline asks for that the engine does not run, with where it is. */
 export interface Unsupported {

@@ -102,11 +102,7 @@ class RuleCompiler {
 
 /** Numbers the capture groups in source order (placeholders open them left to right, captures list them in that order). */
 function numbered(expanded: Expanded, name: string): CompiledRule {
-  let group = 0;
-  const source = expanded.source.replace(/\u0000/g, () => {
-    group++;
-    return '(';
-  });
+  const source = expanded.source.split(OPEN_CAPTURE).join('(');
   const captures = expanded.captures.map((c, i) => ({ ...c, group: i + 1 }));
   const flags = `${expanded.ignoreCase ? 'i' : ''}${expanded.dotAll ? 's' : ''}`;
   // Java's `$` also matches before a final line break

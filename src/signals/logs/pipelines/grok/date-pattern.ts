@@ -96,7 +96,12 @@ function partsOf(pattern: string): Part[] {
   return parts;
 }
 
+/** Numeric letters read as plain numbers: their field and their widest value in digits. */
+const NUMERIC: Readonly<Record<string, [Field, number]>> = { d: ['day', 2], D: ['dayOfYear', 3], H: ['hour', 2], k: ['hour24', 2], h: ['hour12', 2], K: ['hour0', 2], m: ['minute', 2], s: ['second', 2] };
+
 function letterPart(letter: string, count: number, pattern: string): Part {
+  const numeric = NUMERIC[letter];
+  if (numeric) return { field: numeric[0], source: digits(count, 1, numeric[1]), digits: count };
   switch (letter) {
     case 'y':
     case 'u':
@@ -107,22 +112,6 @@ function letterPart(letter: string, count: number, pattern: string): Part {
       if (count >= 4) return { field: 'monthName', source: names(MONTHS, false) };
       if (count === 3) return { field: 'monthName', source: SHORT_MONTHS };
       return { field: 'month', source: digits(count, 1, 2), digits: count };
-    case 'd':
-      return { field: 'day', source: digits(count, 1, 2), digits: count };
-    case 'D':
-      return { field: 'dayOfYear', source: digits(count, 1, 3), digits: count };
-    case 'H':
-      return { field: 'hour', source: digits(count, 1, 2), digits: count };
-    case 'k':
-      return { field: 'hour24', source: digits(count, 1, 2), digits: count };
-    case 'h':
-      return { field: 'hour12', source: digits(count, 1, 2), digits: count };
-    case 'K':
-      return { field: 'hour0', source: digits(count, 1, 2), digits: count };
-    case 'm':
-      return { field: 'minute', source: digits(count, 1, 2), digits: count };
-    case 's':
-      return { field: 'second', source: digits(count, 1, 2), digits: count };
     case 'S':
     case 'n':
       return { field: 'fraction', source: `\\d{${count}}`, digits: count };

@@ -37,7 +37,14 @@ export class KeyValueParser {
 
   constructor(options: KeyValueOptions) {
     const { separator, whitelist, quoting, delimiters } = options;
-    this.quotePairs = quoting === '' ? [['"', '"'], ["'", "'"], ['<', '>']] : pairsOf(quoting);
+    this.quotePairs =
+      quoting === ''
+        ? [
+            ['"', '"'],
+            ["'", "'"],
+            ['<', '>'],
+          ]
+        : pairsOf(quoting);
     const keyExtra = [...whitelist].filter((c) => !delimiters.includes(c) && !/\s/.test(c) && !separator.includes(c)).join('');
     const key = `[\\w.\\-@${escapeClass(keyExtra)}]+`;
     const valueChars = `[\\w.\\-@${escapeClass(whitelist)}]`;
@@ -53,7 +60,7 @@ export class KeyValueParser {
     this.pattern = new RegExp(`(?<![\\w.\\-@${escapeClass(keyExtra)}])(${key})${sep}(?:${quoted}|${unquoted})`, 'g');
   }
 
-/** An unquoted number becomes a number (`11.0` → 11); quoted values stay text. */
+  /** An unquoted number becomes a number (`11.0` → 11); quoted values stay text. */
   private static valueOf(text: string, quoted: boolean): JsonValue {
     if (quoted || !/^[+-]?(?:\d+(?:\.\d+)?|\.\d+)$/.test(text)) return text;
     const n = Number(text);

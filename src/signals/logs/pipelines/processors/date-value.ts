@@ -4,8 +4,9 @@
  * `Mmm dd HH:mm:ss` (this year, UTC).
  */
 import type { JsonValue } from '../../../../core/wire/json';
-import { isoToNs } from '../../timestamps';
 
+/** A date, optionally a time with seconds, fraction and zone: what Date.parse reads exactly, and nothing looser. */
+const ISO_8601 = /^\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2}(?:[.,]\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?)?$/i;
 const RFC3164 = /^([A-Z][a-z]{2}) +(\d{1,2}) (\d{2}):(\d{2}):(\d{2})$/;
 const MONTHS = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'];
 const epochMs = (n: number): number | undefined => (Number.isFinite(n) && n >= 0 ? Math.round(n) : undefined);
@@ -22,6 +23,7 @@ export function dateValueMs(value: JsonValue | undefined, now = new Date()): num
     if (month < 0) return undefined;
     return Date.UTC(now.getUTCFullYear(), month, Number(syslog[2]), Number(syslog[3]), Number(syslog[4]), Number(syslog[5]));
   }
-  const ns = isoToNs(text);
-  return ns === undefined ? undefined : Number(ns / 1_000_000n);
+  if (!ISO_8601.test(text)) return undefined;
+  const ms = Date.parse(text.replace(' ', 'T'));
+  return Number.isNaN(ms) ? undefined : ms;
 }

@@ -107,7 +107,9 @@ function parse(text: string): Record<string, JsonValue> {
   const b = firstMatch(browser, text);
   const browserOut = b ? versioned(replace(b[0].family_replacement, b[1], 1), [replace(b[0].v1_replacement, b[1], 2), replace(b[0].v2_replacement, b[1], 3), replace(b[0].v3_replacement, b[1], 4), replace(b[0].v4_replacement, b[1], 5)]) : { family: 'Other' };
   const o = firstMatch(os, text);
-  const osOut = o ? versioned(replace(o[0].os_replacement, o[1], 1), [replace(o[0].os_v1_replacement, o[1], 2), replace(o[0].os_v2_replacement, o[1], 3), replace(o[0].os_v3_replacement, o[1], 4), replace(o[0].os_v4_replacement, o[1], 5)]) : { family: 'Other' };
+  const osOut = o
+    ? versioned(replace(o[0].os_replacement, o[1], 1), [replace(o[0].os_v1_replacement, o[1], 2), replace(o[0].os_v2_replacement, o[1], 3), replace(o[0].os_v3_replacement, o[1], 4), replace(o[0].os_v4_replacement, o[1], 5)])
+    : { family: 'Other' };
   const d = firstMatch(device, text);
   const deviceOut: Record<string, JsonValue> = { family: (d && replace(d[0].device_replacement, d[1], 1)) ?? 'Other' };
   if (d) {
