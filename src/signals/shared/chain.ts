@@ -9,7 +9,7 @@
 import type { RouteOptions } from '../../config';
 
 /** The route options a translation reads. */
-export type TranslationOptions = Pick<RouteOptions, 'decodeJsonMessage' | 'logTextCorrelation'>;
+export type TranslationOptions = Pick<RouteOptions, 'decodeJsonMessage' | 'logTextCorrelation' | 'logPipelineBudgetMs'>;
 
 /** What could not be translated, by reason: request-scoped, counted in /metrics by the route. */
 export type Tally = Partial<Record<string, number>>;
