@@ -191,12 +191,8 @@ async function formulaPoints(config: TileConfig, range: ChartRange): Promise<Poi
     metricTables: source.metricTables,
     filters: [],
   };
-  const node = ensureApiNode(() => {});
-  const commonUtils = join(
-    ensureHyperdxApi(() => {}, node),
-    'packages',
-    'common-utils',
-  );
+  const node = ensureApiNode();
+  const commonUtils = join(ensureHyperdxApi(), 'packages', 'common-utils');
   const run = spawnSync(node, [join(__dirname, 'render-tile.js')], { input: JSON.stringify({ commonUtils, clickhouseUrl: running.ch.httpUrl, config: chart }), encoding: 'utf8', timeout: 60_000 });
   if (run.status !== 0) throw new Error(`render-tile.js exited ${run.status}: ${run.stderr}`);
   const rows = JSON.parse(run.stdout) as Record<string, unknown>[];
