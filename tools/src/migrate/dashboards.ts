@@ -66,10 +66,15 @@ function seriesOf(def: WidgetDefinition, ctx: QueryContext): { series: Series; t
         addExpression(series, inner, ctx);
       }
     } else if (request.queries) {
-      addNamedQueries(series, request.queries, request.formulas ?? [], ctx);
+      top = addNamedQueries(series, request.queries, request.formulas ?? [], ctx) ?? top;
       const limit = request.formulas?.find((f) => f.limit?.count)?.limit;
       const count = request.sort?.count ?? limit?.count;
-      if (count !== undefined && def.type === 'toplist') top = { limit: count, rank: 'the query aggregator', order: limit?.order ?? 'desc' };
+      if (count !== undefined && (def.type === 'toplist' || def.type === 'sunburst' || def.type === 'treemap')) top = { limit: count, rank: 'the query aggregator', order: limit?.order ?? 'desc' };
+    } else if (request.log_query) {
+      const lq = request.log_query;
+      addNamedQueries(series, [{ name: 'query1', data_source: 'logs', search: lq.search, compute: { aggregation: lq.compute?.aggregation ?? 'count', metric: lq.compute?.facet ?? lq.compute?.metric }, group_by: lq.group_by }], [], ctx);
+      const limit = lq.group_by?.[0]?.limit;
+      if (limit !== undefined && def.type === 'toplist') top = { limit, rank: 'the count', order: 'desc' };
     } else throw new Unsupported('a request without a query');
   }
   if (series.selects.length === 0) throw new Unsupported('no query to draw');
@@ -174,6 +179,12 @@ function chartTile(def: WidgetDefinition, ctx: QueryContext, sources: Sources): 
     }
     case 'query_table':
       return { config: builder('table', series, sources), notes: [...notes, "each cell is the value over the window as HyperDX reduces it (a gauge series' last point, a count's total)"] };
+    case 'sunburst':
+    case 'treemap':
+      if (series.formulas.length > 0 || series.selects.length > 1) throw new Unsupported(`a ${def.type} of several queries (a HyperDX pie has one)`);
+      return { config: builder('pie', series, sources), notes: [...notes, `${def.type} drawn as a pie, one slice per group${series.groupBy.length > 1 ? ' (Datadog nests the groups)' : ''}; each slice is the value over the window as HyperDX reduces it`] };
+    case 'geomap':
+      return { config: builder('table', series, sources), notes: [...notes, 'geomap drawn as a table by country (HyperDX draws no map)'] };
     case 'heatmap':
       return { config: builder('line', series, sources), notes: [...notes, `${def.type} drawn as lines: HyperDX heatmaps read trace sources only`] };
     default:
@@ -187,10 +198,17 @@ function logStreamTile(def: WidgetDefinition, ctx: QueryContext, sources: Source
   return { displayType: 'search', sourceId: sources.log, select: '', where: translateLogSearch(withVariableDefaults(request.query.query_string ?? '', ctx.variables, notes)), whereLanguage: 'lucene' };
 }
 
-/** Widgets of text only: no query, nothing to translate. */
-const TEXT_WIDGETS = new Set(['note', 'free_text']);
+/** Widgets of text or pictures only: no query, nothing to translate. */
+const TEXT_WIDGETS = new Set(['note', 'free_text', 'image', 'iframe']);
 
-const CHART_WIDGETS = new Set(['timeseries', 'query_value', 'toplist', 'query_table', 'heatmap', 'distribution']);
+/** A text widget's Markdown: its text, or its picture or page as a link. */
+function textOf(def: WidgetDefinition): string {
+  if (def.type === 'image') return `![${def.title ?? ''}](${String(def.url ?? '')})`;
+  if (def.type === 'iframe') return `[${def.title ?? String(def.url ?? '')}](${String(def.url ?? '')})`;
+  return String(def.content ?? def.text ?? '');
+}
+
+const CHART_WIDGETS = new Set(['timeseries', 'query_value', 'toplist', 'query_table', 'heatmap', 'distribution', 'sunburst', 'treemap', 'geomap']);
 
 const markdown = (text: string): TileDraft['config'] => ({ displayType: 'markdown', markdown: text.length > MAX_MARKDOWN ? `${text.slice(0, MAX_MARKDOWN - 1)}…` : text });
 
@@ -213,7 +231,7 @@ export function widgetTile(def: WidgetDefinition, ctx: QueryContext, sources: So
   const original = originalQueries(def);
   const name = def.title || def.type;
   try {
-    if (TEXT_WIDGETS.has(def.type)) return { name: def.title ?? '', type: def.type, status: 'text', config: markdown(String(def.content ?? def.text ?? '')), original, notes: [], migrated: true };
+    if (TEXT_WIDGETS.has(def.type)) return { name: def.title ?? '', type: def.type, status: 'text', config: markdown(textOf(def)), original, notes: [], migrated: true };
     if (def.type === 'list_stream') {
       const notes: string[] = [];
       const config = logStreamTile(def, ctx, sources, notes);

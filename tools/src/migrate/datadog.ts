@@ -26,6 +26,8 @@ export interface WidgetRequest {
   /** list_stream (`query_string`); a distribution widget's histogram request (`query`) */
   query?: { data_source?: string; query_string?: string; query?: string };
   sort?: { count?: number };
+  /** the older form of a log query */
+  log_query?: { search?: { query: string }; compute?: { aggregation?: string; facet?: string; metric?: string }; group_by?: { facet: string; limit?: number }[] };
 }
 
 export interface NamedQuery {

@@ -397,13 +397,39 @@ function logSelect(q: NamedQuery, ctx: QueryContext, notes: string[]): { select:
 
 const NAME_TOKEN = /[A-Za-z_][A-Za-z0-9_]*/g;
 
+/** A function wrapped around a whole formula: `per_second(query1)`, `top(query1, 10, 'mean', 'desc')`. */
+const WRAPPER = /^\s*(\w+)\((.*)\)\s*$/;
+
+/** The arguments after the first of a wrapper's argument text (`query1, 10, 'mean', 'desc'`). */
+const wrapperArgs = (text: string): string[] => {
+  const depth0 = text.split(',');
+  return depth0.slice(1).map((a) => a.trim().replace(/^['"]|['"]$/g, ''));
+};
+
 /**
- * `100 * cnt / mx` with named queries → `100 * A / B`; `default_zero(q)` of a whole formula is
- * what a line chart draws anyway; any other function in a formula is not migrated.
+ * `100 * cnt / mx` with named queries → `100 * A / B`. Around the whole formula, `default_zero()`
+ * is what a line chart draws anyway, `per_second()` (…minute, …hour) of counted queries is drawn
+ * per interval and said, `top()` is returned for the chart to keep its N series; any other function
+ * in a formula is not migrated.
  */
-function formulaOverLetters(formula: string, names: ReadonlyMap<string, string>, notes: string[]): string {
-  const whole = /^\s*default_zero\((.*)\)\s*$/.exec(formula);
-  const body = whole ? whole[1]! : formula;
+function formulaOverLetters(formula: string, names: ReadonlyMap<string, string>, counted: (letter: string) => boolean, notes: string[]): { expression: string; top?: { limit: number; rank: string; order: string } } {
+  let body = formula;
+  let top: { limit: number; rank: string; order: string } | undefined;
+  for (let m = WRAPPER.exec(body); m && ['default_zero', 'top', ...RATE_FUNCTIONS].includes(m[1]!) && balanced(m[2]!); m = WRAPPER.exec(body)) {
+    const [, name, inner] = m as unknown as [string, string, string];
+    if (name === 'top') {
+      const [limit, rank, order] = wrapperArgs(inner);
+      top = { limit: Number(limit ?? 10) || 10, rank: rank ?? 'mean', order: order ?? 'desc' };
+      body = inner.split(',')[0]!;
+      continue;
+    }
+    body = inner;
+    if (RATE_FUNCTIONS.has(name)) {
+      const letters = body.replace(NAME_TOKEN, (n) => names.get(n) ?? n);
+      if (!(letters.match(/\b[A-Z]\b/g) ?? []).every(counted)) throw new Unsupported(`formula "${formula}": ${name}() of a gauge (its change per unit of time) has no HyperDX equivalent`);
+      notes.push(`${name}(): drawn as counts per HyperDX interval, not per ${name.slice(4)}`);
+    }
+  }
   const rewritten = body.replace(NAME_TOKEN, (name) => {
     if (name === 'default_zero') {
       notes.push('default_zero() inside a formula: HyperDX leaves the result empty where an operand has no value, Datadog counts that operand as 0');
@@ -414,13 +440,13 @@ function formulaOverLetters(formula: string, names: ReadonlyMap<string, string>,
     return l;
   });
   if (!/^[A-Z0-9.+\-*/()\s]*$/.test(rewritten)) throw new Unsupported(`formula "${formula}" is not plain arithmetic`);
-  return rewritten;
+  return { expression: rewritten, ...(top ? { top } : {}) };
 }
 
 const SOURCE_OF: Readonly<Record<string, SourceKind>> = { metrics: 'metric', logs: 'log' };
 
 /** The newer form: named queries (metrics or logs), combined by formulas. */
-export function addNamedQueries(into: Series, queries: readonly NamedQuery[], formulas: readonly { formula: string; alias?: string }[], ctx: QueryContext): void {
+export function addNamedQueries(into: Series, queries: readonly NamedQuery[], formulas: readonly { formula: string; alias?: string }[], ctx: QueryContext): { limit: number; rank: string; order: string } | undefined {
   const names = new Map<string, string>();
   for (const q of queries) {
     const source = SOURCE_OF[q.data_source];
@@ -442,9 +468,14 @@ export function addNamedQueries(into: Series, queries: readonly NamedQuery[], fo
     into.selects.push(select);
   }
   const drawn: readonly { formula: string; alias?: string }[] = formulas.length > 0 ? formulas : queries.map((q) => ({ formula: q.name }));
+  const counted = (l: string): boolean => into.selects[l.charCodeAt(0) - 65]?.metricType === 'sum' || into.source === 'log';
+  let top: { limit: number; rank: string; order: string } | undefined;
   for (const f of drawn) {
-    into.formulas.push({ expression: formulaOverLetters(f.formula, names, into.notes), ...(f.alias ? { alias: f.alias } : {}) });
+    const rendered = formulaOverLetters(f.formula, names, counted, into.notes);
+    top = rendered.top ?? top;
+    into.formulas.push({ expression: rendered.expression, ...(f.alias ? { alias: f.alias } : {}) });
   }
+  return top;
 }
 
 export const emptySeries = (): Series => ({ source: 'metric', selects: [], formulas: [], groupBy: [], notes: [] });
