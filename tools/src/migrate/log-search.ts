@@ -6,6 +6,7 @@
  */
 import { type Column, luceneField, sqlField, tagColumn } from './attributes';
 import type { TemplateVariable } from './datadog';
+import { Unsupported } from './unsupported';
 
 /** The reserved attributes, as the logs translation stores them (docs/translation.md, Logs): columns or map keys. */
 const RESERVED_FIELDS: ReadonlyMap<string, string | Column> = new Map<string, string | Column>([
@@ -61,7 +62,7 @@ export function translateLogSearch(query: string): string {
 }
 
 /** `$name` (or `$name.value`) in a log search. */
-const VARIABLE = /(^|[\s(])(-?)\$([A-Za-z0-9_]+)(?:\.value)?(?=$|[\s)])/g;
+const VARIABLE = /(^|[\s(:])(-?)\$([A-Za-z0-9_.-]+?)(?:\.value)?(?=$|[\s)"])/g;
 
 /**
  * A log search with each `$variable` replaced by its default, as the search runs when the
@@ -69,12 +70,13 @@ const VARIABLE = /(^|[\s(])(-?)\$([A-Za-z0-9_]+)(?:\.value)?(?=$|[\s)])/g;
  * filters reach metric tiles only (filters.ts), so a log tile keeps the default, and that is said.
  */
 export function withVariableDefaults(query: string, variables: readonly TemplateVariable[], notes: string[]): string {
-  return query.replace(VARIABLE, (whole, before: string, negate: string, name: string) => {
+  return query.replace(VARIABLE, (_whole, before: string, negate: string, name: string) => {
     const variable = variables.find((v) => v.name === name);
-    if (variable === undefined) return whole;
+    if (variable === undefined) throw new Unsupported(`the log search names $${name}, which the dashboard does not define`);
     const values = variable.defaults.filter((d) => d !== '*' && d !== '');
     notes.push(`template variable $${name} in a log search: its default (${values.length > 0 ? values.join(' or ') : 'everything'}) applied; HyperDX's filter does not reach log tiles`);
     if (values.length === 0) return before;
+    if (before === ':') return `${before}${values.length === 1 ? values[0] : `(${values.join(' OR ')})`}`;
     const terms = values.map((v) => (variable.prefix ? `${variable.prefix}:${v}` : v));
     return `${before}${negate}${terms.length === 1 ? terms[0] : `(${terms.join(' OR ')})`}`;
   });

@@ -11,12 +11,11 @@ import { splitTag } from '../../../src/signals/shared/resource-promotion';
 import { luceneField, luceneValue, sqlField, tagColumn, type Table } from './attributes';
 import type { NamedQuery, TemplateVariable } from './datadog';
 import { logFieldSql, translateLogSearch, withVariableDefaults } from './log-search';
+import { Unsupported } from './unsupported';
 import { type Expr, type Filter, type MetricQuery, metricQueriesOf, parseMetricExpression } from './metric-query';
 import { bundledMetricTypes, type MetricTypes } from './metric-types';
 
-export class Unsupported extends Error {
-  override name = 'Unsupported';
-}
+export { Unsupported } from './unsupported';
 
 export type MetricType = 'gauge' | 'sum' | 'histogram' | 'exponential histogram';
 
@@ -105,16 +104,17 @@ const isEverything = (value: string): boolean => value === '*' || value === '';
  * `$v` of a dashboard filter → nothing (the filter applies it; the use is recorded); any other
  * `$v` → its defaults: `*` filters nothing, `prefix:default` (several: any of them) otherwise.
  */
-function variableTerm(scope: TagScope, name: string, ctx: QueryContext, negated: boolean): string {
+function variableTerm(scope: TagScope, name: string, ctx: QueryContext, negated: boolean, key?: string): string {
   const variable = ctx.variables.find((v) => v.name === name);
   if (variable === undefined) throw new Unsupported(`template variable $${name} is not defined by the dashboard`);
-  if (ctx.filters.has(name)) {
+  if (ctx.filters.has(name) && (key === undefined || key === variable.prefix)) {
     ctx.uses.set(name, (ctx.uses.get(name) ?? new Set<VariableUse>()).add(negated ? 'not in' : 'in'));
     return '';
   }
   const values = variable.defaults;
   if (values.length === 0 || values.some(isEverything)) return '';
-  const terms = values.map((value) => (variable.prefix ? tagTerm(scope, variable.prefix, value) : tagTerm(scope, value, '')));
+  const tagKey = key ?? variable.prefix;
+  const terms = values.map((value) => (tagKey ? tagTerm(scope, tagKey, value) : tagTerm(scope, value, '')));
   return terms.length === 1 ? terms[0]! : `(${terms.join(' OR ')})`;
 }
 
@@ -125,7 +125,7 @@ export function filterToLucene(scope: TagScope, filter: Filter, ctx: QueryContex
     case 'tag':
       return tagTerm(scope, filter.key, filter.value);
     case 'var':
-      return variableTerm(scope, filter.name, ctx, negated);
+      return variableTerm(scope, filter.name, ctx, negated, filter.key);
     case 'not': {
       const inner = filterToLucene(scope, filter.filter, ctx, !negated);
       return inner === '' ? '' : `NOT ${filter.filter.kind === 'and' || filter.filter.kind === 'or' ? `(${inner})` : inner}`;
