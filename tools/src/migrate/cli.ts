@@ -49,6 +49,7 @@ Modes:
 Translation:
   --metric-source ID     HyperDX source for metric tiles   } default: the instance's only source
   --log-source ID        HyperDX source for log searches    } of that kind (placeholder offline)
+  --notify-map FILE      JSON {"@slack-ops": "<webhook id>", …}: Datadog handles → HyperDX webhooks
   --webhook NAME=ID      a monitor's @NAME (or @webhook-NAME) notifies HyperDX webhook ID (repeatable)
   --default-webhook ID   webhook for monitors none of whose handles map (without it they get no alert)
   --metric-types FILE|DIR
@@ -66,8 +67,10 @@ Connection: as \`stack\` (see \`dd-otlp-bridge-tools stack dashboards --help\`):
 (HYPERDX_PERSONAL_API_KEY) for open source; --org, --service, --key-id, --key-secret
 (CLICKSTACK_*) for Managed ClickStack. --verbose prints one line per request.
 
-Output: one line per item (what was done, "partial" or "skipped" with the reasons) on stderr,
-then a summary line. Exit status: 0 done (partial items included), 1 the service refused or
+Output: one line per item on stderr (created, updated, unchanged, skipped, failed), each
+approximated widget (≈, how) and dropped one (✗, why), then a summary and the totals;
+--report FILE writes the same per widget and per monitor as JSON. Items are keyed by Datadog id
+(else file path), never by name; a re-run sends nothing for what did not change. Exit status: 0 done (partial items included), 1 the service refused or
 failed for some item, 2 usage error or an input file that is not a Datadog export.
 `;
 
