@@ -229,7 +229,8 @@ describe('the Postgres - Metrics dashboard', () => {
     const run = await migrate(['dashboards', join(FIXTURES, 'dashboards', 'postgres-metrics.json')]);
     expect({ status: run.status, err: run.err }).toEqual({ status: 0, err: expect.stringContaining('1 created') });
     const [dashboard] = await api<Created[]>('GET', '/dashboards');
-    tiles = (dashboard!.tiles as Created[]).filter((t) => (t.config as TileConfig).displayType !== 'markdown');
+    // a title ending in [≈] marks a tile whose widget is approximated (here: system.* metrics of unknown type, read as gauges)
+    tiles = (dashboard!.tiles as Created[]).filter((t) => (t.config as TileConfig).displayType !== 'markdown').map((t) => ({ ...t, name: (t.name as string).replace(/ \[≈\]$/, '') }));
   }, 60_000);
 
   it('has one metric tile per Datadog widget', () => {
