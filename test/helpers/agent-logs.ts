@@ -1,9 +1,21 @@
 /** What the Datadog logs agent does with tailed lines: agent-json entries, zstd, its headers. */
 import { compress as zstdCompress } from '@mongodb-js/zstd';
 
-export async function shipAsAgent(intakeUrl: string, apiKey: string, lines: string[], tags: string, service = 'shop-api'): Promise<Response> {
+/** One agent-json entry: what the agent sends for one log line. */
+export interface AgentLogEntry {
+  message: string;
+  status: string;
+  /** ms */
+  timestamp: number;
+  hostname: string;
+  service: string;
+  ddsource: string;
+  ddtags: string;
+}
+
+/** Entries as the logs agent posts them: one zstd-compressed agent-json array. */
+export async function shipEntriesAsAgent(intakeUrl: string, apiKey: string, entries: readonly AgentLogEntry[]): Promise<Response> {
   const now = Date.now();
-  const entries = lines.map((message) => ({ message, status: 'info', timestamp: now, hostname: 'agent-host', service, ddsource: 'nodejs', ddtags: tags }));
   return fetch(`${intakeUrl}/api/v2/logs`, {
     method: 'POST',
     body: await zstdCompress(Buffer.from(JSON.stringify(entries)), 1),
@@ -18,4 +30,13 @@ export async function shipAsAgent(intakeUrl: string, apiKey: string, lines: stri
       'dd-message-timestamp': String(now),
     },
   });
+}
+
+export function shipAsAgent(intakeUrl: string, apiKey: string, lines: string[], tags: string, service = 'shop-api'): Promise<Response> {
+  const now = Date.now();
+  return shipEntriesAsAgent(
+    intakeUrl,
+    apiKey,
+    lines.map((message) => ({ message, status: 'info', timestamp: now, hostname: 'agent-host', service, ddsource: 'nodejs', ddtags: tags })),
+  );
 }

@@ -26,11 +26,11 @@ describe('real dashboards', () => {
     expect(plan.body.savedFilterValues).toBeUndefined();
   });
 
-  it('iis: !$exclude_site with default "total" is saved as an exclusion, and said to differ on selection', () => {
+  it('iis: !$exclude_site (default "total"), which not every widget names, is applied in the queries that name it, not as a filter narrowing them all', () => {
     const plan = fixture('iis.json');
-    expect(plan.body.filters?.map((f) => [f.name, f.expression])).toEqual([['exclude_site', "Attributes['site']"]]);
-    expect(plan.body.savedFilterValues).toEqual([{ type: 'sql', condition: "Attributes['site'] NOT IN ('total')" }]);
-    expect(plan.notes).toContain('template variable $exclude_site is used as !$exclude_site: its default is saved as an exclusion; a value picked in the HyperDX drop-down is included instead');
+    expect(plan.body.filters).toBeUndefined();
+    expect(plan.dashboardNotes).toContain("template variable $exclude_site (default total) is applied in the queries that name it, not as a HyperDX filter: a filter's value would also narrow the tiles that do not name it");
+    expect(selectsOf(plan).filter((s) => s.where.includes('NOT Attributes.site:"total"')).length).toBeGreaterThan(0);
     // $scope has no tag key: no filter, and the item says so
     expect(plan.notes.some((n) => n.startsWith('template variable $scope has no tag key'))).toBe(true);
   });
@@ -42,10 +42,10 @@ describe('real dashboards', () => {
     expect(plan.notes).toContain('filter "env" also applies to tiles whose Datadog query did not use $env: Offline Partitions');
   });
 
-  it('postgres DBM: both variables become filters; what is said is only the guessed type of its internal metrics', () => {
+  it('postgres DBM: both variables become filters, with nothing to say of them', () => {
     const plan = fixture('postgres-dbm-query-metrics.json');
     expect(plan.body.filters?.map((f) => f.expression)).toEqual(["Attributes['database_instance']", "Attributes['cluster_name']"]);
-    expect(plan.notes.filter((n) => !n.includes('its type is not known'))).toEqual([]);
+    expect(plan.dashboardNotes).toEqual([]);
   });
 });
 
@@ -67,13 +67,14 @@ describe('variables the fixtures lack', () => {
     const expression = "ResourceAttributes['deployment.environment.name']";
     expect(plan.body.filters).toEqual([expect.objectContaining({ expression, where: `${expression} IN ('prod', 'staging', 'o\\'hare')`, whereLanguage: 'sql' })]);
     expect(plan.body.savedFilterValues).toEqual([{ type: 'sql', condition: `${expression} IN ('prod', 'o\\'hare')` }]);
-    expect(plan.notes.filter((n) => !n.includes('its type is not known'))).toEqual([]);
+    expect(plan.dashboardNotes).toEqual([]);
   });
 
-  it('a wildcard default is not preselected, and the item says why', () => {
+  it('a wildcard default, which a filter cannot select, is applied in the query, and the item says why', () => {
     const plan = dashboard({ name: 'env', prefix: 'env', default: 'prod-*' });
-    expect(plan.body.savedFilterValues).toBeUndefined();
-    expect(plan.notes).toEqual([expect.stringContaining('nginx.requests: its type is not known'), 'template variable $env: default prod-* not preselected (a HyperDX filter selects exact values)']);
+    expect(plan.body.filters).toBeUndefined();
+    expect(selectsOf(plan).map((s) => s.where)).toEqual(['ResourceAttributes.deployment.environment.name:prod-*']);
+    expect(plan.dashboardNotes).toEqual(['template variable $env (default prod-*) is applied in the queries that name it, not as a HyperDX filter: a filter selects exact values']);
   });
 
   it('an undefined variable in a query is reported, not guessed', () => {

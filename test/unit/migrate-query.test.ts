@@ -71,7 +71,7 @@ describe('metric query parser', () => {
 describe('where tags land', () => {
   it('follows resource promotion (and the default semantic-convention names) for every key of the shared table', () => {
     for (const [key, known] of KNOWN_KEYS) {
-      if (known.resource) expect(tagColumn('metrics', key)).toEqual({ map: 'ResourceAttributes', key: known.otel });
+      if (known.resource) expect(tagColumn('metrics', key)).toEqual({ map: 'ResourceAttributes', key: known.otel, ...(known.slice ? { list: true } : {}) });
       else expect(tagColumn('metrics', key)).toEqual({ map: 'Attributes', key: attributeName(key) });
     }
   });
@@ -122,13 +122,42 @@ describe('where tags land', () => {
 
 describe('log search', () => {
   it.each([
-    ['service:web status:error', 'ServiceName:web SeverityText:error'],
-    ['source:nginx @http.status_code:500 @error.msg:x', 'LogAttributes.datadog.ddsource:nginx LogAttributes.http.status_code:500 LogAttributes.exception.message:x'],
-    ['env:prod -host:db1 "timed out"', 'ResourceAttributes.deployment.environment.name:prod -ResourceAttributes.host.name:db1 "timed out"'],
-    ['status:warning OR (service:api AND @user.id:42)', 'SeverityText:warn OR (ServiceName:api AND LogAttributes.user.id:42)'],
+    // values quoted: HyperDX matches a bare value as text containing it, a quoted one exactly (as Datadog)
+    ['service:web status:error', 'ServiceName:"web" SeverityText:"error"'],
+    ['source:nginx @http.status_code:500 @error.msg:x', 'LogAttributes.datadog.ddsource:"nginx" LogAttributes.http.status_code:"500" LogAttributes.exception.message:"x"'],
+    ['env:prod -host:db1 "timed out"', 'ResourceAttributes.deployment.environment.name:"prod" -ResourceAttributes.host.name:"db1" "timed out"'],
+    ['status:warning OR (service:api AND @user.id:42)', 'SeverityText:"warn" OR (ServiceName:"api" AND LogAttributes.user.id:"42")'],
+    // a field's group is written term by term: HyperDX reads an empty value inside one as "anything"
+    ['-@categoryName:("-" OR "")', 'NOT (LogAttributes.categoryName:"-" OR LogAttributes.categoryName:"")'],
+    // no `-` before a group in HyperDX's grammar
+    ['service:a -(@a:b AND @c:d)', 'ServiceName:"a" NOT (LogAttributes.a:"b" AND LogAttributes.c:"d")'],
+    // a log attribute is text in ClickHouse: a small integer range is matched value by value
+    ['@message_id:[988 TO 990]', '(LogAttributes.message_id:"988" OR LogAttributes.message_id:"989" OR LogAttributes.message_id:"990")'],
+    ['@http.url:*', 'LogAttributes.http.url:*'],
+    ['host:web-*', 'ResourceAttributes.host.name:web-*'],
     ['*', ''],
   ])('%s', (datadog, hyperdx) => {
     expect(translateLogSearch(datadog)).toBe(hyperdx);
+  });
+});
+
+describe('log search, what HyperDX reads otherwise', () => {
+  const notesOf = (search: string): string[] => {
+    const notes: string[] = [];
+    translateLogSearch(search, notes);
+    return notes;
+  };
+
+  it('a wildcard matches text containing it, in any case: said', () => {
+    expect(notesOf('host:web-*')).toEqual(['the wildcard value web-* matches any value containing "web-" in any case (HyperDX\'s search), not only the values of its pattern']);
+  });
+
+  it('an empty value also matches a missing attribute: said', () => {
+    expect(notesOf('-@x:""')).toEqual(['an empty value ("") also matches logs without the attribute (HyperDX reads a missing attribute as empty)']);
+  });
+
+  it('a range HyperDX cannot compare is not migrated', () => {
+    expect(() => translateLogSearch('@duration:>500')).toThrow(/the range @duration:>500/);
   });
 });
 
@@ -196,7 +225,7 @@ describe('monitors', () => {
 
   it('a log monitor becomes a saved search and its alert', () => {
     const plan = translateMonitor(monitor('logs("service:web status:error").index("*").rollup("count").last("15m") > 100', '@webhook-ops', 'log alert'), 'f', SOURCES, webhooks, 0);
-    expect(plan.target).toMatchObject({ kind: 'search', search: { where: 'ServiceName:web SeverityText:error', sourceId: 'l1' } });
+    expect(plan.target).toMatchObject({ kind: 'search', search: { where: 'ServiceName:"web" SeverityText:"error"', sourceId: 'l1' } });
     expect(plan.alert).toMatchObject({ source: 'saved_search', interval: '15m', threshold: 90 });
   });
 
@@ -217,5 +246,65 @@ describe('monitors', () => {
 
   it('finds handles, e-mail addresses included', () => {
     expect(handlesOf('Check it. @webhook-ops @slack-team-alerts\n`@pagerduty-db` mail @someone@example.com.')).toEqual(['webhook-ops', 'slack-team-alerts', 'pagerduty-db', 'someone@example.com']);
+  });
+});
+
+describe('APM span queries (issue 37: a trace source)', () => {
+  const SPANS = { ...SOURCES, trace: 't1' };
+  const spanWidget = (query: string, extra: Record<string, unknown> = {}) => ({
+    type: 'toplist',
+    title: 's',
+    requests: [{ response_format: 'scalar', queries: [{ name: 'query1', data_source: 'spans', search: { query }, compute: { aggregation: 'count' }, group_by: [{ facet: 'service', limit: 10 }], ...extra }], formulas: [{ formula: 'query1' }] }],
+  });
+
+  it('read the trace source: span fields where the traces translation writes them, values matched exactly', () => {
+    const tile = widgetTile(spanWidget('env:prod resource_name:"GET /users" operation_name:http.request status:error @http.status_code:500'), NO_VARS, SPANS);
+    expect(tile.status).toBe('exact');
+    expect(tile.config).toEqual({
+      displayType: 'bar',
+      sourceId: 't1',
+      select: [
+        {
+          aggFn: 'count',
+          where: '(ResourceAttributes.deployment.environment.name:"prod" SpanAttributes.dd.span.Resource:"GET /users" SpanAttributes.datadog.span.name:"http.request" StatusCode:"Error" SpanAttributes.http.status_code:"500") AND ServiceName:*',
+          whereLanguage: 'lucene',
+        },
+      ],
+      // a span's own service: an integration span's is datadog.service, its process's ServiceName
+      groupBy: "if(SpanAttributes['datadog.service'] != '', SpanAttributes['datadog.service'], ServiceName)",
+    });
+  });
+
+  it("service:x is the span's own service, exactly", () => {
+    const tile = widgetTile(spanWidget('service:shop-postgres'), NO_VARS, SPANS);
+    expect((tile.config.select as { where: string }[])[0]!.where).toBe('((SpanAttributes.datadog.service:"shop-postgres" OR (ServiceName:"shop-postgres" AND NOT SpanAttributes.datadog.service:*))) AND ServiceName:*');
+  });
+
+  it('a duration measure reads the Duration column (ns, as Datadog)', () => {
+    const tile = widgetTile(spanWidget('*', { compute: { aggregation: 'pc99', metric: '@duration' } }), NO_VARS, SPANS);
+    expect(tile.config.select).toEqual([{ aggFn: 'quantile', level: 0.99, valueExpression: 'Duration', where: 'ServiceName:* AND Duration:*', whereLanguage: 'lucene' }]);
+  });
+
+  it('a trace stream becomes a search over the trace source', () => {
+    const tile = widgetTile({ type: 'list_stream', title: 'l', requests: [{ query: { data_source: 'trace_stream', query_string: '@_top_level:1 status:ok' } }] }, NO_VARS, SPANS);
+    expect(tile.config).toEqual({ displayType: 'search', sourceId: 't1', select: '', where: 'SpanAttributes._dd.top_level:"1" (NOT StatusCode:"Error")', whereLanguage: 'lucene' });
+  });
+
+  it('without a trace source, the widget is dropped and says to give one', () => {
+    const tile = widgetTile(spanWidget('*'), NO_VARS, SOURCES);
+    expect(tile.status).toBe('dropped');
+    expect(tile.notes).toEqual(['s: a spans query needs a trace source (the instance has not exactly one: give --trace-source)']);
+  });
+
+  it('a trace-analytics monitor becomes a saved search over the trace source and its alert', () => {
+    const plan = translateMonitor(
+      readMonitor({ name: 'errors', type: 'trace-analytics alert', query: 'trace-analytics("service:web status:error").rollup("count").last("5m") > 10', message: '@webhook-ops', options: {} }),
+      'f',
+      SPANS,
+      { byHandle: new Map([['ops', 'w-ops']]), fallback: undefined },
+      0,
+    );
+    expect(plan.target).toMatchObject({ kind: 'search', search: { sourceId: 't1', where: '(SpanAttributes.datadog.service:"web" OR (ServiceName:"web" AND NOT SpanAttributes.datadog.service:*)) StatusCode:"Error"' } });
+    expect(plan.alert).toMatchObject({ source: 'saved_search', interval: '5m', threshold: 10, thresholdType: 'above_exclusive' });
   });
 });

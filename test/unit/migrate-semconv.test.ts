@@ -67,7 +67,7 @@ it('an ordinary metric tag and a log facet keep the default names whatever the o
   const s = emptySeries();
   addExpression(s, parseMetricExpression('sum:nginx.requests{http.status_code:500}'), defaultsContext([], { ...DEFAULT_SETTINGS, semconv: parseSemconvOptIn('http') }));
   expect(s.selects[0]!.where).toBe('Attributes.http.status_code:"500"');
-  expect(translateLogSearch('@http.status_code:500 @http.method:GET')).toBe('LogAttributes.http.status_code:500 LogAttributes.http.method:GET');
+  expect(translateLogSearch('@http.status_code:500 @http.method:GET')).toBe('LogAttributes.http.status_code:"500" LogAttributes.http.method:"GET"');
 });
 
 it('reads the opt-in as the sidecar does: flag over environment, one parser', () => {

@@ -130,7 +130,7 @@ describe('6. two monitors with one name', () => {
 
 describe('7. grouped status values', () => {
   it('keep their boolean operators', () => {
-    expect(translateLogSearch('status:(error OR warn)')).toBe('SeverityText:(error OR warn)');
+    expect(translateLogSearch('status:(error OR warn)')).toBe('(SeverityText:"error" OR SeverityText:"warn")');
   });
 });
 

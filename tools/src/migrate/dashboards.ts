@@ -7,11 +7,26 @@
  * the original query text of every tile is kept in a last Markdown tile, "Migrated from Datadog".
  */
 import type { DatadogDashboard, Widget, WidgetDefinition, WidgetLayout, WidgetRequest } from './datadog';
-import { dashboardFilters, filterVariableNames } from './filters';
-import { translateLogSearch, withVariableDefaults } from './log-search';
+import { dashboardFilters, filterVariableNames, inlinedNotes } from './filters';
+import { LOG_SEARCH, spanSearch, translateSearch, withVariableDefaults } from './log-search';
 import { type Expr, type FunctionArg, metricQueriesOf, parseMetricQueries, QueryError } from './metric-query';
-import { type DashboardPlan, type ItemReport, identityOf, markerFor, outcomeOf, type Sources, type Status, type TileInput } from './plan';
-import { addExpression, addNamedQueries, DEFAULT_SETTINGS, emptySeries, type MetricType, type QueryContext, quantileSelects, type Series, type TranslationSettings, Unsupported, type VariableUse, withoutTrivialFormulas } from './series';
+import { type DashboardPlan, formerMarkerFor, type ItemReport, identityOf, markerFor, outcomeOf, type Sources, type Status, type TileInput } from './plan';
+import {
+  addExpression,
+  addNamedQueries,
+  DEFAULT_SETTINGS,
+  emptySeries,
+  type MetricType,
+  type QueryContext,
+  quantileSelects,
+  type SelectItem,
+  type Series,
+  sourceIdOf,
+  type TranslationSettings,
+  Unsupported,
+  type VariableUse,
+  withoutTrivialFormulas,
+} from './series';
 
 /** HyperDX's grid is 24 columns wide (TileBase.x ≤ 23, w ≤ 24). */
 const GRID = 24;
@@ -94,9 +109,11 @@ function unwrapTop(expr: Expr): [Expr, Top | undefined] {
 }
 
 /**
- * HyperDX keeps the N series (bars) with the largest values; Datadog ranks them by `rank` (mean,
- * max, min, last, area, l2norm, norm) over the window, and `asc` keeps the smallest, which HyperDX
- * cannot: then every series is drawn.
+ * A line chart's series limit: HyperDX keeps the N series with the highest peak, their largest
+ * value in one interval (the time chart ranks metric series by their largest absolute value, and
+ * the query of a log chart ranks groups by their largest value per interval); Datadog ranks them
+ * by `rank` (mean, max, min, last, area, l2norm, norm) over the window, and `asc` keeps the
+ * smallest, which HyperDX cannot: then every series is drawn.
  */
 function topLimit(top: Top | undefined, notes: string[]): number | undefined {
   if (top === undefined) return undefined;
@@ -104,19 +121,41 @@ function topLimit(top: Top | undefined, notes: string[]): number | undefined {
     notes.push(`top ${top.limit} in ${top.order} order: HyperDX keeps the largest series only, so every series is drawn`);
     return undefined;
   }
-  notes.push(`top ${top.limit}: HyperDX keeps the ${top.limit} largest by its own ranking, Datadog by ${top.rank}`);
+  notes.push(`top ${top.limit}: HyperDX keeps the ${top.limit} series with the highest peak (largest value in one interval), Datadog the ${top.limit} with the highest ${top.rank}`);
   return top.limit;
 }
+
+/** `top()`'s ranking reducers by the aggregator they equal. */
+const RANK_AGGREGATOR: Readonly<Record<string, string>> = { mean: 'avg', max: 'max', min: 'min', last: 'last', area: 'sum', sum: 'sum' };
+
+/** Whether a top list keeps the bars Datadog would: ranked by the value it shows. */
+const ranksByValue = (rank: string, reducer: string | undefined): boolean => rank === 'the query aggregator' || rank === 'the count' || RANK_AGGREGATOR[rank] === reducer;
 
 function builder(displayType: string, series: Series, sources: Sources): TileDraft['config'] {
   const formulas = series.formulas.length > 0 ? { formulas: series.formulas, showOperandSeries: false } : {};
   return {
     displayType,
-    sourceId: series.source === 'log' ? sources.log : sources.metric,
+    sourceId: sourceIdOf(series.source, sources),
     select: series.selects,
     ...(series.groupBy.length > 0 ? { groupBy: series.groupBy.join(', ') } : {}),
     ...formulas,
   };
+}
+
+/**
+ * A table. HyperDX's table orders its rows by the group-by unless told otherwise; over several
+ * metric selects (or a formula) that names a column the query no longer has (`Attributes['x']`,
+ * which the selects' pivot renames) and the query fails. Such a table is ordered by its first
+ * value column instead, largest first, as Datadog's query table sorts by default; a first select
+ * without an alias is given the name HyperDX would show (`avg(metric)`) to be ordered by.
+ */
+function tableConfig(series: Series, sources: Sources): TileDraft['config'] {
+  const [formula] = series.formulas;
+  if (series.groupBy.length === 0 || (formula === undefined && series.selects.length < 2)) return builder('table', series, sources);
+  const [first, ...rest] = series.selects as [SelectItem, ...SelectItem[]];
+  const named = formula !== undefined || first.alias !== undefined ? series : { ...series, selects: [{ ...first, alias: `${first.aggFn}(${first.metricName ?? first.valueExpression ?? ''})` }, ...rest] };
+  const column = formula ? (formula.alias ?? formula.expression) : named.selects[0]!.alias!;
+  return { ...builder('table', named, sources), orderBy: `\`${column.replace(/`/g, '\\`')}\` DESC` };
 }
 
 /** The quantiles a distribution widget becomes (the levels HyperDX's quantile computes). */
@@ -142,17 +181,50 @@ function distributionTile(def: WidgetDefinition, ctx: QueryContext, sources: Sou
 }
 
 /**
- * What a query_value shows: Datadog reduces each series over the window with the request's
- * aggregator (avg when none); HyperDX's number tile reads a gauge series' last point and a
- * count's total over the window. Only those two meet.
+ * How Datadog reduces each select's query to one value over the window: the request's
+ * aggregator for the older form (avg when none; it reduces the whole expression), each query's
+ * for the newer form (then the formula combines the values); a log query is computed over the
+ * window directly. In the order seriesOf adds the selects.
  */
-function numberNotes(def: WidgetDefinition, series: Series): string[] {
-  const aggregator = ((def.requests ?? []) as WidgetRequest[]).find((r) => r.aggregator)?.aggregator ?? ((def.requests ?? []) as WidgetRequest[]).flatMap((r) => r.queries ?? []).find((q) => q.aggregator)?.aggregator ?? 'avg';
-  const types = new Set(series.selects.map((s) => s.metricType ?? 'log'));
-  const exact = (aggregator === 'last' && [...types].every((t) => t === 'gauge')) || (aggregator === 'sum' && [...types].every((t) => t === 'sum' || t === 'log'));
-  return exact
-    ? []
-    : [`value reduced with ${aggregator} over the window in Datadog; HyperDX shows ${[...types].map((t) => (t === 'gauge' ? "each gauge series' last point" : t === 'sum' || t === 'log' ? 'the total over the window' : `the ${t} over the window`)).join(', ')}`];
+function datadogReducers(def: WidgetDefinition): { reducers: (string | 'log')[]; arithmetic: boolean } {
+  const reducers: (string | 'log')[] = [];
+  let arithmetic = false;
+  for (const request of (def.requests ?? []) as WidgetRequest[]) {
+    if (request.q !== undefined) {
+      for (const expr of parseMetricQueries(request.q)) {
+        const count = metricQueriesOf(unwrapTop(expr)[0]).length;
+        arithmetic ||= count > 1;
+        reducers.push(...Array<string>(count).fill(request.aggregator ?? 'avg'));
+      }
+    } else if (request.queries) reducers.push(...request.queries.map((q) => (q.data_source === 'logs' ? 'log' : (q.aggregator ?? 'avg'))));
+    else if (request.log_query) reducers.push('log');
+  }
+  return { reducers, arithmetic };
+}
+
+/** Space aggregation and reduction that give the same value taken together or one after the other. */
+const SAME_AT_ONCE: Readonly<Record<string, string>> = { sum: 'sum', max: 'max', min: 'min', count: 'sum' };
+
+/**
+ * A value over the window (query_value, toplist, query_table, sunburst, treemap, geomap): HyperDX
+ * reduces a select over the window in one step, applying its aggregation to every series' value
+ * in every interval at once (its number, table and categorical charts drop the time buckets);
+ * Datadog aggregates across series per interval, then reduces the intervals. The two agree when
+ * both steps are sums, maxima or minima (a count of series summed over time), and for a log query,
+ * which Datadog also computes over the window at once. Arithmetic of several queries in the older
+ * form is reduced after it is computed; HyperDX computes the formula from the reduced values.
+ */
+function reductionNotes(def: WidgetDefinition, series: Series): string[] {
+  const { reducers, arithmetic } = datadogReducers(def);
+  const notes = series.selects.flatMap((select, i) => {
+    const reducer = reducers[i] ?? 'avg';
+    if (reducer === 'log' || select.metricType === undefined || SAME_AT_ONCE[select.aggFn] === reducer) return [];
+    return [
+      `value over the window: HyperDX takes the ${select.aggFn === 'quantile' ? `p${Math.round((select.level ?? 0) * 100)}` : select.aggFn} of every series' value in every interval at once; Datadog the ${reducer} over time of the ${select.aggFn === 'quantile' ? 'percentile' : select.aggFn} across series`,
+    ];
+  });
+  if (arithmetic) notes.push("value over the window of arithmetic: Datadog reduces the result over time, HyperDX computes it from each query's value over the window");
+  return notes;
 }
 
 /** Widgets drawn from metric or log queries, by HyperDX display type. */
@@ -170,21 +242,23 @@ function chartTile(def: WidgetDefinition, ctx: QueryContext, sources: Sources): 
       const { groupBy: _ignored, ...config } = builder('number', series, sources);
       if (series.groupBy.length > 0) notes.push('group-by dropped: a HyperDX number tile shows one value');
       if (series.formulas.length > 1) throw new Unsupported('a value of several formulas (a HyperDX number tile computes one)');
-      return { config, notes: [...notes, ...numberNotes(def, series)] };
+      return { config, notes: [...notes, ...reductionNotes(def, series)] };
     }
     case 'toplist': {
-      if (series.formulas.length > 0 || series.selects.length > 1) return { config: builder('table', series, sources), notes: [...notes, 'toplist of several queries drawn as a table (a HyperDX bar chart has one)'] };
-      const limit = topLimit(top, notes);
-      return { config: { ...builder('bar', series, sources), ...(limit !== undefined ? { limit } : {}) }, notes: [...notes, "each bar is the value over the window as HyperDX reduces it (a gauge series' last point, a count's total)"] };
+      if (series.formulas.length > 0 || series.selects.length > 1) return { config: tableConfig(series, sources), notes: [...notes, ...reductionNotes(def, series), 'toplist of several queries drawn as a table (a HyperDX bar chart has one)'] };
+      const limit = top === undefined ? undefined : top.order === 'desc' ? top.limit : undefined;
+      if (top !== undefined && top.order !== 'desc') notes.push(`top ${top.limit} in ${top.order} order: HyperDX keeps the largest bars only, so every bar is drawn`);
+      else if (top !== undefined && !ranksByValue(top.rank, datadogReducers(def).reducers[0])) notes.push(`top ${top.limit}: HyperDX keeps the ${top.limit} largest bars, Datadog the ${top.limit} with the highest ${top.rank} over time`);
+      return { config: { ...builder('bar', series, sources), ...(limit !== undefined ? { limit } : {}) }, notes: [...notes, ...reductionNotes(def, series)] };
     }
     case 'query_table':
-      return { config: builder('table', series, sources), notes: [...notes, "each cell is the value over the window as HyperDX reduces it (a gauge series' last point, a count's total)"] };
+      return { config: tableConfig(series, sources), notes: [...notes, ...reductionNotes(def, series)] };
     case 'sunburst':
     case 'treemap':
       if (series.formulas.length > 0 || series.selects.length > 1) throw new Unsupported(`a ${def.type} of several queries (a HyperDX pie has one)`);
-      return { config: builder('pie', series, sources), notes: [...notes, `${def.type} drawn as a pie, one slice per group${series.groupBy.length > 1 ? ' (Datadog nests the groups)' : ''}; each slice is the value over the window as HyperDX reduces it`] };
+      return { config: builder('pie', series, sources), notes: [...notes, ...reductionNotes(def, series), ...(series.groupBy.length > 1 ? [`${def.type} drawn as a pie, one slice per combination of its groups (Datadog nests them)`] : [])] };
     case 'geomap':
-      return { config: builder('table', series, sources), notes: [...notes, 'geomap drawn as a table by country (HyperDX draws no map)'] };
+      return { config: tableConfig(series, sources), notes: [...notes, ...reductionNotes(def, series), 'geomap drawn as a table by country (HyperDX draws no map)'] };
     case 'heatmap':
       return { config: builder('line', series, sources), notes: [...notes, `${def.type} drawn as lines: HyperDX heatmaps read trace sources only`] };
     default:
@@ -192,10 +266,15 @@ function chartTile(def: WidgetDefinition, ctx: QueryContext, sources: Sources): 
   }
 }
 
+/** The list streams HyperDX's search tile shows: logs, and APM spans (over a trace source). */
+const STREAMS: Readonly<Record<string, 'log' | 'trace'>> = { logs_stream: 'log', trace_stream: 'trace' };
+
 function logStreamTile(def: WidgetDefinition, ctx: QueryContext, sources: Sources, notes: string[]): TileDraft['config'] {
   const request = ((def.requests ?? []) as WidgetRequest[])[0];
-  if (request?.query?.data_source !== 'logs_stream') throw new Unsupported(`a ${request?.query?.data_source ?? 'list'} stream has no HyperDX equivalent (log streams do)`);
-  return { displayType: 'search', sourceId: sources.log, select: '', where: translateLogSearch(withVariableDefaults(request.query.query_string ?? '', ctx.variables, notes)), whereLanguage: 'lucene' };
+  const kind = STREAMS[request?.query?.data_source ?? ''];
+  if (kind === undefined) throw new Unsupported(`a ${request?.query?.data_source ?? 'list'} stream has no HyperDX equivalent (log and trace streams do)`);
+  const search = withVariableDefaults(request!.query!.query_string ?? '', ctx.variables, notes);
+  return { displayType: 'search', sourceId: sourceIdOf(kind, sources), select: '', where: translateSearch(search, kind === 'trace' ? spanSearch(ctx.semconv) : LOG_SEARCH, notes), whereLanguage: 'lucene' };
 }
 
 /** Widgets of text or pictures only: no query, nothing to translate. */
@@ -327,12 +406,18 @@ export const APPROXIMATED = '[≈]';
 
 const tileTitle = (draft: TileDraft): string => (draft.status === 'approximated' ? `${draft.name} ${APPROXIMATED}`.trim() : draft.name);
 
+/** The metric query texts of one widget. */
+const widgetMetricTexts = (def: WidgetDefinition): string[] =>
+  ((Array.isArray(def.requests) ? def.requests : []) as WidgetRequest[]).flatMap((r) => [...(r.q ? [r.q] : []), ...(r.queries ?? []).flatMap((q) => (q.data_source === 'metrics' && q.query ? [q.query] : []))]);
+
 /** Every metric query text of a widget and its groups, for the dashboard-wide pass. */
 function metricTexts(widgets: readonly Widget[]): string[] {
-  return widgets.flatMap((w) => [
-    ...((Array.isArray(w.definition.requests) ? w.definition.requests : []) as WidgetRequest[]).flatMap((r) => [...(r.q ? [r.q] : []), ...(r.queries ?? []).flatMap((q) => (q.data_source === 'metrics' && q.query ? [q.query] : []))]),
-    ...metricTexts(w.definition.widgets ?? []),
-  ]);
+  return widgets.flatMap((w) => [...widgetMetricTexts(w.definition), ...metricTexts(w.definition.widgets ?? [])]);
+}
+
+/** Each widget's metric query texts (widgets with none left out), groups opened. */
+function metricWidgetTexts(widgets: readonly Widget[]): string[][] {
+  return widgets.flatMap((w) => (w.definition.type === 'group' ? metricWidgetTexts(w.definition.widgets ?? []) : [widgetMetricTexts(w.definition)].filter((t) => t.length > 0)));
 }
 
 /**
@@ -361,7 +446,7 @@ function widgetReport(draft: TileDraft): ItemReport {
 
 /** `identity`: what names the export when it has no Datadog id (its path under the DIR given). */
 export function translateDashboard(dashboard: DatadogDashboard, file: string, sources: Sources, settings: TranslationSettings = DEFAULT_SETTINGS, identity = file): DashboardPlan {
-  const filterNames = filterVariableNames(dashboard.template_variables);
+  const filterNames = filterVariableNames(dashboard.template_variables, metricWidgetTexts(dashboard.widgets));
   const usage = new UsageCollector(filterNames);
   const base = { variables: dashboard.template_variables, filters: filterNames, counted: countedMetrics(dashboard), ...settings };
   const tiles: TileInput[] = [];
@@ -384,16 +469,21 @@ export function translateDashboard(dashboard: DatadogDashboard, file: string, so
     });
   };
   addTiles(dashboard.widgets, dashboard.layout_type);
-  const filters = dashboardFilters(dashboard.template_variables, usage, sources.metric, mainMetricType(tiles, sources.metric));
-  const notes = [...drafts.flatMap((d) => d.notes), ...filters.notes];
+  // a variable with a tag key that is not a filter was written into its queries (inlinedNotes)
+  const filterCandidates = dashboard.template_variables.filter((v) => v.prefix === null || filterNames.has(v.name));
+  const filters = dashboardFilters(filterCandidates, usage, sources.metric, mainMetricType(tiles, sources.metric));
+  const dashboardNotes = [...inlinedNotes(dashboard.template_variables, filterNames), ...filters.notes];
+  const notes = [...drafts.flatMap((d) => d.notes), ...dashboardNotes];
   const bottom = tiles.filter((t) => t.containerId === undefined).reduce((m, t) => Math.max(m, t.y + t.h), 0);
   tiles.push(notesTile(dashboard, file, drafts, notes, bottom));
   const marker = markerFor('dashboard', identityOf(dashboard.id, identity));
+  const formerMarker = formerMarkerFor('dashboard', dashboard.id, dashboard.title);
   return {
     kind: 'dashboard',
     file,
     name: dashboard.title,
     marker,
+    ...(formerMarker ? { formerMarker } : {}),
     body: {
       name: dashboard.title,
       tiles,
@@ -405,6 +495,6 @@ export function translateDashboard(dashboard: DatadogDashboard, file: string, so
     outcome: outcomeOf(notes, true),
     notes,
     widgets: drafts.map(widgetReport),
-    dashboardNotes: filters.notes,
+    dashboardNotes,
   };
 }

@@ -41,9 +41,38 @@ export interface FilterPlan {
 /** A variable HyperDX can hold as a filter: it selects values of one tag, hence one column. */
 const isFilterable = (v: TemplateVariable): v is TemplateVariable & { prefix: string } => v.prefix !== null;
 
-export const filterVariableNames = (variables: readonly TemplateVariable[]): Set<string> => new Set(variables.filter(isFilterable).map((v) => v.name));
-
 const isWildcard = (value: string): boolean => value.includes('*');
+
+/** Whether a variable's default selects every value (`*`, or none given). */
+const selectsEverything = (v: TemplateVariable): boolean => v.defaults.length === 0 || v.defaults.some((d) => d === '*' || d === '');
+
+/** `$name` or `$name.value` in a query text. */
+export const usesVariable = (text: string, name: string): boolean => new RegExp(`\\$${name.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}(?![\\w-])`).test(text);
+
+/**
+ * The variables that become HyperDX dashboard filters. A HyperDX filter's saved value narrows
+ * every metric tile of the dashboard, where a Datadog variable narrows only the queries that name
+ * it: a variable whose default selects something (`short_image:pilot`) becomes a filter only when
+ * every metric widget uses it; otherwise its default is written into the queries that use it
+ * (as for a variable without a tag key), and the tiles that do not use it stay unfiltered. So is
+ * a default with a wildcard (`prod-*`), which a HyperDX filter cannot select. A variable whose
+ * default selects everything has no saved value, so it filters nothing until a value is picked
+ * (then every metric tile, which is said). `metricWidgets`: each widget's metric query texts.
+ */
+export function filterVariableNames(variables: readonly TemplateVariable[], metricWidgets: readonly (readonly string[])[]): Set<string> {
+  const usedEverywhere = (v: TemplateVariable): boolean => metricWidgets.every((texts) => texts.some((t) => usesVariable(t, v.name)));
+  return new Set(variables.filter((v) => isFilterable(v) && (selectsEverything(v) || (usedEverywhere(v) && !v.defaults.some(isWildcard)))).map((v) => v.name));
+}
+
+/** Variables kept out of the filters for their default (filterVariableNames), said once per dashboard. */
+export function inlinedNotes(variables: readonly TemplateVariable[], filters: ReadonlySet<string>): string[] {
+  return variables
+    .filter((v) => isFilterable(v) && !filters.has(v.name))
+    .map(
+      (v) =>
+        `template variable $${v.name} (default ${v.defaults.join(' or ')}) is applied in the queries that name it, not as a HyperDX filter: ${v.defaults.some(isWildcard) ? 'a filter selects exact values' : "a filter's value would also narrow the tiles that do not name it"}`,
+    );
+}
 
 /** What the variable's queries did with `$v` / `!$v`, and the tiles that did not use it. */
 export interface VariableUsage {
@@ -55,10 +84,6 @@ export interface VariableUsage {
 function savedValue(v: TemplateVariable, expression: string, uses: ReadonlySet<VariableUse>, notes: string[]): SavedFilterValue | undefined {
   const values = v.defaults.filter((d) => d !== '*' && d !== '');
   if (values.length === 0) return undefined;
-  if (values.some(isWildcard)) {
-    notes.push(`template variable $${v.name}: default ${values.join(', ')} not preselected (a HyperDX filter selects exact values)`);
-    return undefined;
-  }
   const negated = !uses.has('in');
   if (negated) notes.push(`template variable $${v.name} is used as !$${v.name}: its default is saved as an exclusion; a value picked in the HyperDX drop-down is included instead`);
   else if (uses.has('not in')) notes.push(`template variable $${v.name} is used both as $${v.name} and !$${v.name}: the filter includes its selection`);

@@ -1,10 +1,12 @@
 /**
- * Datadog log search syntax → HyperDX search (Lucene over the logs table). Boolean operators,
- * parentheses, phrases, wildcards and free text are the same language; what changes is where each
- * field is: reserved attributes have columns of their own, tags follow resource promotion, and
- * `@facets` are log attributes under their OpenTelemetry names (src/signals/logs/ writes them).
+ * Datadog's search syntax (logs, and APM spans) → HyperDX search (Lucene over the logs or the
+ * traces table). Boolean operators, parentheses, phrases, wildcards and free text are the same
+ * language; what changes is where each field is (a SearchSchema): reserved attributes have
+ * columns of their own, tags follow resource promotion, and `@facets` are attributes under their
+ * OpenTelemetry names (src/signals/logs/ and src/signals/traces/ write them).
  */
-import { type Column, luceneField, sqlField, tagColumn } from './attributes';
+import type { SemconvOptIn } from '../../../src/config/options';
+import { type Column, luceneField, sqlField, tagColumn, wildcardNote } from './attributes';
 import type { TemplateVariable } from './datadog';
 import { Unsupported } from './unsupported';
 
@@ -26,55 +28,184 @@ const STATUS_NAMES: ReadonlyMap<string, string> = new Map([
   ['emerg', 'emergency'],
 ]);
 
-/** Where a Datadog log field is: `service`, `@http.status_code`, `env`, … */
-function logColumn(key: string): string | Column {
-  if (key.startsWith('@')) return { map: 'LogAttributes', key: tagColumn('logs', key.slice(1)).key };
-  return RESERVED_FIELDS.get(key) ?? tagColumn('logs', key);
-}
-
-/** The field as HyperDX search names it. */
-export function logField(key: string): string {
-  const c = logColumn(key);
-  return typeof c === 'string' ? c : luceneField(c);
-}
-
-/** The field as a SQL expression (group-by). */
-export function logFieldSql(key: string): string {
-  const c = logColumn(key);
-  return typeof c === 'string' ? c : sqlField(c);
+/**
+ * Where a search's fields are, and what is particular about some: logs (LOG_SEARCH) or spans
+ * (spanSearch). `term`: the whole term for a field whose value needs more than one column, given
+ * how a value is matched on one (`match`).
+ */
+export interface SearchSchema {
+  /** the column (or map key) a field is read from: `service`, `@http.status_code`, `env`, … */
+  column(key: string): string | Column;
+  /** a field's group-by expression when it is not its column */
+  groupBy?(key: string): string | undefined;
+  term?(key: string, value: string, match: (field: string, value: string) => string): string | undefined;
+  /** a value renamed before it is matched (a log level's name) */
+  rename?(column: string): ((v: string) => string) | undefined;
 }
 
 const statusName = (value: string): string => STATUS_NAMES.get(value.toLowerCase()) ?? value.toLowerCase();
 
-/** A status value, or a group of them: `(error OR warn)` keeps its operators, each level renamed. */
-const statusValue = (value: string): string => (value.startsWith('(') ? value.replace(/[^\s()"]+/g, (word) => (/^(AND|OR|NOT)$/.test(word) ? word : statusName(word))) : statusName(value));
+/** Logs: as the logs translation stores them (docs/translation.md, Logs). */
+export const LOG_SEARCH: SearchSchema = {
+  column: (key) => (key.startsWith('@') ? { map: 'LogAttributes', key: tagColumn('logs', key.slice(1)).key } : (RESERVED_FIELDS.get(key) ?? tagColumn('logs', key))),
+  rename: (column) => (column === 'SeverityText' ? statusName : undefined),
+};
+
+/** The field as HyperDX search names it. */
+export function searchField(schema: SearchSchema, key: string): string {
+  const c = schema.column(key);
+  return typeof c === 'string' ? c : luceneField(c);
+}
+
+/** The field as a SQL expression (group-by). */
+export function searchFieldSql(schema: SearchSchema, key: string): string {
+  const special = schema.groupBy?.(key);
+  if (special !== undefined) return special;
+  const c = schema.column(key);
+  return typeof c === 'string' ? c : sqlField(c);
+}
+
+export const logField = (key: string): string => searchField(LOG_SEARCH, key);
+export const logFieldSql = (key: string): string => searchFieldSql(LOG_SEARCH, key);
+
+/** A span's columns and fields as the traces translation writes them (docs/translation.md, Span translation). */
+const SPAN_FIELDS: ReadonlyMap<string, string | Column> = new Map<string, string | Column>([
+  ['resource_name', { map: 'SpanAttributes', key: 'dd.span.Resource' }],
+  ['operation_name', { map: 'SpanAttributes', key: 'datadog.span.name' }],
+  ['type', { map: 'SpanAttributes', key: 'datadog.span.type' }],
+  ['duration', 'Duration'],
+  ['@duration', 'Duration'],
+  ['trace_id', 'TraceId'],
+  ['span_id', 'SpanId'],
+  // Datadog's facet for the tracer's `_dd.top_level`, which the bridge keeps under its own name
+  ['@_top_level', { map: 'SpanAttributes', key: '_dd.top_level' }],
+]);
+
+/** An integration span's own service (ServiceName holds its process's, `_dd.base_service`). */
+const OWN_SERVICE = { map: 'SpanAttributes', key: 'datadog.service' } as const;
+
+/**
+ * Spans. A span's own service is `datadog.service` when the bridge filed it under its process's
+ * (ServiceName), else ServiceName: `service:x` reads both, exactly. `status:error` is the
+ * span's Error status, `status:ok` any other; `@duration` is the Duration column (ns, as
+ * Datadog's). Attributes follow the semantic-convention opt-in the bridge ran with.
+ */
+export function spanSearch(optIn: SemconvOptIn): SearchSchema {
+  return {
+    column: (key) => SPAN_FIELDS.get(key) ?? (key === 'service' ? 'ServiceName' : key === 'status' ? 'StatusCode' : key.startsWith('@') ? { map: 'SpanAttributes', key: tagColumn('traces', key.slice(1), optIn).key } : tagColumn('traces', key, optIn)),
+    groupBy: (key) => (key === 'service' ? `if(${sqlField(OWN_SERVICE)} != '', ${sqlField(OWN_SERVICE)}, ServiceName)` : key === 'status' ? "if(StatusCode = 'Error', 'error', 'ok')" : undefined),
+    term: (key, value, match) => {
+      if (key === 'service') return `(${match(luceneField(OWN_SERVICE), value)} OR (${match('ServiceName', value)} AND NOT ${luceneField(OWN_SERVICE)}:*))`;
+      if (key !== 'status') return undefined;
+      const error = value.replace(/"/g, '').toLowerCase() === 'error';
+      return error ? 'StatusCode:"Error"' : '(NOT StatusCode:"Error")';
+    },
+  };
+}
+
+/** A numeric range over integers HyperDX can be asked for value by value: at most this many. */
+const MAX_RANGE_VALUES = 50;
+
+/** The longest search a HyperDX select takes (SelectItem.where in the OpenAPI document). */
+const MAX_WHERE = 10_000;
+
+/** `[a TO b]` (or `{a TO b}`, bounds excluded) of integers → its values; undefined when it is not one or is too wide. */
+function integerRange(value: string): string[] | undefined {
+  const m = /^([[{])\s*(-?\d+)\s+TO\s+(-?\d+)\s*([\]}])$/.exec(value);
+  if (!m) return undefined;
+  const low = Number(m[2]) + (m[1] === '{' ? 1 : 0);
+  const high = Number(m[3]) - (m[4] === '}' ? 1 : 0);
+  if (high < low || high - low >= MAX_RANGE_VALUES) return undefined;
+  return Array.from({ length: high - low + 1 }, (_, i) => String(low + i));
+}
+
+/**
+ * One `field:value` term as HyperDX's Lucene must get it to mean what Datadog's does. HyperDX
+ * matches a bare value as text containing it, case-insensitively (`ILIKE '%value%'`), and a
+ * quoted one exactly, as Datadog matches a value: plain values are quoted. A wildcard value
+ * (`web-*`) stays bare, HyperDX ignores where its `*` stands: it matches values containing the
+ * rest, which is said. A numeric range on a log attribute (text in ClickHouse, which HyperDX
+ * compares with the bounds as numbers, and fails) becomes its integers, or is not migrated.
+ */
+function exactTerm(field: string, value: string, rename: (v: string) => string, notes: string[]): string {
+  if (value === '*') return `${field}:*`;
+  const attribute = /^(Log|Resource|Span)Attributes\./.test(field);
+  if (/^[[{<>]/.test(value)) {
+    if (!attribute) return `${field}:${value}`;
+    const values = integerRange(value);
+    if (values === undefined) throw new Unsupported(`the range ${field.replace(/^\w+\./, '@')}:${value} (a log attribute is text to HyperDX, which compares it with numbers and fails; an integer range of up to ${MAX_RANGE_VALUES} values is migrated)`);
+    notes.push(`the range ${value} is matched as the integers ${values[0]} to ${values.at(-1)} (a log attribute is text to HyperDX)`);
+    return `(${values.map((v) => `${field}:"${v}"`).join(' OR ')})`;
+  }
+  const quoted = value.length > 1 && value.startsWith('"') && value.endsWith('"');
+  const plain = (quoted ? value.slice(1, -1) : value).replace(/\\(.)/g, '$1');
+  if (!quoted && plain.includes('*')) {
+    notes.push(wildcardNote(plain));
+    return `${field}:${value}`;
+  }
+  // a map column returns '' for a key it does not hold
+  if (plain === '') notes.push('an empty value ("") also matches logs without the attribute (HyperDX reads a missing attribute as empty)');
+  return `${field}:"${rename(plain).replace(/\\/g, '\\\\').replace(/"/g, '\\"')}"`;
+}
+
+/**
+ * `field:value`, or a group `field:(a OR b)` written `(field:a OR field:b)` (its operators kept):
+ * HyperDX reads an empty value inside a field's group as "anything".
+ */
+function fieldTerm(schema: SearchSchema, key: string, value: string, notes: string[]): string {
+  const field = searchField(schema, key);
+  const rename = schema.rename?.(field) ?? ((v: string) => v);
+  const one = (word: string): string => schema.term?.(key, word, (f, v) => exactTerm(f, v, rename, notes)) ?? exactTerm(field, word, rename, notes);
+  if (!value.startsWith('(')) return one(value);
+  return value.replace(/"(?:[^"\\]|\\.)*"|[[{][^\]}]*[\]}]|[^\s()]+/g, (word) => (/^(AND|OR|NOT)$/.test(word) ? word : one(word)));
+}
 
 /** `key:value` terms (quoted, grouped or bare values); everything between them is kept as written. */
-const FIELD_TERM = /(^|[\s(])(-?)(@?[A-Za-z_][\w.-]*):("(?:[^"\\]|\\.)*"|\([^)]*\)|[^\s()]+)/g;
+const FIELD_TERM = /(^|[\s(])(-?)(@?[A-Za-z_][\w.-]*):("(?:[^"\\]|\\.)*"|\([^)]*\)|[[{][^\]}]*[\]}]|[^\s()]+)/g;
 
-export function translateLogSearch(query: string): string {
+/**
+ * A Datadog search as HyperDX's Lucene over `schema`'s table: fields moved where the bridge
+ * writes them, values matched exactly (exactTerm), `-(…)` written `NOT (…)` (HyperDX's grammar
+ * has no `-` before a group). `notes` receives what is approximated; what HyperDX cannot run is
+ * thrown (Unsupported).
+ */
+export function translateSearch(query: string, schema: SearchSchema, notes: string[] = []): string {
   const trimmed = query.trim();
   if (trimmed === '' || trimmed === '*') return '';
-  return trimmed.replace(FIELD_TERM, (_m, before: string, negate: string, key: string, value: string) => {
-    const field = logField(key);
-    return `${before}${negate}${field}:${field === 'SeverityText' ? statusValue(value) : value}`;
-  });
+  const where = trimmed.replace(FIELD_TERM, (_m, before: string, negate: string, key: string, value: string) => `${before}${negate}${fieldTerm(schema, key, value, notes)}`).replace(/(^|[\s(])-\(/g, '$1NOT (');
+  if (where.length > MAX_WHERE) throw new Unsupported(`the search is ${where.length} characters as HyperDX reads it (at most ${MAX_WHERE})`);
+  return where;
+}
+
+export const translateLogSearch = (query: string, notes: string[] = []): string => translateSearch(query, LOG_SEARCH, notes);
+
+/**
+ * A search narrowed to logs that hold each of `facets` (`@attr`, `service`, a tag): Datadog
+ * leaves a log without a group-by facet out of the groups, and a measure or unique count out of
+ * what it measures, while HyperDX would draw it in an empty group, count it as the value '' or
+ * read its measure as 0 (its aggregations read values with toFloat64OrDefault). HyperDX reads
+ * `field:*` as "holds a value".
+ */
+export function holdingFacets(where: string, facets: readonly string[], schema: SearchSchema = LOG_SEARCH): string {
+  const held = facets.map((f) => `${searchField(schema, f)}:*`);
+  if (held.length === 0) return where;
+  return [...(where === '' ? [] : [`(${where})`]), ...held].join(' AND ');
 }
 
 /** `$name` (or `$name.value`) in a log search. */
 const VARIABLE = /(^|[\s(:])(-?)\$([A-Za-z0-9_.-]+?)(?:\.value)?(?=$|[\s)"])/g;
 
 /**
- * A log search with each `$variable` replaced by its default, as the search runs when the
- * dashboard opens: `prefix:value` (several: any of them), nothing for `*`. HyperDX's dashboard
- * filters reach metric tiles only (filters.ts), so a log tile keeps the default, and that is said.
+ * A log or span search with each `$variable` replaced by its default, as the search runs when
+ * the dashboard opens: `prefix:value` (several: any of them), nothing for `*`. HyperDX's dashboard
+ * filters reach metric tiles only (filters.ts), so such a tile keeps the default, and that is said.
  */
 export function withVariableDefaults(query: string, variables: readonly TemplateVariable[], notes: string[]): string {
   return query.replace(VARIABLE, (_whole, before: string, negate: string, name: string) => {
     const variable = variables.find((v) => v.name === name);
-    if (variable === undefined) throw new Unsupported(`the log search names $${name}, which the dashboard does not define`);
+    if (variable === undefined) throw new Unsupported(`the search names $${name}, which the dashboard does not define`);
     const values = variable.defaults.filter((d) => d !== '*' && d !== '');
-    notes.push(`template variable $${name} in a log search: its default (${values.length > 0 ? values.join(' or ') : 'everything'}) applied; HyperDX's filter does not reach log tiles`);
+    notes.push(`template variable $${name} in a search: its default (${values.length > 0 ? values.join(' or ') : 'everything'}) applied; HyperDX's filters reach metric tiles only`);
     if (values.length === 0) return before;
     if (before === ':') return `${before}${values.length === 1 ? values[0] : `(${values.join(' OR ')})`}`;
     const terms = values.map((v) => (variable.prefix ? `${variable.prefix}:${v}` : v));

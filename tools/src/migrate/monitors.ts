@@ -10,11 +10,28 @@
  */
 import type { AlertChannelWebhook, AlertInterval, AlertThresholdType } from '../stack-api/types';
 import type { DatadogMonitor } from './datadog';
-import { logFieldSql, translateLogSearch } from './log-search';
+import { holdingFacets, LOG_SEARCH, searchFieldSql, spanSearch, translateSearch } from './log-search';
 import { metricQueriesOf, parseMetricExpression, QueryError } from './metric-query';
 import { channelsFor, convertMessage, type WebhookMap } from './notifications';
-import { type AlertDraft, identityOf, MARKER_PREFIX, markerFor, type MonitorPlan, outcomeOf, type Sources, type TileInput } from './plan';
-import { addExpression, DEFAULT_SETTINGS, defaultsContext, emptySeries, filterToLucene, groupColumns, logAggregation, METRIC_TAGS, type SelectItem, type Series, tagScopeOf, type TranslationSettings, Unsupported, withoutTrivialFormulas } from './series';
+import { type AlertDraft, formerMarkerFor, identityOf, MARKER_PREFIX, markerFor, type MonitorPlan, outcomeOf, type Sources, type TileInput } from './plan';
+import {
+  addExpression,
+  DEFAULT_SETTINGS,
+  defaultsContext,
+  emptySeries,
+  filterToLucene,
+  GAUGE_INTERVAL_NOTE,
+  groupColumns,
+  logAggregation,
+  METRIC_TAGS,
+  type SelectItem,
+  type Series,
+  sourceIdOf,
+  tagScopeOf,
+  type TranslationSettings,
+  Unsupported,
+  withoutTrivialFormulas,
+} from './series';
 
 export type { WebhookMap } from './notifications';
 
@@ -98,8 +115,8 @@ function alertDraft(monitor: DatadogMonitor, marker: string, message: string, co
 
 const MONITOR_TILE = { w: 12, h: 6 };
 
-function monitorTile(name: string, series: Series, sources: Sources, index: number): TileInput {
-  const s = withoutTrivialFormulas(series);
+/** `s`: the series as drawn (withoutTrivialFormulas). */
+function monitorTile(name: string, s: Series, sources: Sources, index: number): TileInput {
   return {
     name,
     x: (index % 2) * MONITOR_TILE.w,
@@ -107,7 +124,7 @@ function monitorTile(name: string, series: Series, sources: Sources, index: numb
     ...MONITOR_TILE,
     config: {
       displayType: 'line',
-      sourceId: s.source === 'log' ? sources.log : sources.metric,
+      sourceId: sourceIdOf(s.source, sources),
       select: s.selects,
       ...(s.groupBy.length > 0 ? { groupBy: s.groupBy.join(', ') } : {}),
       ...(s.formulas.length > 0 ? { formulas: s.formulas, showOperandSeries: false } : {}),
@@ -157,9 +174,11 @@ function metricTarget(monitor: DatadogMonitor, sources: Sources, index: number, 
         trailingBy.split(',').map((t) => t.trim()),
       ),
     );
-  notes.push(...timeAggregationNotes(series.selects, timeAggr!, window!));
-  notes.push(...series.notes);
-  return { tile: monitorTile(monitor.name, series, sources, index), interval: intervalFor(window!, notes), cond: condition(monitor, comparator!, Number(threshold), notes), extra: {} };
+  const drawn = withoutTrivialFormulas(series);
+  notes.push(...timeAggregationNotes(drawn.selects, timeAggr!, window!));
+  // over the alert's one interval, the time aggregation's note says how a gauge is read
+  notes.push(...drawn.notes.filter((n) => n !== GAUGE_INTERVAL_NOTE));
+  return { tile: monitorTile(monitor.name, drawn, sources, index), interval: intervalFor(window!, notes), cond: condition(monitor, comparator!, Number(threshold), notes), extra: {} };
 }
 
 /** `"check".over("tags").by("tags").last(N).count_by_status()` */
@@ -200,46 +219,51 @@ function serviceCheckTarget(monitor: DatadogMonitor, sources: Sources, index: nu
   };
 }
 
-/** `logs("q").index("*").rollup("count").by("a,b").last("5m") > N` */
-const LOG_MONITOR = /^\s*logs\("((?:[^"\\]|\\.)*)"\)((?:\.\w+\([^)]*\))*)\s*(>=|<=|==|!=|>|<)\s*(-?\d+(?:\.\d+)?)\s*$/;
+/** `logs("q").index("*").rollup("count").by("a,b").last("5m") > N`; APM: `trace-analytics("q")…` */
+const LOG_MONITOR = /^\s*(?:logs|trace-analytics|spans)\("((?:[^"\\]|\\.)*)"\)((?:\.\w+\([^)]*\))*)\s*(>=|<=|==|!=|>|<)\s*(-?\d+(?:\.\d+)?)\s*$/;
 
 /**
- * A log monitor: a count becomes a saved search and a search alert (HyperDX search alerts count
- * the matching lines); a measure (`rollup("avg", "@duration")`, a unique count, a percentile)
- * becomes a tile over the Logs source on the monitors dashboard, and a tile alert on it.
+ * A log (or APM span: `kind` trace) monitor: a count becomes a saved search and a search alert
+ * (HyperDX search alerts count the matching records); a measure (`rollup("avg", "@duration")`, a
+ * unique count, a percentile) becomes a tile over the Logs (Traces) source on the monitors
+ * dashboard, and a tile alert on it.
  */
-function logTarget(monitor: DatadogMonitor, sources: Sources, marker: string, index: number, notes: string[]): Target {
+function searchTarget(monitor: DatadogMonitor, kind: 'log' | 'trace', sources: Sources, settings: TranslationSettings, marker: string, index: number, notes: string[]): Target {
   const m = LOG_MONITOR.exec(monitor.query);
-  if (!m) throw new Unsupported('the query is not `logs("…").….last("…") comparator threshold`');
+  if (!m) throw new Unsupported(`the query is not \`${kind === 'log' ? 'logs' : 'trace-analytics'}("…").….last("…") comparator threshold\``);
+  const schema = kind === 'trace' ? spanSearch(settings.semconv) : LOG_SEARCH;
   const [, search, chain, comparator, threshold] = m;
   const calls = new Map([...chain!.matchAll(/\.(\w+)\(([^)]*)\)/g)].map((c) => [c[1]!, quotedList(c[2])]));
   const rollup = calls.get('rollup') ?? ['count'];
   const window = calls.get('last')?.[0];
   if (window === undefined) throw new Unsupported('the query has no .last("…") window');
   const index_ = calls.get('index')?.[0];
-  if (index_ !== undefined && index_ !== '*') notes.push(`index("${index_}") dropped (ClickStack has one logs table)`);
-  const groupBy = (calls.get('by') ?? []).filter((f) => f !== '').map(logFieldSql);
-  const where = translateLogSearch(search!.replace(/\\"/g, '"'));
+  if (index_ !== undefined && index_ !== '*') notes.push(`index("${index_}") dropped (ClickStack has one ${kind === 'log' ? 'logs' : 'traces'} table)`);
+  const facets = (calls.get('by') ?? []).filter((f) => f !== '');
+  const groupBy = facets.map((f) => searchFieldSql(schema, f));
+  const where = holdingFacets(translateSearch(search!.replace(/\\"/g, '"'), schema, notes), facets, schema);
   const interval = intervalFor(window, notes);
   const cond = condition(monitor, comparator!, Number(threshold), notes);
   if (rollup[0] === 'count' && rollup.length === 1) {
     return {
-      search: { kind: 'search', search: { name: monitor.name, sourceId: sources.log, where, whereLanguage: 'lucene', tags: [marker, 'datadog'] } },
+      search: { kind: 'search', search: { name: monitor.name, sourceId: sourceIdOf(kind, sources), where, whereLanguage: 'lucene', tags: [marker, 'datadog'] } },
       interval,
       cond,
       extra: groupBy.length > 0 ? { groupBy: groupBy.join(', ') } : {},
     };
   }
-  const select: SelectItem = { ...logAggregation(rollup[0]!, rollup[1], `rollup("${rollup.join('", "')}")`), where, whereLanguage: 'lucene' };
-  const series: Series = { source: 'log', selects: [select], formulas: [], groupBy, notes: [] };
+  const measure = rollup[1] === undefined ? [] : [rollup[1].startsWith('@') ? rollup[1] : `@${rollup[1]}`];
+  const select: SelectItem = { ...logAggregation(rollup[0]!, rollup[1], `rollup("${rollup.join('", "')}")`, schema), where: holdingFacets(where, measure, schema), whereLanguage: 'lucene' };
+  const series: Series = { source: kind, selects: [select], formulas: [], groupBy, notes: [] };
   return { tile: monitorTile(monitor.name, series, sources, index), interval, cond, extra: {} };
 }
 
-const TARGETS: Record<string, 'metric' | 'service' | 'log'> = {
+const TARGETS: Record<string, 'metric' | 'service' | 'log' | 'trace'> = {
   'query alert': 'metric',
   'metric alert': 'metric',
   'service check': 'service',
   'log alert': 'log',
+  'trace-analytics alert': 'trace',
 };
 
 /** Options a HyperDX alert has nothing for: said when the monitor sets them. */
@@ -267,12 +291,13 @@ const tileName = (monitor: DatadogMonitor, marker: string): string => `${monitor
  */
 export function translateMonitor(monitor: DatadogMonitor, file: string, sources: Sources, webhooks: WebhookMap, index: number, settings: TranslationSettings = DEFAULT_SETTINGS, identity = file): MonitorPlan {
   const marker = markerFor('monitor', identityOf(monitor.id, identity));
+  const formerMarker = formerMarkerFor('monitor', monitor.id, monitor.name);
   const notes: string[] = [];
-  const base = { kind: 'monitor' as const, file, name: monitor.name, marker, type: monitor.type };
+  const base = { kind: 'monitor' as const, file, name: monitor.name, marker, type: monitor.type, ...(formerMarker ? { formerMarker } : {}) };
   try {
     const kind = TARGETS[monitor.type];
     if (kind === undefined) throw new Unsupported(`${monitor.type} monitors have no HyperDX equivalent`);
-    const t = kind === 'metric' ? metricTarget(monitor, sources, index, settings, notes) : kind === 'service' ? serviceCheckTarget(monitor, sources, index, notes) : logTarget(monitor, sources, marker, index, notes);
+    const t = kind === 'metric' ? metricTarget(monitor, sources, index, settings, notes) : kind === 'service' ? serviceCheckTarget(monitor, sources, index, notes) : searchTarget(monitor, kind, sources, settings, marker, index, notes);
     notes.push(...optionNotes(monitor));
     const converted = convertMessage(monitor.message);
     notes.push(...converted.notes);

@@ -34,6 +34,8 @@ export interface DashboardPlan {
   file: string;
   name: string;
   marker: string;
+  /** the marker releases before identity-by-path gave an export without a Datadog id (formerMarkerFor) */
+  formerMarker?: string;
   body: DashboardRequest;
   outcome: Outcome;
   notes: string[];
@@ -51,6 +53,8 @@ export interface MonitorPlan {
   /** the Datadog monitor type */
   type: string;
   marker: string;
+  /** as DashboardPlan's */
+  formerMarker?: string;
   target: { kind: 'tile'; tile: TileInput } | { kind: 'search'; search: SavedSearchRequest } | undefined;
   alert: AlertDraft | undefined;
   outcome: Outcome;
@@ -74,10 +78,19 @@ export function markerFor(kind: 'dashboard' | 'monitor', identity: string): stri
   return `${MARKER_PREFIX}${createHash('sha256').update(`${kind}\0${identity}`).digest('hex').slice(0, 12)}`;
 }
 
+/**
+ * The marker earlier releases gave an export without a Datadog id: keyed by its title (a
+ * dashboard) or name (a monitor). A run finds an item under it once, when none carries the
+ * current marker, and adopts it: the update writes the current marker over it.
+ */
+export const formerMarkerFor = (kind: 'dashboard' | 'monitor', id: string | number | undefined, title: string): string | undefined => (id === undefined ? markerFor(kind, title) : undefined);
+
 export const outcomeOf = (notes: readonly string[], usable: boolean): Outcome => (!usable ? 'skipped' : notes.length > 0 ? 'partial' : 'full');
 
-/** The source ids tiles and searches read (the instance's Metrics and Logs sources). */
+/** The source ids tiles and searches read (the instance's Metrics, Logs and Traces sources). */
 export interface Sources {
   metric: string;
   log: string;
+  /** APM spans: none when the instance has no single trace source and none was given */
+  trace?: string;
 }

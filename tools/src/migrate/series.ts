@@ -8,9 +8,10 @@ import type { SemconvOptIn } from '../../../src/config/options';
 import { DEFAULT_SEMCONV } from '../../../src/signals/shared/known-keys';
 import { OPERATION_ATTRIBUTE, STATS_METRICS } from '../../../src/signals/traces/stats';
 import { splitTag } from '../../../src/signals/shared/resource-promotion';
-import { luceneField, luceneValue, sqlField, tagColumn, type Table } from './attributes';
+import { listValue, luceneField, luceneValue, sqlField, tagColumn, type Table, wildcardNote } from './attributes';
 import type { NamedQuery, TemplateVariable } from './datadog';
-import { logFieldSql, translateLogSearch, withVariableDefaults } from './log-search';
+import type { Sources } from './plan';
+import { holdingFacets, LOG_SEARCH, type SearchSchema, searchFieldSql, spanSearch, translateSearch, withVariableDefaults } from './log-search';
 import { Unsupported } from './unsupported';
 import { type Expr, type Filter, type MetricQuery, metricQueriesOf, parseMetricExpression } from './metric-query';
 import { bundledMetricTypes, type MetricTypes } from './metric-types';
@@ -36,7 +37,7 @@ export interface FormulaItem {
   alias?: string;
 }
 
-export type SourceKind = 'metric' | 'log';
+export type SourceKind = 'metric' | 'log' | 'trace';
 
 /** What a chart draws: selects (A, B, … in order), the formulas over them, one group-by. */
 export interface Series {
@@ -46,6 +47,8 @@ export interface Series {
   groupBy: string[];
   /** What was approximated; the chart is still drawn. */
   notes: string[];
+  /** a formula reads a query outside `default_zero()` (FORMULA_ZERO_NOTE) */
+  bareOperands?: boolean;
 }
 
 /** How a query used a template variable: `$v` (in) or `!$v` (not in). */
@@ -79,6 +82,8 @@ export const defaultsContext = (variables: readonly TemplateVariable[], settings
 export interface TagScope {
   table: Table;
   optIn: SemconvOptIn;
+  /** the tags of an APM-stats metric (`trace.*`) */
+  apm?: boolean;
 }
 
 export const METRIC_TAGS: TagScope = { table: 'metrics', optIn: DEFAULT_SEMCONV };
@@ -95,7 +100,8 @@ const letter = (i: number): string => String.fromCharCode(65 + i);
 /** A tag term as the agent would have sent it, split the way the bridge splits it. */
 function tagTerm(scope: TagScope, key: string, value: string): string {
   const [k, v] = value === '' ? (splitTag(key) ?? [key, '']) : [key, value];
-  return `${luceneField(tagColumn(scope.table, k, scope.optIn))}:${luceneValue(v)}`;
+  const column = tagColumn(scope.table, k, scope.optIn, scope.apm);
+  return `${luceneField(column)}:${column.list && !v.includes('*') ? listValue(v) : luceneValue(v)}`;
 }
 
 const isEverything = (value: string): boolean => value === '*' || value === '';
@@ -164,7 +170,7 @@ interface Metric {
  * The APM-stats metrics carry span attribute names, which follow the opt-in
  * (src/signals/traces/stats.ts); every other metric's tags are written under the default names.
  */
-export const tagScopeOf = (mq: MetricQuery, ctx: QueryContext): TagScope => (APM_ANY.test(mq.metric) ? { table: 'metrics', optIn: ctx.semconv } : METRIC_TAGS);
+export const tagScopeOf = (mq: MetricQuery, ctx: QueryContext): TagScope => (APM_ANY.test(mq.metric) ? { table: 'metrics', optIn: ctx.semconv, apm: true } : METRIC_TAGS);
 
 const operationWhere = (operation: string): string => `${luceneField({ map: 'Attributes', key: OPERATION_ATTRIBUTE })}:${luceneValue(operation)}`;
 
@@ -244,10 +250,50 @@ function aggregation(mq: MetricQuery, metric: Metric): Pick<SelectItem, 'aggFn' 
 
 const HYPERDX_LEVELS: ReadonlySet<number> = new Set(QUANTILES.values());
 
+/**
+ * HyperDX's value of a gauge series in an interval is its last point there (its metric query
+ * buckets each series with `last_value`); Datadog's default time aggregation of a gauge is the
+ * mean of the points in the interval. They differ whenever an interval holds several points
+ * (the agent's checks flush every 15 s; a one-hour chart has one-minute intervals).
+ */
+export const GAUGE_INTERVAL_NOTE = "a gauge's value in each interval is its last point there (Datadog averages the interval's points)";
+
+/**
+ * The bridge writes a `hostname` tag to the resource's host.name, where the series' own host
+ * (the agent's) wins (src/signals/shared/known-keys.ts): a query on the tag reads the host.
+ */
+export const HOSTNAME_NOTE = "the hostname tag is read as the host: the bridge writes it to host.name, where the series' own host wins";
+
+/** The terms of a filter, negated or not: its tags (`key:value`) and variables. */
+function filterTerms(filter: Filter): Extract<Filter, { kind: 'tag' | 'var' }>[] {
+  switch (filter.kind) {
+    case 'tag':
+    case 'var':
+      return [filter];
+    case 'not':
+      return filterTerms(filter.filter);
+    case 'and':
+    case 'or':
+      return filter.filters.flatMap(filterTerms);
+    default:
+      return [];
+  }
+}
+
+/** The tag keys a filter names (a variable's when it names one). */
+const filterKeys = (filter: Filter): string[] => filterTerms(filter).flatMap((t) => (t.kind === 'var' ? (t.key ? [t.key] : []) : [t.value === '' ? (splitTag(t.key)?.[0] ?? t.key) : t.key]));
+
+/** The tag values of a filter that hold a wildcard (`host:web-*`), other than a lone `*`. */
+const wildcardValues = (filter: Filter): string[] => filterTerms(filter).flatMap((t) => (t.kind === 'tag' && t.value.includes('*') && t.value !== '*' ? [t.value] : []));
+
 /** One metric query → its select, and what it approximates. */
 function metricSelect(mq: MetricQuery, ctx: QueryContext, notes: string[] = []): SelectItem {
   const metric = metricOf(mq, ctx);
   notes.push(...metric.notes);
+  if (metric.type === 'gauge') notes.push(GAUGE_INTERVAL_NOTE);
+  notes.push(...wildcardValues(mq.filter).map(wildcardNote));
+  for (const tag of mq.groupBy) if (tagColumn('metrics', tag).list) notes.push(`split by ${tag}: a series with several ${tag} values is drawn in the group of its first (the bridge writes them as one list)`);
+  if ([...mq.groupBy, ...filterKeys(mq.filter)].includes('hostname')) notes.push(HOSTNAME_NOTE);
   const where = [...metric.where, filterToLucene(tagScopeOf(mq, ctx), mq.filter, ctx)].filter((w) => w !== '').join(' AND ');
   return { ...aggregation(mq, metric), where, whereLanguage: 'lucene', metricName: metric.name, metricType: metric.type };
 }
@@ -268,7 +314,7 @@ export function quantileSelects(mq: MetricQuery, ctx: QueryContext, levels: read
   return { selects, notes };
 }
 
-export const groupColumns = (scope: TagScope, tags: readonly string[]): string[] => tags.filter((t) => t !== '*').map((t) => sqlField(tagColumn(scope.table, t, scope.optIn)));
+export const groupColumns = (scope: TagScope, tags: readonly string[]): string[] => tags.filter((t) => t !== '*').map((t) => sqlField(tagColumn(scope.table, t, scope.optIn, scope.apm)));
 
 /** Functions that turn a count into a rate: drawn as counts per HyperDX interval, and said. */
 const RATE_FUNCTIONS = new Set(['per_second', 'per_minute', 'per_hour']);
@@ -280,28 +326,43 @@ function functionArg(expr: Extract<Expr, { kind: 'call' }>): Expr {
   return inner;
 }
 
+/**
+ * HyperDX's formulas read every operand as `coalesce(value, 0)` and a divisor as `nullif(…, 0)`
+ * (common-utils' formula compiler), over the intervals and groups any select of the chart has: a
+ * query with no value where another has one counts as 0, what Datadog does only for a query in
+ * `default_zero()`; elsewhere Datadog draws no value there.
+ */
+export const FORMULA_ZERO_NOTE = 'in a formula, a query with no value in an interval counts as 0 (Datadog draws no value there unless the query is in default_zero())';
+
+/** A formula's metric leaves, and how many of them are not in `default_zero()`. */
+interface Leaves {
+  all: number;
+  bare: number;
+}
+
 /** Formula text over select letters; every metric leaf becomes the next select. */
-function render(expr: Expr, leaf: (mq: MetricQuery) => string, notes: string[], top: boolean, ctx: QueryContext): string {
+function render(expr: Expr, leaf: (mq: MetricQuery) => string, notes: string[], ctx: QueryContext, leaves: Leaves, zeroed = false): string {
   switch (expr.kind) {
     case 'metric':
+      leaves.all++;
+      if (!zeroed) leaves.bare++;
       return leaf(expr);
     case 'number':
       return String(expr.value);
     case 'negate':
-      return `(0 - ${render(expr.operand, leaf, notes, false, ctx)})`;
+      return `(0 - ${render(expr.operand, leaf, notes, ctx, leaves, zeroed)})`;
     case 'binary':
-      return `(${render(expr.left, leaf, notes, false, ctx)} ${expr.op} ${render(expr.right, leaf, notes, false, ctx)})`;
+      return `(${render(expr.left, leaf, notes, ctx, leaves, zeroed)} ${expr.op} ${render(expr.right, leaf, notes, ctx, leaves, zeroed)})`;
     case 'call': {
       const inner = functionArg(expr);
-      if (expr.name === 'default_zero') {
-        if (!top) notes.push('default_zero() inside arithmetic: HyperDX leaves the result empty where an operand has no value, Datadog counts that operand as 0');
-        return render(inner, leaf, notes, top, ctx);
-      }
+      // around a single query, default_zero() is what HyperDX's formula does with every operand;
+      // around the whole series, what a line chart draws anyway (empty intervals as 0)
+      if (expr.name === 'default_zero') return render(inner, leaf, notes, ctx, leaves, zeroed || inner.kind === 'metric');
       if (RATE_FUNCTIONS.has(expr.name)) {
         const counted = metricQueriesOf(inner).every((mq) => metricOf(mq, ctx).type === 'sum');
         if (!counted) throw new Unsupported(`${expr.name}() of a gauge (its change per unit of time) has no HyperDX equivalent`);
         notes.push(`${expr.name}(): drawn as counts per HyperDX interval, not per ${expr.name.slice(4)}`);
-        return render(inner, leaf, notes, top, ctx);
+        return render(inner, leaf, notes, ctx, leaves, zeroed);
       }
       throw new Unsupported(`${expr.name}() has no HyperDX equivalent`);
     }
@@ -338,6 +399,7 @@ function requireGroupBy(into: Series, columns: readonly string[]): void {
 export function addExpression(into: Series, expr: Expr, ctx: QueryContext, alias?: string): void {
   const before = into.selects.length;
   const notes: string[] = [];
+  const leaves: Leaves = { all: 0, bare: 0 };
   const formula = render(
     expr,
     (mq) => {
@@ -348,9 +410,10 @@ export function addExpression(into: Series, expr: Expr, ctx: QueryContext, alias
       return letter(into.selects.length - 1);
     },
     notes,
-    true,
     ctx,
+    leaves,
   );
+  if (expr.kind !== 'metric' && leaves.bare > 0) into.bareOperands = true;
   into.notes.push(...notes);
   if (expr.kind === 'metric') {
     if (alias) into.selects[before]!.alias = alias;
@@ -373,25 +436,38 @@ const LOG_AGGREGATIONS: Readonly<Record<string, Pick<SelectItem, 'aggFn' | 'leve
   pc99: { aggFn: 'quantile', level: 0.99 },
 };
 
+/** A measure's facet as written (`@duration`, or `duration` in some exports). */
+const measureFacet = (metric: string): string => (metric.startsWith('@') ? metric : `@${metric}`);
+
 /**
- * A log aggregation over a search: a count, a unique count of a facet, or a measure (log
- * attributes are strings in ClickHouse: a measure is read as a number, empty where it is none).
+ * A log (or span) aggregation over a search: a count, a unique count of a facet, or a measure
+ * (attributes are strings in ClickHouse: a measure is read as a number, empty where it is none; a
+ * column of its own, a span's Duration, is a number already).
  */
-export function logAggregation(aggregation: string, metric: string | undefined, what: string): Pick<SelectItem, 'aggFn' | 'level' | 'valueExpression'> {
+export function logAggregation(aggregation: string, metric: string | undefined, what: string, schema: SearchSchema = LOG_SEARCH): Pick<SelectItem, 'aggFn' | 'level' | 'valueExpression'> {
   const agg = LOG_AGGREGATIONS[aggregation];
   if (agg === undefined) throw new Unsupported(`${what}: the ${aggregation} aggregation has no HyperDX equivalent`);
   if (agg.aggFn === 'count') return agg;
   if (metric === undefined || metric === '') throw new Unsupported(`${what}: ${aggregation} of no attribute`);
-  const field = logFieldSql(metric.startsWith('@') ? metric : `@${metric}`);
-  return { ...agg, valueExpression: agg.aggFn === 'count_distinct' ? field : `toFloat64OrNull(${field})` };
+  const field = searchFieldSql(schema, measureFacet(metric));
+  const column = typeof schema.column(measureFacet(metric)) === 'string';
+  return { ...agg, valueExpression: agg.aggFn === 'count_distinct' || column ? field : `toFloat64OrNull(${field})` };
 }
 
-/** A log query of the newer form: a count (or a measure) over a search, split by facets. */
-function logSelect(q: NamedQuery, ctx: QueryContext, notes: string[]): { select: SelectItem; groupBy: string[] } {
+/** Where a log or span query reads: the search schema of its source. */
+const searchOf = (source: 'log' | 'trace', ctx: QueryContext): SearchSchema => (source === 'trace' ? spanSearch(ctx.semconv) : LOG_SEARCH);
+
+/** A log (or span) query of the newer form: a count (or a measure) over a search, split by facets. */
+function searchSelect(q: NamedQuery, source: 'log' | 'trace', ctx: QueryContext, notes: string[]): { select: SelectItem; groupBy: string[] } {
+  const schema = searchOf(source, ctx);
   const search = withVariableDefaults(q.search?.query ?? '', ctx.variables, notes);
+  const facets = (q.group_by ?? []).map((g) => g.facet);
+  const aggregation = q.compute?.aggregation ?? 'count';
+  // a measure or unique count reads the records that hold the attribute (HyperDX would read a missing one as 0 or '')
+  const measured = aggregation !== 'count' && q.compute?.metric ? [measureFacet(q.compute.metric)] : [];
   return {
-    select: { ...logAggregation(q.compute?.aggregation ?? 'count', q.compute?.metric, `logs query "${q.name}"`), where: translateLogSearch(search), whereLanguage: 'lucene' },
-    groupBy: (q.group_by ?? []).map((g) => logFieldSql(g.facet)),
+    select: { ...logAggregation(aggregation, q.compute?.metric, `${q.data_source} query "${q.name}"`, schema), where: holdingFacets(translateSearch(search, schema, notes), [...facets, ...measured], schema), whereLanguage: 'lucene' },
+    groupBy: facets.map((f) => searchFieldSql(schema, f)),
   };
 }
 
@@ -410,9 +486,10 @@ const wrapperArgs = (text: string): string[] => {
  * `100 * cnt / mx` with named queries → `100 * A / B`. Around the whole formula, `default_zero()`
  * is what a line chart draws anyway, `per_second()` (…minute, …hour) of counted queries is drawn
  * per interval and said, `top()` is returned for the chart to keep its N series; any other function
- * in a formula is not migrated.
+ * in a formula is not migrated. Operands HyperDX counts as 0 where Datadog has none: said
+ * (FORMULA_ZERO_NOTE).
  */
-function formulaOverLetters(formula: string, names: ReadonlyMap<string, string>, counted: (letter: string) => boolean, notes: string[]): { expression: string; top?: { limit: number; rank: string; order: string } } {
+function formulaOverLetters(formula: string, names: ReadonlyMap<string, string>, counted: (letter: string) => boolean, notes: string[]): { expression: string; bare: boolean; top?: { limit: number; rank: string; order: string } } {
   let body = formula;
   let top: { limit: number; rank: string; order: string } | undefined;
   for (let m = WRAPPER.exec(body); m && ['default_zero', 'top', ...RATE_FUNCTIONS].includes(m[1]!) && balanced(m[2]!); m = WRAPPER.exec(body)) {
@@ -430,32 +507,31 @@ function formulaOverLetters(formula: string, names: ReadonlyMap<string, string>,
       notes.push(`${name}(): drawn as counts per HyperDX interval, not per ${name.slice(4)}`);
     }
   }
+  const bare = (body.replace(/default_zero\(\s*\w+\s*\)/g, '').match(NAME_TOKEN) ?? []).filter((n) => names.has(n));
   const rewritten = body.replace(NAME_TOKEN, (name) => {
-    if (name === 'default_zero') {
-      notes.push('default_zero() inside a formula: HyperDX leaves the result empty where an operand has no value, Datadog counts that operand as 0');
-      return '';
-    }
+    // around one query, default_zero() is what HyperDX's formula does with every operand
+    if (name === 'default_zero') return '';
     const l = names.get(name);
     if (l === undefined) throw new Unsupported(`formula "${formula}": ${name} is not one of its queries (functions in formulas are not migrated)`);
     return l;
   });
   if (!/^[A-Z0-9.+\-*/()\s]*$/.test(rewritten)) throw new Unsupported(`formula "${formula}" is not plain arithmetic`);
-  return { expression: rewritten, ...(top ? { top } : {}) };
+  return { expression: rewritten, bare: bare.length > 0, ...(top ? { top } : {}) };
 }
 
-const SOURCE_OF: Readonly<Record<string, SourceKind>> = { metrics: 'metric', logs: 'log' };
+const SOURCE_OF: Readonly<Record<string, SourceKind>> = { metrics: 'metric', logs: 'log', spans: 'trace' };
 
 /** The newer form: named queries (metrics or logs), combined by formulas. */
 export function addNamedQueries(into: Series, queries: readonly NamedQuery[], formulas: readonly { formula: string; alias?: string }[], ctx: QueryContext): { limit: number; rank: string; order: string } | undefined {
   const names = new Map<string, string>();
   for (const q of queries) {
     const source = SOURCE_OF[q.data_source];
-    if (source === undefined) throw new Unsupported(`${q.data_source} queries are not migrated (metrics and logs are)`);
-    if (into.selects.length > 0 && into.source !== source) throw new Unsupported('a chart mixing metrics and logs is not migrated (one source per HyperDX chart)');
+    if (source === undefined) throw new Unsupported(`${q.data_source} queries are not migrated (metrics, logs and spans are)`);
+    if (into.selects.length > 0 && into.source !== source) throw new Unsupported('a chart mixing metrics, logs or spans is not migrated (one source per HyperDX chart)');
     into.source = source;
     names.set(q.name, letter(into.selects.length));
-    if (source === 'log') {
-      const { select, groupBy } = logSelect(q, ctx, into.notes);
+    if (source !== 'metric') {
+      const { select, groupBy } = searchSelect(q, source, ctx, into.notes);
       requireGroupBy(into, groupBy);
       into.selects.push(select);
       continue;
@@ -468,24 +544,33 @@ export function addNamedQueries(into: Series, queries: readonly NamedQuery[], fo
     into.selects.push(select);
   }
   const drawn: readonly { formula: string; alias?: string }[] = formulas.length > 0 ? formulas : queries.map((q) => ({ formula: q.name }));
-  const counted = (l: string): boolean => into.selects[l.charCodeAt(0) - 65]?.metricType === 'sum' || into.source === 'log';
+  const counted = (l: string): boolean => into.selects[l.charCodeAt(0) - 65]?.metricType === 'sum' || into.source !== 'metric';
   let top: { limit: number; rank: string; order: string } | undefined;
   for (const f of drawn) {
     const rendered = formulaOverLetters(f.formula, names, counted, into.notes);
     top = rendered.top ?? top;
+    if (rendered.bare && !/^[A-Z]$/.test(rendered.expression.trim())) into.bareOperands = true;
     into.formulas.push({ expression: rendered.expression, ...(f.alias ? { alias: f.alias } : {}) });
   }
   return top;
+}
+
+/** The source a series reads; spans need a trace source. */
+export function sourceIdOf(kind: SourceKind, sources: Sources): string {
+  if (kind !== 'trace') return kind === 'log' ? sources.log : sources.metric;
+  if (sources.trace === undefined) throw new Unsupported('a spans query needs a trace source (the instance has not exactly one: give --trace-source)');
+  return sources.trace;
 }
 
 export const emptySeries = (): Series => ({ source: 'metric', selects: [], formulas: [], groupBy: [], notes: [] });
 
 /**
  * Formulas only where one says more than "draw select X": otherwise the selects are drawn as
- * they are, with the formulas' aliases.
+ * they are, with the formulas' aliases. Formulas over several selects count a missing operand as
+ * 0: said when an operand is not in `default_zero()`.
  */
 export function withoutTrivialFormulas(s: Series): Series {
   const trivial = s.formulas.length === s.selects.length && s.formulas.every((f, i) => f.expression === letter(i));
-  if (!trivial) return s;
+  if (!trivial) return s.selects.length > 1 && s.bareOperands ? { ...s, notes: [...s.notes, FORMULA_ZERO_NOTE] } : s;
   return { ...s, selects: s.selects.map((sel, i) => (s.formulas[i]?.alias ? { ...sel, alias: s.formulas[i].alias } : sel)), formulas: [] };
 }
