@@ -49,6 +49,8 @@ Modes:
 Translation:
   --metric-source ID     HyperDX source for metric tiles   } default: the instance's only source
   --log-source ID        HyperDX source for log searches    } of that kind (placeholder offline)
+  --trace-source ID      HyperDX source for APM span queries: default the instance's only trace
+                         source; without one, span queries are dropped and said
   --notify-map FILE      JSON {"@slack-ops": "<webhook id>", …}: Datadog handles → HyperDX webhooks
   --webhook NAME=ID      a monitor's @NAME (or @webhook-NAME) notifies HyperDX webhook ID (repeatable)
   --default-webhook ID   webhook for monitors none of whose handles map (without it they get no alert)
@@ -79,7 +81,7 @@ type Kind = (typeof KINDS)[number];
 
 const BOOLEAN_FLAGS = new Set(['--dry-run', '--delete', '--verbose', '--help']);
 const CONNECTION_FLAGS = ['--base-url', '--org', '--service', '--key-id', '--key-secret', '--api-key'];
-const VALUE_FLAGS = new Set([...CONNECTION_FLAGS, '--out', '--metric-source', '--log-source', '--default-webhook', '--notify-map', '--report', SEMCONV.flag]);
+const VALUE_FLAGS = new Set([...CONNECTION_FLAGS, '--out', '--metric-source', '--log-source', '--trace-source', '--default-webhook', '--notify-map', '--report', SEMCONV.flag]);
 
 interface Invocation {
   kind: Kind;
@@ -185,6 +187,14 @@ function pickSource(all: readonly Source[] | undefined, kind: 'metric' | 'log', 
   throw new ConfigError(`${ofKind.length === 0 ? `the instance has no ${kind} source` : `the instance has ${ofKind.length} ${kind} sources: ${names}`}; give --${kind}-source ID`);
 }
 
+/** The trace source: optional, as only APM span queries read one (they are dropped without it). */
+function pickTraceSource(all: readonly Source[] | undefined, flag: string | undefined): string | undefined {
+  if (flag !== undefined) return flag;
+  if (all === undefined) return '<trace source id>';
+  const traces = all.filter((s) => s.kind === 'trace');
+  return traces.length === 1 ? traces[0]!.id : undefined;
+}
+
 const describe = (item: PlanItem): string => `${item.kind} "${item.name}" (${item.file})`;
 
 const showJson = (v: unknown): string => `${JSON.stringify(v, null, 2)}\n`;
@@ -238,9 +248,10 @@ async function run(inv: Invocation, env: NodeJS.ProcessEnv, io: Io, say: (t: str
     setSecrets(secretsOf(mode));
     client = new StackApiClient({ mode, ...(inv.flags.has('--verbose') ? { trace: (line: string) => say(`${line}\n`) } : {}) });
   }
-  const needSources = !offline && !inv.flags.has('--delete') && (!inv.flags.has('--metric-source') || !inv.flags.has('--log-source'));
+  const needSources = !offline && !inv.flags.has('--delete') && ['--metric-source', '--log-source', '--trace-source'].some((f) => !inv.flags.has(f));
   const all = client && needSources ? await listSources(client) : undefined;
-  const sources: Sources = { metric: pickSource(all, 'metric', inv.flags.get('--metric-source')), log: pickSource(all, 'log', inv.flags.get('--log-source')) };
+  const trace = pickTraceSource(all, inv.flags.get('--trace-source'));
+  const sources: Sources = { metric: pickSource(all, 'metric', inv.flags.get('--metric-source')), log: pickSource(all, 'log', inv.flags.get('--log-source')), ...(trace !== undefined ? { trace } : {}) };
   const { plans, rejected } = loadPlans(inv, sources, settings, say);
   const reportOne = (r: ItemResult): void => say(itemText(r.item, r.error ? `failed (${r.error})` : r.action));
   let results: { item: PlanItem; action: string }[];
