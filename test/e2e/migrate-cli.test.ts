@@ -9,6 +9,7 @@ import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { REPO_ROOT } from '../../tools/src/collector/build';
+import { markerFor } from '../../tools/src/migrate/plan';
 import { startOpenApiServer, type OpenApiServer } from '../helpers/openapi-server';
 import { assertCliBuilt, type Run, runTools } from '../helpers/stack-cli';
 
@@ -86,6 +87,26 @@ describe('migrate dashboards', () => {
     const run = await runCli(['dashboards', join(FIXTURES, 'dashboards'), '--delete'], env);
     expect(run.status).toBe(0);
     expect(run.err).toContain(`${DASHBOARD_FILES.length} deleted`);
+    expect(await list('dashboards')).toEqual([]);
+  });
+});
+
+describe('an export without a Datadog id, migrated by an earlier release (keyed by its title)', () => {
+  // integrations-core's dashboard files carry no id: releases before identity-by-path marked them by title
+  const file = join(FIXTURES, 'dashboards', 'fluentd.json');
+  const title = (JSON.parse(readFileSync(file, 'utf8')) as { title: string }).title;
+
+  it('is adopted once and re-marked, not duplicated; the next run finds it unchanged', async () => {
+    const formerMarker = markerFor('dashboard', title);
+    const made = await fetch(`${server.baseUrl}/api/v2/dashboards`, { method: 'POST', headers: { authorization: `Bearer ${API_KEY}`, 'content-type': 'application/json' }, body: JSON.stringify({ name: title, tiles: [], tags: [formerMarker, 'datadog'] }) });
+    expect(made.status).toBe(200);
+    const run = await runCli(['dashboards', file], env);
+    expect({ status: run.status, err: run.err }).toEqual({ status: 0, err: expect.stringContaining('1 items: 0 created, 1 updated') });
+    const [only, ...more] = await list('dashboards');
+    expect(more).toEqual([]);
+    expect(only!.tags).not.toContain(formerMarker);
+    expect((await runCli(['dashboards', file], env)).err).toContain('1 items: 0 created, 0 updated, 1 unchanged');
+    expect((await runCli(['dashboards', file, '--delete'], env)).status).toBe(0);
     expect(await list('dashboards')).toEqual([]);
   });
 });
@@ -185,21 +206,20 @@ describe('dashboards/validate (issue 27)', () => {
       expect(sent[i - 1]).toMatchObject({ operationId: 'validateDashboard', status: 200 });
       expect(sent[i - 1]!.body).toEqual(sent[i]!.body);
     }
-    // the filters made from template variables were accepted and stored
-    const stored = (await list('dashboards')).find((d) => d.name === 'IIS - Metrics')!;
-    expect(stored.filters).toEqual([expect.objectContaining({ name: 'exclude_site', expression: "Attributes['site']", id: expect.any(String) })]);
-    expect(stored.savedFilterValues).toEqual([{ type: 'sql', condition: "Attributes['site'] NOT IN ('total')" }]);
+    // the filter made from a template variable was accepted and stored
+    const stored = (await list('dashboards')).find((d) => d.name === 'Lighttpd - Overview')!;
+    expect(stored.filters).toEqual([expect.objectContaining({ name: 'webserver', expression: "ResourceAttributes['host.name']", id: expect.any(String) })]);
     // a re-run of the same export sends nothing; a changed export (same file name, so the same
     // identity) is checked again, then updated (filters keep their ids)
     const same = server.requests.length;
-    expect((await runCli(['dashboards', join(FIXTURES, 'dashboards', 'iis.json')], env)).status).toBe(0);
+    expect((await runCli(['dashboards', join(FIXTURES, 'dashboards', 'lighttpd.json')], env)).status).toBe(0);
     expect(ops(same).filter((o) => o !== 'listSources' && o !== 'listDashboards')).toEqual([]);
-    const changed = join(mkdtempSync(join(tmpdir(), 'migrate-iis-')), 'iis.json');
-    writeFileSync(changed, readFileSync(join(FIXTURES, 'dashboards', 'iis.json'), 'utf8').replace('"layout_type"', '"description":"changed","layout_type"'));
+    const changed = join(mkdtempSync(join(tmpdir(), 'migrate-lighttpd-')), 'lighttpd.json');
+    writeFileSync(changed, readFileSync(join(FIXTURES, 'dashboards', 'lighttpd.json'), 'utf8').replace('"layout_type"', '"description":"changed","layout_type"'));
     const again = server.requests.length;
     expect((await runCli(['dashboards', changed], env)).status).toBe(0);
     expect(ops(again).filter((o) => o !== 'listSources' && o !== 'listDashboards')).toEqual(['validateDashboard', 'updateDashboard']);
-    expect((await list('dashboards')).find((d) => d.name === 'IIS - Metrics')!.filters).toEqual(stored.filters);
+    expect((await list('dashboards')).find((d) => d.name === 'Lighttpd - Overview')!.filters).toEqual(stored.filters);
     expect((await runCli(['dashboards', join(FIXTURES, 'dashboards'), '--delete'], env)).status).toBe(0);
   });
 

@@ -34,6 +34,19 @@ const hasTag = (marker: string) => (o: { tags?: string[] }) => o.tags?.includes(
 const alertOf = (marker: string) => (a: Alert) => a.note?.startsWith(marker) ?? false;
 
 /**
+ * What a run owns of `items`: the one carrying the plan's marker, else (once, and only if no other
+ * item of the run took it) the one carrying its former marker (plan.ts, formerMarkerFor), which
+ * the update then re-marks. `claimed` holds the ids adopted so far.
+ */
+function owned<T extends { id?: string }>(items: readonly T[], plan: Pick<PlanItem, 'marker' | 'formerMarker'>, has: (marker: string) => (o: T) => boolean, claimed: Set<string>): T | undefined {
+  const current = items.find(has(plan.marker));
+  if (current || plan.formerMarker === undefined) return current;
+  const former = items.find((o) => has(plan.formerMarker!)(o) && o.id !== undefined && !claimed.has(o.id));
+  if (former?.id) claimed.add(former.id);
+  return former;
+}
+
+/**
  * Tiles of `body` take the ids of `existing`'s tiles, so an update keeps them: the n-th tile of a
  * name takes the id of the n-th existing tile of that name (notes are often untitled).
  */
@@ -86,8 +99,9 @@ async function eachItem<P extends PlanItem>(plans: readonly P[], progress: (r: I
 
 export async function applyDashboards(api: Api, plans: readonly DashboardPlan[], progress: (r: ItemResult) => void): Promise<ItemResult[]> {
   const existing = (await api.list('dashboards')).items;
+  const claimed = new Set<string>();
   return eachItem(plans, progress, async (plan) => {
-    const found = existing.find(hasTag(plan.marker));
+    const found = owned(existing, plan, hasTag, claimed);
     const hash = contentTag(plan.body);
     if (found?.tags?.includes(hash)) return 'unchanged';
     await upsertDashboard(api, { ...plan.body, tags: [...(plan.body.tags ?? []), hash] }, found);
@@ -106,8 +120,9 @@ export async function checkDashboards(api: Pick<Api, 'validateDashboard'>, plans
 
 export async function deleteDashboards(api: Api, plans: readonly DashboardPlan[], progress: (r: ItemResult) => void): Promise<ItemResult[]> {
   const existing = (await api.list('dashboards')).items;
+  const claimed = new Set<string>();
   return eachItem(plans, progress, async (plan) => {
-    const found = existing.find(hasTag(plan.marker));
+    const found = owned(existing, plan, hasTag, claimed);
     if (found?.id) await api.delete('dashboards', found.id);
     return found ? 'deleted' : 'not found';
   });
@@ -124,23 +139,24 @@ function sameFields(ours: unknown, theirs: unknown): boolean {
 /**
  * The generated dashboard with this run's monitor tiles in it; tiles of other monitors stay. A
  * tile is named after its monitor's identity (monitors.ts), so it is found again by name. Nothing
- * is sent when every tile is already there as it would be.
+ * is sent when every tile is already there as it would be. Earlier releases named a tile after
+ * its monitor alone: such a tile of a monitor of this run (`formerNames`) is replaced, not kept.
  */
-async function upsertMonitorsDashboard(api: Api, tiles: readonly TileInput[]): Promise<{ ids: Map<string, AlertTarget>; unchanged: Set<string> }> {
+async function upsertMonitorsDashboard(api: Api, tiles: readonly TileInput[], formerNames: ReadonlySet<string>): Promise<{ ids: Map<string, AlertTarget>; unchanged: Set<string> }> {
   const existing = (await api.list('dashboards')).items.find(hasTag(MONITORS_DASHBOARD.marker));
   const ours = new Set(tiles.map((t) => t.name));
   const unchanged = new Set(tiles.filter((t) => existing?.tiles?.some((e) => sameFields(t, e))).map((t) => t.name));
   const idsOf = (d: Dashboard): Map<string, AlertTarget> => new Map((d.tiles ?? []).map((t) => [t.name, { dashboardId: d.id!, tileId: t.id }]));
-  if (existing?.id && unchanged.size === tiles.length) return { ids: idsOf(existing), unchanged };
-  const others = (existing?.tiles ?? []).filter((t) => !ours.has(t.name));
+  const stale = (existing?.tiles ?? []).some((t) => formerNames.has(t.name) && !ours.has(t.name));
+  if (existing?.id && unchanged.size === tiles.length && !stale) return { ids: idsOf(existing), unchanged };
+  const others = (existing?.tiles ?? []).filter((t) => !ours.has(t.name) && !formerNames.has(t.name));
   const body: DashboardRequest = { name: MONITORS_DASHBOARD.name, tags: [MONITORS_DASHBOARD.marker, 'datadog'], tiles: [...others, ...tiles] };
   const saved = await upsertDashboard(api, body, existing);
   if (!saved?.id) throw new Error('the dashboard reply has no id');
   return { ids: idsOf(saved), unchanged };
 }
 
-async function upsertSavedSearch(api: Api, plan: MonitorPlan & { target: { kind: 'search' } }, searches: readonly SavedSearch[], hash: string): Promise<string> {
-  const found = searches.find(hasTag(plan.marker));
+async function upsertSavedSearch(api: Api, plan: MonitorPlan & { target: { kind: 'search' } }, found: SavedSearch | undefined, hash: string): Promise<string> {
   const body = { ...plan.target.search, tags: [...(plan.target.search.tags ?? []), hash] };
   const saved = found?.id ? await api.update('saved-searches', found.id, body) : await api.create('saved-searches', body);
   if (!saved?.id) throw new Error('the saved search reply has no id');
@@ -154,23 +170,25 @@ interface Existing {
   unchangedTiles: ReadonlySet<string>;
   searches: readonly SavedSearch[];
   alerts: readonly Alert[];
+  /** ids adopted under a former marker so far (owned) */
+  claimed: Set<string>;
 }
 
 /** The monitor as it was last migrated: its alert note and saved search carry the same hash, its tile is unchanged. */
-function monitorUnchanged(plan: MonitorPlan, hash: string, existing: Existing): boolean {
-  const alert = existing.alerts.find(alertOf(plan.marker));
+function monitorUnchanged(plan: MonitorPlan, hash: string, alert: Alert | undefined, search: SavedSearch | undefined, existing: Existing): boolean {
   if ((plan.alert !== undefined) !== (alert !== undefined) || (alert && !alert.note?.includes(hash))) return false;
-  if (plan.target?.kind === 'search') return existing.searches.find(hasTag(plan.marker))?.tags?.includes(hash) ?? false;
+  if (plan.target?.kind === 'search') return search?.tags?.includes(hash) ?? false;
   return plan.target !== undefined && existing.unchangedTiles.has(plan.target.tile.name);
 }
 
 async function applyMonitor(api: Api, plan: MonitorPlan, existing: Existing): Promise<Action> {
   const hash = contentTag({ target: plan.target, alert: plan.alert });
-  if (monitorUnchanged(plan, hash, existing)) return 'unchanged';
-  const existingAlert = existing.alerts.find(alertOf(plan.marker));
-  const existed = existingAlert !== undefined || existing.searches.some(hasTag(plan.marker));
+  const existingAlert = owned(existing.alerts, plan, alertOf, existing.claimed);
+  const existingSearch = plan.target?.kind === 'search' ? owned(existing.searches, plan, hasTag, existing.claimed) : undefined;
+  if (monitorUnchanged(plan, hash, existingAlert, existingSearch, existing)) return 'unchanged';
+  const existed = existingAlert !== undefined || existingSearch !== undefined;
   let target: AlertTarget;
-  if (plan.target?.kind === 'search') target = { savedSearchId: await upsertSavedSearch(api, { ...plan, target: plan.target }, existing.searches, hash) };
+  if (plan.target?.kind === 'search') target = { savedSearchId: await upsertSavedSearch(api, { ...plan, target: plan.target }, existingSearch, hash) };
   else {
     const ids = plan.target ? existing.tileIds.get(plan.target.tile.name) : undefined;
     if (!ids) throw new Error('its tile is missing from the saved monitors dashboard');
@@ -188,8 +206,9 @@ export async function applyMonitors(api: Api, plans: readonly MonitorPlan[], pro
   const usable = plans.filter((p) => p.target !== undefined);
   const tiles = usable.flatMap((p) => (p.target?.kind === 'tile' ? [p.target.tile] : []));
   const dashboardTiles = new Set((await api.list('dashboards')).items.find(hasTag(MONITORS_DASHBOARD.marker))?.tiles?.map((t) => t.name) ?? []);
-  const { ids, unchanged } = tiles.length > 0 ? await upsertMonitorsDashboard(api, tiles) : { ids: new Map<string, AlertTarget>(), unchanged: new Set<string>() };
-  const existing: Existing = { tileIds: ids, unchangedTiles: unchanged, searches: (await api.list('saved-searches')).items, alerts: (await api.list('alerts')).items };
+  const formerNames = new Set(usable.filter((p) => p.target?.kind === 'tile').map((p) => p.name));
+  const { ids, unchanged } = tiles.length > 0 ? await upsertMonitorsDashboard(api, tiles, formerNames) : { ids: new Map<string, AlertTarget>(), unchanged: new Set<string>() };
+  const existing: Existing = { tileIds: ids, unchangedTiles: unchanged, searches: (await api.list('saved-searches')).items, alerts: (await api.list('alerts')).items, claimed: new Set() };
   return eachItem(plans, progress, async (plan) => {
     if (plan.target === undefined) return 'skipped';
     const action = await applyMonitor(api, plan, existing);
@@ -202,11 +221,13 @@ export async function deleteMonitors(api: Api, plans: readonly MonitorPlan[], pr
   const searches = (await api.list('saved-searches')).items;
   const dashboard = (await api.list('dashboards')).items.find(hasTag(MONITORS_DASHBOARD.marker));
   const removedTiles = new Set<string>();
+  const claimed = new Set<string>();
   const results = await eachItem(plans, progress, async (plan) => {
-    const alert = alerts.find(alertOf(plan.marker));
-    const search = searches.find(hasTag(plan.marker));
+    const alert = owned(alerts, plan, alertOf, claimed);
+    const search = owned(searches, plan, hasTag, claimed);
     const tileName = plan.target?.kind === 'tile' ? plan.target.tile.name : undefined;
-    const tile = dashboard?.tiles?.find((t) => t.name === tileName);
+    // a tile of an earlier release is named after the monitor alone
+    const tile = dashboard?.tiles?.find((t) => t.name === tileName) ?? (tileName !== undefined ? dashboard?.tiles?.find((t) => t.name === plan.name) : undefined);
     if (alert?.id) await api.delete('alerts', alert.id);
     if (search?.id) await api.delete('saved-searches', search.id);
     if (tile) removedTiles.add(tile.name);
