@@ -10,7 +10,7 @@ import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { REPO_ROOT } from '../../tools/src/collector/build';
 import { assertCliBuilt, type Run, runTools } from '../helpers/stack-cli';
-import { type Created, seededApiForSuite } from './server';
+import { apiRequest, type Created, seededApiForSuite } from './server';
 
 const FIXTURES = join(REPO_ROOT, 'test', 'fixtures', 'migrate');
 const DASHBOARDS = readdirSync(join(FIXTURES, 'dashboards')).filter((f) => f.endsWith('.json')).length;
@@ -26,11 +26,7 @@ jest.setTimeout(150_000);
 const migrate = (args: string[]): Promise<Run> => runTools(['migrate', ...args], { HYPERDX_API_URL: server.api.baseUrl, HYPERDX_PERSONAL_API_KEY: server.api.apiKey });
 const monitorArgs = (): string[] => ['monitors', join(FIXTURES, 'monitors'), '--webhook', `slack-yourteam-alerts=${server.webhookId}`, '--default-webhook', server.webhookId];
 
-async function list(resource: 'dashboards' | 'alerts' | 'saved-searches'): Promise<Created[]> {
-  const res = await fetch(`${server.api.baseUrl}/api/v2/${resource}`, { headers: { authorization: `Bearer ${server.api.apiKey}` } });
-  if (res.status !== 200) throw new Error(`GET ${resource}: ${res.status} ${await res.text()}`);
-  return ((await res.json()) as { data: Created[] }).data;
-}
+const list = (resource: 'dashboards' | 'alerts' | 'saved-searches'): Promise<Created[]> => apiRequest<Created[]>(server.api, 'GET', `/${resource}`);
 
 const expectDone = (run: Run): void => {
   expect({ status: run.status, err: run.err }).toEqual({ status: 0, err: expect.not.stringContaining('failed (') });
@@ -101,17 +97,17 @@ describe('monitors', () => {
 
 describe('dashboards/validate and filters on the real server (issue 27)', () => {
   const iis = join(FIXTURES, 'dashboards', 'iis.json');
+  const lighttpd = join(FIXTURES, 'dashboards', 'lighttpd.json');
 
   it('a dashboard with template variables passes the server check and stores its filters', async () => {
-    const run = await migrate(['dashboards', iis]);
+    const run = await migrate(['dashboards', lighttpd]);
     expectDone(run);
     const [stored] = await list('dashboards');
-    expect(stored!.filters).toEqual([expect.objectContaining({ type: 'QUERY_EXPRESSION', name: 'exclude_site', expression: "Attributes['site']", sourceId: server.sourceIds.get('65f5e4a3b9e77c001a333333'), id: expect.any(String) })]);
-    expect(stored!.savedFilterValues).toEqual([{ type: 'sql', condition: "Attributes['site'] NOT IN ('total')" }]);
+    expect(stored!.filters).toEqual([expect.objectContaining({ type: 'QUERY_EXPRESSION', name: 'webserver', expression: "ResourceAttributes['host.name']", sourceId: server.sourceIds.get('65f5e4a3b9e77c001a333333'), id: expect.any(String) })]);
     // an update sends the filters with ids, as UpdateDashboardRequest asks: the server keeps them
-    expectDone(await migrate(['dashboards', iis]));
+    expectDone(await migrate(['dashboards', lighttpd]));
     expect((await list('dashboards'))[0]!.filters).toEqual(stored!.filters);
-    expectDone(await migrate(['dashboards', iis, '--delete']));
+    expectDone(await migrate(['dashboards', lighttpd, '--delete']));
   });
 
   it("a dashboard the server refuses is reported with the server's reason and not created", async () => {

@@ -10,6 +10,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { RATE_LIMIT_RETRIES, rateLimitWait } from '../../tools/src/stack-api/client';
 import { freePort } from '../helpers/ports';
 import { STACK_API_FIXTURES } from '../helpers/stack-cli';
 import { ensureApiNode, ensureFerretDb, ensureHyperdxApi } from './setup';
@@ -124,13 +125,26 @@ export interface Created {
   [field: string]: unknown;
 }
 
-/** Setup calls an operator would make in the UI or with curl; the CLIs do not cover them. */
-async function apiPost(api: HyperdxApi, path: string, body: unknown): Promise<Created> {
-  const res = await fetch(`${api.baseUrl}/api/v2${path}`, { method: 'POST', headers: { authorization: `Bearer ${api.apiKey}`, 'content-type': 'application/json' }, body: JSON.stringify(body) });
-  const text = await res.text();
-  if (res.status !== 200) throw new Error(`POST ${path}: ${res.status} ${text}`);
-  return (JSON.parse(text) as { data: Created }).data;
+/**
+ * One `/api/v2` request as a test reads the server back, waiting out the API's rate limit (100
+ * requests a minute per key) as the CLI's client does (tools/src/stack-api/client.ts): a suite
+ * that just ran the CLI may find the minute's budget spent.
+ */
+export async function apiRequest<T>(api: Pick<HyperdxApi, 'baseUrl' | 'apiKey'>, method: string, path: string, body?: unknown): Promise<T> {
+  for (let attempt = 0; ; attempt++) {
+    const res = await fetch(`${api.baseUrl}/api/v2${path}`, { method, headers: { authorization: `Bearer ${api.apiKey}`, 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) });
+    const text = await res.text();
+    if (res.status === 429 && attempt < RATE_LIMIT_RETRIES) {
+      await new Promise((r) => setTimeout(r, rateLimitWait(res.headers).seconds * 1000));
+      continue;
+    }
+    if (res.status !== 200) throw new Error(`${method} ${path}: ${res.status} ${text}`);
+    return (JSON.parse(text) as { data: T }).data;
+  }
 }
+
+/** Setup calls an operator would make in the UI or with curl; the CLIs do not cover them. */
+const apiPost = (api: HyperdxApi, path: string, body: unknown): Promise<Created> => apiRequest<Created>(api, 'POST', path, body);
 
 /** Where the connection points when a suite runs no ClickHouse: the stack's default address (`npm run stack`). */
 const DEFAULT_CLICKHOUSE_URL = 'http://127.0.0.1:8123';
