@@ -308,3 +308,25 @@ describe('APM span queries (issue 37: a trace source)', () => {
     expect(plan.alert).toMatchObject({ source: 'saved_search', interval: '5m', threshold: 10, thresholdType: 'above_exclusive' });
   });
 });
+
+describe('Datadog events (issue 37 item 4: log records of the Logs source)', () => {
+  it('an events query counts the event records its search matches, fields where the events translation writes them', () => {
+    const tile = widgetTile(
+      { type: 'query_value', title: 'e', requests: [{ response_format: 'scalar', queries: [{ name: 'query1', data_source: 'events', search: { query: 'source:steadybit status:error execution_state:failed' }, compute: { aggregation: 'count' } }] }] },
+      NO_VARS,
+      SOURCES,
+    );
+    expect(tile.status).toBe('exact');
+    expect(tile.config).toEqual({
+      displayType: 'number',
+      sourceId: 'l1',
+      select: [{ aggFn: 'count', where: '(LogAttributes.datadog.event.source_type_name:"steadybit" SeverityText:"error" LogAttributes.execution_state:"failed") AND LogAttributes.datadog.event.title:*', whereLanguage: 'lucene' }],
+    });
+  });
+
+  it("an event's success is the bridge's info: said", () => {
+    const tile = widgetTile({ type: 'event_stream', title: 'stream', query: 'status:success source:isdown' }, NO_VARS, SOURCES);
+    expect(tile.config).toEqual({ displayType: 'search', sourceId: 'l1', select: '', where: '(SeverityText:"info" LogAttributes.datadog.event.source_type_name:"isdown") AND LogAttributes.datadog.event.title:*', whereLanguage: 'lucene' });
+    expect(tile.notes).toEqual(["stream: an event's success and info are one level in the bridge (info): either matches both"]);
+  });
+});

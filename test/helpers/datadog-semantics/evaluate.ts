@@ -31,6 +31,12 @@ export interface SentSeries {
 export interface Dataset {
   series: ReadonlyMap<string, readonly SentSeries[]>;
   logs: readonly DatadogLog[];
+  /**
+   * Datadog events, in a log's shape as Datadog's event search sees them: `source` the source
+   * type, `status` the alert type (error, warning, info, success), `message` title and text, tags;
+   * no attributes
+   */
+  events: readonly DatadogLog[];
 }
 
 /** The intervals compared: `buckets` minutes from `from` (ms). */
@@ -65,6 +71,10 @@ export interface Modes {
   missingIsEmpty: boolean;
   /** a series' `hostname` tag is its own (Datadog) or its host (the bridge writes both to host.name) */
   hostnameIsHost: boolean;
+  /** an event's success and info are two statuses (Datadog) or one (the bridge levels success as info) */
+  eventStatusFold: boolean;
+  /** a log without a group-by facet (or measure) is left out (Datadog) or drawn in an empty group, its measure 0 (HyperDX) */
+  keepMissingFacets: boolean;
   /**
    * A value over the window: reduced per query with its aggregator over the intervals (Datadog),
    * or the select's aggregation over every series' per-interval value at once (HyperDX).
@@ -80,7 +90,20 @@ export interface Modes {
   top: 'datadog' | 'peak' | 'all' | 'value';
 }
 
-export const DATADOG: Modes = { gaugeInterval: 'avg', ratesAsCounts: false, ignoreRollup: false, formulaZero: false, wildcardContains: false, missingIsEmpty: false, hostnameIsHost: false, reduce: 'datadog', dropGroups: false, top: 'datadog' };
+export const DATADOG: Modes = {
+  gaugeInterval: 'avg',
+  ratesAsCounts: false,
+  ignoreRollup: false,
+  formulaZero: false,
+  wildcardContains: false,
+  missingIsEmpty: false,
+  hostnameIsHost: false,
+  eventStatusFold: false,
+  keepMissingFacets: false,
+  reduce: 'datadog',
+  dropGroups: false,
+  top: 'datadog',
+};
 
 export interface Variable {
   name: string;
@@ -372,7 +395,8 @@ export function topGroups(grid: Grid, limit: number, rank: string, order: string
     if (f === undefined) throw new NotModelled(`top() ranked by ${rank}`);
     return f(values);
   };
-  const ranked = [...grid].sort(([ga, a], [gb, b]) => (how === 'peak' || order === 'desc' ? score(b) - score(a) : score(a) - score(b)) || ga.localeCompare(gb));
+  // ties in group order, byte by byte (as ClickHouse orders the groups)
+  const ranked = [...grid].sort(([ga, a], [gb, b]) => (how === 'peak' || order === 'desc' ? score(b) - score(a) : score(a) - score(b)) || (ga < gb ? -1 : ga > gb ? 1 : 0));
   return new Map(ranked.slice(0, limit));
 }
 
@@ -406,12 +430,14 @@ export function flatMetric(t: MetricTerm, ctx: Ctx, dropGroups: boolean): Grid {
   return new Map([...values].map(([g, v]) => [g, new Map([[0, space(v)]])]));
 }
 
-/** A log query of the newer form (or the older `log_query`), as Datadog counts or measures it. */
+/** A log (or event) query of the newer form (or the older `log_query`), as Datadog counts or measures it. */
 export interface LogQuery {
   search: string;
   aggregation: string;
   measure?: string;
   groupBy: string[];
+  /** over Datadog events rather than logs */
+  events?: boolean;
 }
 
 const LOG_AGGS: Record<string, (v: number[]) => number> = {
@@ -452,25 +478,31 @@ export function facetValue(log: DatadogLog, facet: string): string | number | bo
 export const RESERVED =
   /^@(message|msg|log|formattedMessage|status|severity|level|levelname|syslog\.(severity|hostname|timestamp)|host|hostname|service|ddsource|ddtags|timestamp|@timestamp|_timestamp|Timestamp|eventTime|date|published_date|time|dd\..*|env|version)$/;
 
-/** The logs of each source, per dataset: most searches name one, and a scan of them all per query is the slow part. */
-const bySource = new WeakMap<Dataset, Map<string, DatadogLog[]>>();
+/** The logs (or events) of each source: most searches name one, and a scan of them all per query is the slow part. */
+const bySource = new WeakMap<readonly DatadogLog[], Map<string, DatadogLog[]>>();
 
-/** The logs a search can match: those of the `source` it requires, when it requires one. */
-function candidates(search: Search, data: Dataset): readonly DatadogLog[] {
+/** The records a search can match: those of the `source` it requires, when it requires one. */
+function candidates(search: Search, records: readonly DatadogLog[]): readonly DatadogLog[] {
   const terms = search.kind === 'and' ? search.of : [search];
   const source = terms.find((t) => t.kind === 'field' && t.field === 'source' && t.value.kind === 'text' && !t.value.text.includes('*'));
-  if (source?.kind !== 'field' || source.value.kind !== 'text') return data.logs;
-  let index = bySource.get(data);
+  if (source?.kind !== 'field' || source.value.kind !== 'text') return records;
+  let index = bySource.get(records);
   if (!index) {
     index = new Map();
-    for (const log of data.logs) {
-      const logs = index.get(log.source) ?? [];
-      logs.push(log);
-      index.set(log.source, logs);
+    for (const record of records) {
+      const same = index.get(record.source) ?? [];
+      same.push(record);
+      index.set(record.source, same);
     }
-    bySource.set(data, index);
+    bySource.set(records, index);
   }
   return index.get(source.value.text) ?? [];
+}
+
+/** Event statuses Datadog's search accepts for an alert type; with `fold`, success and info as one (the bridge's). */
+function eventStatus(status: string, fold: boolean): string {
+  const s = status.toLowerCase() === 'ok' ? 'success' : status.toLowerCase() === 'warn' ? 'warning' : status.toLowerCase();
+  return fold && s === 'success' ? 'info' : s;
 }
 
 export function logGrid(q: LogQuery, ctx: Ctx, perInterval: boolean): Grid {
@@ -478,10 +510,12 @@ export function logGrid(q: LogQuery, ctx: Ctx, perInterval: boolean): Grid {
   for (const field of [...fieldsOf(search).keys(), ...q.groupBy, ...(q.measure ? [q.measure.startsWith('@') ? q.measure : `@${q.measure}`] : [])])
     if (RESERVED.test(field)) throw new NotModelled(`a log search on ${field.replace(/^@(dd\.|syslog\.).*/, '@$1…')}, a field the intake takes for the log's own`);
   const cells = new Map<string, Map<number, DatadogLog[]>>();
-  for (const log of candidates(search, ctx.data)) {
+  const records = q.events ? ctx.data.events.map((e) => ({ ...e, status: eventStatus(e.status, ctx.modes.eventStatusFold) })) : ctx.data.logs;
+  const statusOf = q.events ? (text: string) => eventStatus(text, ctx.modes.eventStatusFold) : undefined;
+  for (const log of candidates(search, records)) {
     const b = bucketOf(ctx, log.ts);
-    if (b === undefined || !matches(search, log, { contains: ctx.modes.wildcardContains, missingIsEmpty: ctx.modes.missingIsEmpty })) continue;
-    const groupValues = orderedBy(q.groupBy, ctx).map((f) => facetValue(log, f));
+    if (b === undefined || !matches(search, log, { contains: ctx.modes.wildcardContains, missingIsEmpty: ctx.modes.missingIsEmpty, ...(statusOf ? { status: statusOf } : {}) })) continue;
+    const groupValues = orderedBy(q.groupBy, ctx).map((f) => facetValue(log, f) ?? (ctx.modes.keepMissingFacets ? '' : undefined));
     if (groupValues.some((v) => v === undefined)) continue;
     const g = groupKey(groupValues.map(String));
     const row = cells.get(g) ?? new Map<number, DatadogLog[]>();
@@ -500,7 +534,7 @@ export function logGrid(q: LogQuery, ctx: Ctx, perInterval: boolean): Grid {
     if (q.aggregation === 'count') return logs.length;
     const f = LOG_AGGS[q.aggregation];
     if (f === undefined) throw new NotModelled(`the ${q.aggregation} log aggregation`);
-    const numbers = logs.map((l) => Number(facetValue(l, q.measure!))).filter((n) => Number.isFinite(n));
+    const numbers = logs.map((l) => Number(facetValue(l, q.measure!) ?? (ctx.modes.keepMissingFacets ? 0 : Number.NaN))).filter((n) => Number.isFinite(n));
     return numbers.length === 0 ? undefined : f(numbers);
   };
   // a count over the window with no group is 0 when nothing matched (a value, not a gap)

@@ -38,9 +38,15 @@ function tokens(src: string): Token[] {
     } else if (ch === '(' || ch === ')') {
       out.push({ t: ch });
       i++;
-    } else if (ch === '-' && (out.length === 0 || /[\s(]/.test(src[i - 1] ?? ' ')) && !/[\s)]/.test(src[i + 1] ?? ' ')) {
+    } else if ((ch === '-' || ch === '!') && (out.length === 0 || /[\s(]/.test(src[i - 1] ?? ' ')) && !/[\s)]/.test(src[i + 1] ?? ' ')) {
+      // `!` negates as `-` does
       out.push({ t: '-' });
       i++;
+    } else if (ch === '[' || ch === '{') {
+      // a range inside a field's group: `@id:(1 OR [3 TO 5])`
+      const end = src.indexOf(ch === '[' ? ']' : '}', i);
+      out.push({ t: 'word', text: src.slice(i, end + 1), quoted: false });
+      i = end + 1;
     } else {
       let text = '';
       let quoted = false;
@@ -77,8 +83,8 @@ function tokens(src: string): Token[] {
 
 function termValueOf(text: string, quoted: boolean): Value {
   if (!quoted && text === '*') return { kind: 'exists' };
-  const range = /^\[(\S+) TO (\S+)\]$/.exec(text);
-  if (!quoted && range) return { kind: 'range', low: range[1] === '*' ? -Infinity : Number(range[1]), high: range[2] === '*' ? Infinity : Number(range[2]), lowIn: true, highIn: true };
+  const range = /^([[{])(\S+) TO (\S+)([\]}])$/.exec(text);
+  if (!quoted && range) return { kind: 'range', low: range[2] === '*' ? -Infinity : Number(range[2]), high: range[3] === '*' ? Infinity : Number(range[3]), lowIn: range[1] === '[', highIn: range[4] === ']' };
   const cmp = /^(>=|<=|>|<)(-?[\d.]+)$/.exec(text);
   if (!quoted && cmp) {
     const n = Number(cmp[2]);
@@ -157,6 +163,8 @@ export interface SearchModes {
   contains: boolean;
   /** `""` also matches a missing attribute */
   missingIsEmpty: boolean;
+  /** how a searched status is named (an event's differ from a log's) */
+  status?: (text: string) => string;
 }
 
 export const DATADOG_SEARCH: SearchModes = { contains: false, missingIsEmpty: false };
@@ -225,7 +233,7 @@ export function matches(search: Search, log: DatadogLog, modes: SearchModes = DA
     }
     case 'field': {
       if (search.field === 'status' && search.value.kind === 'text') {
-        const wanted = statusName(search.value.text);
+        const wanted = (modes.status ?? statusName)(search.value.text);
         return search.value.text.includes('*') ? wildcardTest(search.value.text.toLowerCase(), modes.contains)(log.status) : log.status === wanted;
       }
       const values = fieldValues(log, search.field);

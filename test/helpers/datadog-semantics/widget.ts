@@ -12,6 +12,8 @@ import { type MetricTerm, metricTerms, readFormula, readQueries, readQuery, type
 export interface WidgetDef {
   type: string;
   requests?: unknown;
+  /** the older event stream widget's search */
+  query?: unknown;
 }
 
 export interface Expected {
@@ -35,8 +37,8 @@ function logQueryOf(q: NamedQuery): LogQuery {
 function namedSeries(r: Request, ctx: Ctx, value: boolean): Grid[] {
   const leaves = new Map<string, Operand>();
   for (const q of r.queries ?? []) {
-    if (q.data_source === 'logs') {
-      leaves.set(q.name, logGrid(logQueryOf(q), ctx, !value));
+    if (q.data_source === 'logs' || q.data_source === 'events') {
+      leaves.set(q.name, logGrid({ ...logQueryOf(q), events: q.data_source === 'events' }, ctx, !value));
       continue;
     }
     if (q.data_source !== 'metrics') throw new NotModelled(`${q.data_source} queries`);
@@ -72,7 +74,7 @@ function requestSeries(r: Request, ctx: Ctx, value: boolean): Grid[] {
     const lq = r.log_query;
     return [logGrid({ search: lq.search?.query ?? '', aggregation: lq.compute?.aggregation ?? 'count', measure: lq.compute?.facet ?? lq.compute?.metric, groupBy: (lq.group_by ?? []).map((g) => g.facet) }, ctx, !value)];
   }
-  if (r.query?.data_source === 'logs_stream') return [logGrid({ search: r.query.query_string ?? '', aggregation: 'count', groupBy: [] }, ctx, false)];
+  if (r.query?.data_source === 'logs_stream' || r.query?.data_source === 'event_stream') return [logGrid({ search: r.query.query_string ?? '', aggregation: 'count', groupBy: [], events: r.query.data_source === 'event_stream' }, ctx, false)];
   throw new NotModelled('a request without a query');
 }
 
@@ -101,7 +103,8 @@ export function expectedOf(def: WidgetDef, variables: readonly Variable[], data:
   const ctx: Ctx = { data, window, modes, variables, groupOrder: firstGroupBy(requestList) };
   const value = VALUE_DISPLAYS.has(display) || display === 'search';
   const requests = requestList;
-  let series = requests.flatMap((r) => requestSeries(r, ctx, value));
+  // the older event stream widget: its search in `query`
+  let series = def.type === 'event_stream' ? [logGrid({ search: String(def.query ?? ''), aggregation: 'count', groupBy: [], events: true }, ctx, false)] : requests.flatMap((r) => requestSeries(r, ctx, value));
   if (FIRST_ONLY.has(display) || display === 'search') series = series.slice(0, 1);
   if (display === 'number' || display === 'search') series = series.map(oneGroup);
   const limit = display === 'bar' || display === 'pie' ? topLimitOf(requests) : undefined;

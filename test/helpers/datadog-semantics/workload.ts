@@ -39,9 +39,11 @@ interface LogNeed {
 export interface Needs {
   metrics: Map<string, MetricNeed>;
   logs: LogNeed[];
+  /** searches over Datadog events */
+  events: LogNeed[];
 }
 
-export const emptyNeeds = (): Needs => ({ metrics: new Map(), logs: [] });
+export const emptyNeeds = (): Needs => ({ metrics: new Map(), logs: [], events: [] });
 
 const concrete = (value: string): string => value.replace(/\*/g, 'x');
 
@@ -91,6 +93,30 @@ interface RequestLike {
   query?: { data_source?: string; query_string?: string };
 }
 
+/** The search queries of a request over logs (`logs`) or events (`events`). */
+function searchNeeds(r: RequestLike, over: 'logs' | 'events'): LogNeed[] {
+  const stream = over === 'logs' ? 'logs_stream' : 'event_stream';
+  return [
+    ...(r.queries ?? []).filter((q) => q.data_source === over).map((q) => ({ search: q.search?.query ?? '', groupBy: (q.group_by ?? []).map((g) => g.facet), measure: q.compute?.metric })),
+    ...(r.log_query && over === 'logs' ? [{ search: r.log_query.search?.query ?? '', groupBy: (r.log_query.group_by ?? []).map((g) => g.facet), measure: r.log_query.compute?.facet ?? r.log_query.compute?.metric }] : []),
+    ...(r.query?.data_source === stream ? [{ search: r.query.query_string ?? '', groupBy: [], measure: undefined }] : []),
+  ];
+}
+
+/** `needs` with a search's variables replaced by their defaults (one naming an undefined variable is skipped: the migration drops it). */
+function addSearches(into: LogNeed[], searches: readonly LogNeed[], variables: readonly Variable[]): void {
+  for (const l of searches) {
+    try {
+      into.push({ ...l, search: withDefaults(l.search, variables) });
+    } catch {
+      // the migration drops it with its reason
+    }
+  }
+}
+
+/** The older event stream widget's search (`query`), added to `needs`. */
+export const addEventStreamNeeds = (needs: Needs, query: string, variables: readonly Variable[]): void => addSearches(needs.events, [{ search: query, groupBy: [], measure: undefined }], variables);
+
 function metricNeed(needs: Needs, metric: string): MetricNeed {
   const need = needs.metrics.get(metric) ?? { values: new Map(), bare: new Set(), groups: new Set(), counted: false };
   needs.metrics.set(metric, need);
@@ -115,18 +141,8 @@ export function addNeeds(needs: Needs, requests: unknown, variables: readonly Va
         if (t.methods.some((m) => m.name === 'as_count' || m.name === 'as_rate')) need.counted = true;
       }
     }
-    const logs = [
-      ...(r.queries ?? []).filter((q) => q.data_source === 'logs').map((q) => ({ search: q.search?.query ?? '', groupBy: (q.group_by ?? []).map((g) => g.facet), measure: q.compute?.metric })),
-      ...(r.log_query ? [{ search: r.log_query.search?.query ?? '', groupBy: (r.log_query.group_by ?? []).map((g) => g.facet), measure: r.log_query.compute?.facet ?? r.log_query.compute?.metric }] : []),
-      ...(r.query?.data_source === 'logs_stream' ? [{ search: r.query.query_string ?? '', groupBy: [], measure: undefined }] : []),
-    ];
-    for (const l of logs) {
-      try {
-        needs.logs.push({ ...l, search: withDefaults(l.search, variables) });
-      } catch {
-        // a search naming an undefined variable: the migration drops it
-      }
-    }
+    addSearches(needs.logs, searchNeeds(r, 'logs'), variables);
+    addSearches(needs.events, searchNeeds(r, 'events'), variables);
   }
 }
 
@@ -268,10 +284,27 @@ function logsFor(need: LogNeed, index: number, window: Window): DatadogLog[] {
   return out;
 }
 
+/** The alert types an event can have (what the bridge levels: docs/translation.md, Events). */
+const ALERT_TYPES = new Set(['error', 'warning', 'info', 'success']);
+
+/**
+ * Events steered as logs are, kept to what an event holds: a known alert type (else info, as
+ * Datadog takes an unknown one), a title (its message), tags; no attributes.
+ */
+function eventsFor(need: LogNeed, index: number, window: Window): DatadogLog[] {
+  return logsFor({ ...need, measure: undefined }, index, window).map((log) => {
+    const status = log.status === 'ok' ? 'success' : log.status === 'warn' ? 'warning' : log.status;
+    // an event's service is its service tag (the bridge files one without under its source type)
+    const service = log.tags.find((t) => t.startsWith('service:'))?.slice('service:'.length) ?? '';
+    return { ...log, status: ALERT_TYPES.has(status) ? status : 'info', service, attributes: {} };
+  });
+}
+
 export function generate(needs: Needs, window: Window, types: KnownTypes): Dataset {
   const series = new Map([...needs.metrics].map(([metric, need]) => [metric, metricSeries(metric, need, window, types)]));
   const logs = needs.logs.flatMap((need, i) => logsFor(need, i, window));
-  return { series, logs };
+  const events = needs.events.flatMap((need, i) => eventsFor(need, i, window));
+  return { series, logs, events };
 }
 
 /** v2 MetricType COUNT and GAUGE (agent-payload.proto). */
@@ -299,6 +332,18 @@ export async function sendSeries(intakeUrl: string, apiKey: string, all: readonl
 
 /** A log's attributes as its JSON message carries them (dotted paths stay flat keys: the bridge reads both alike). */
 const messageOf = (log: DatadogLog): string => JSON.stringify({ message: log.message, ...log.attributes });
+
+/** Events as the agent batches them on `/intake/`: grouped under their source type. */
+export async function sendEvents(intakeUrl: string, apiKey: string, events: readonly DatadogLog[]): Promise<void> {
+  const bySource: Record<string, unknown[]> = {};
+  for (const e of events) {
+    const batch = bySource[e.source] ?? [];
+    batch.push({ msg_title: e.message, msg_text: '', timestamp: e.ts / 1000, alert_type: e.status, host: e.host, tags: e.tags });
+    bySource[e.source] = batch;
+  }
+  const res = await fetch(`${intakeUrl}/intake/`, { method: 'POST', body: JSON.stringify({ apiKey: '', internalHostname: 'gen-host', events: bySource }), headers: { 'Content-Type': 'application/json', 'DD-Api-Key': apiKey } });
+  if (res.status !== 202) throw new Error(`/intake/: ${res.status} ${await res.text()}`);
+}
 
 export async function sendLogs(intakeUrl: string, apiKey: string, logs: readonly DatadogLog[]): Promise<void> {
   for (let i = 0; i < logs.length; i += LOGS_PER_PAYLOAD) {

@@ -70,6 +70,7 @@ export const listValue = (value: string): string => `\\"${value.replace(/[\\"\s(
 
 /** A Lucene value: wildcards stay bare (HyperDX matches them as containment: wildcardNote), anything else is a quoted phrase, matched exactly. */
 export function luceneValue(value: string): string {
-  if (/^[\w.\-/:@]*\*[\w.\-/:@*]*$/.test(value)) return value;
+  // a wildcard stays bare; a `:` or `/` in it is escaped (HyperDX's grammar reads them as a field and a regular expression)
+  if (/^[\w.\-/:@]*\*[\w.\-/:@*]*$/.test(value)) return value.replace(/[:/]/g, (c) => `\\${c}`);
   return `"${value.replace(/\\/g, '\\\\').replace(/"/g, '\\"')}"`;
 }

@@ -8,7 +8,7 @@
  */
 import type { DatadogDashboard, Widget, WidgetDefinition, WidgetLayout, WidgetRequest } from './datadog';
 import { dashboardFilters, filterVariableNames, inlinedNotes } from './filters';
-import { LOG_SEARCH, spanSearch, translateSearch, withVariableDefaults } from './log-search';
+import { EVENT_SEARCH, eventsOnly, LOG_SEARCH, spanSearch, translateSearch, withVariableDefaults } from './log-search';
 import { type Expr, type FunctionArg, metricQueriesOf, parseMetricQueries, QueryError } from './metric-query';
 import { type DashboardPlan, formerMarkerFor, type ItemReport, identityOf, markerFor, outcomeOf, type Sources, type Status, type TileInput } from './plan';
 import {
@@ -266,15 +266,22 @@ function chartTile(def: WidgetDefinition, ctx: QueryContext, sources: Sources): 
   }
 }
 
-/** The list streams HyperDX's search tile shows: logs, and APM spans (over a trace source). */
-const STREAMS: Readonly<Record<string, 'log' | 'trace'>> = { logs_stream: 'log', trace_stream: 'trace' };
+/** The list streams HyperDX's search tile shows: logs, events (log records too) and APM spans (over a trace source). */
+const STREAMS: Readonly<Record<string, 'logs' | 'events' | 'spans'>> = { logs_stream: 'logs', event_stream: 'events', trace_stream: 'spans' };
+
+/** A search tile listing what a Datadog search over `kind` matches. */
+function searchTile(kind: 'logs' | 'events' | 'spans', query: string, ctx: QueryContext, sources: Sources, notes: string[]): TileDraft['config'] {
+  const search = withVariableDefaults(query, ctx.variables, notes);
+  const schema = kind === 'spans' ? spanSearch(ctx.semconv) : kind === 'events' ? EVENT_SEARCH : LOG_SEARCH;
+  const where = translateSearch(search, schema, notes);
+  return { displayType: 'search', sourceId: sourceIdOf(kind === 'spans' ? 'trace' : 'log', sources), select: '', where: kind === 'events' ? eventsOnly(where) : where, whereLanguage: 'lucene' };
+}
 
 function logStreamTile(def: WidgetDefinition, ctx: QueryContext, sources: Sources, notes: string[]): TileDraft['config'] {
   const request = ((def.requests ?? []) as WidgetRequest[])[0];
   const kind = STREAMS[request?.query?.data_source ?? ''];
-  if (kind === undefined) throw new Unsupported(`a ${request?.query?.data_source ?? 'list'} stream has no HyperDX equivalent (log and trace streams do)`);
-  const search = withVariableDefaults(request!.query!.query_string ?? '', ctx.variables, notes);
-  return { displayType: 'search', sourceId: sourceIdOf(kind, sources), select: '', where: translateSearch(search, kind === 'trace' ? spanSearch(ctx.semconv) : LOG_SEARCH, notes), whereLanguage: 'lucene' };
+  if (kind === undefined) throw new Unsupported(`a ${request?.query?.data_source ?? 'list'} stream has no HyperDX equivalent (log, event and trace streams do)`);
+  return searchTile(kind, request!.query!.query_string ?? '', ctx, sources, notes);
 }
 
 /** Widgets of text or pictures only: no query, nothing to translate. */
@@ -311,9 +318,10 @@ export function widgetTile(def: WidgetDefinition, ctx: QueryContext, sources: So
   const name = def.title || def.type;
   try {
     if (TEXT_WIDGETS.has(def.type)) return { name: def.title ?? '', type: def.type, status: 'text', config: markdown(textOf(def)), original, notes: [], migrated: true };
-    if (def.type === 'list_stream') {
+    if (def.type === 'list_stream' || def.type === 'event_stream') {
       const notes: string[] = [];
-      const config = logStreamTile(def, ctx, sources, notes);
+      // the older event stream widget holds its search in `query`
+      const config = def.type === 'event_stream' ? searchTile('events', typeof def.query === 'string' ? def.query : '', ctx, sources, notes) : logStreamTile(def, ctx, sources, notes);
       return { name, type: def.type, status: notes.length > 0 ? 'approximated' : 'exact', config, original, notes: notes.map((n) => `${name}: ${n}`), migrated: true };
     }
     if (!CHART_WIDGETS.has(def.type)) throw new Unsupported(`the ${def.type} widget has no HyperDX equivalent`);

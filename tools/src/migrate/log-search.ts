@@ -6,6 +6,7 @@
  * OpenTelemetry names (src/signals/logs/ and src/signals/traces/ write them).
  */
 import type { SemconvOptIn } from '../../../src/config/options';
+import { attributeName, attributeNames } from '../../../src/signals/shared/known-keys';
 import { type Column, luceneField, sqlField, tagColumn, wildcardNote } from './attributes';
 import type { TemplateVariable } from './datadog';
 import { Unsupported } from './unsupported';
@@ -38,7 +39,7 @@ export interface SearchSchema {
   column(key: string): string | Column;
   /** a field's group-by expression when it is not its column */
   groupBy?(key: string): string | undefined;
-  term?(key: string, value: string, match: (field: string, value: string) => string): string | undefined;
+  term?(key: string, value: string, match: (field: string, value: string) => string, notes: string[]): string | undefined;
   /** a value renamed before it is matched (a log level's name) */
   rename?(column: string): ((v: string) => string) | undefined;
 }
@@ -47,7 +48,8 @@ const statusName = (value: string): string => STATUS_NAMES.get(value.toLowerCase
 
 /** Logs: as the logs translation stores them (docs/translation.md, Logs). */
 export const LOG_SEARCH: SearchSchema = {
-  column: (key) => (key.startsWith('@') ? { map: 'LogAttributes', key: tagColumn('logs', key.slice(1)).key } : (RESERVED_FIELDS.get(key) ?? tagColumn('logs', key))),
+  // an `@attribute` is a field of the record, named as the logs translation names fields (never a resource key, as a tag of that name would be)
+  column: (key) => (key.startsWith('@') ? { map: 'LogAttributes', key: attributeName(key.slice(1)) } : (RESERVED_FIELDS.get(key) ?? tagColumn('logs', key))),
   rename: (column) => (column === 'SeverityText' ? statusName : undefined),
 };
 
@@ -67,6 +69,41 @@ export function searchFieldSql(schema: SearchSchema, key: string): string {
 
 export const logField = (key: string): string => searchField(LOG_SEARCH, key);
 export const logFieldSql = (key: string): string => searchFieldSql(LOG_SEARCH, key);
+
+/** An event's fields as the events translation writes them (src/signals/events/translate.ts). */
+const EVENT_FIELDS: ReadonlyMap<string, string | Column> = new Map<string, string | Column>([
+  ['source', { map: 'LogAttributes', key: 'datadog.event.source_type_name' }],
+  ['status', 'SeverityText'],
+  ['message', 'Body'],
+  ['service', 'ServiceName'],
+  ['title', { map: 'LogAttributes', key: 'datadog.event.title' }],
+  ['priority', { map: 'LogAttributes', key: 'datadog.event.priority' }],
+  ['@aggregation_key', { map: 'LogAttributes', key: 'datadog.event.aggregation_key' }],
+  ['aggregation_key', { map: 'LogAttributes', key: 'datadog.event.aggregation_key' }],
+]);
+
+/** An event's alert type as the bridge levels it: success is info. */
+const eventStatus = (value: string): string => (/^(success|ok)$/i.test(value) ? 'info' : statusName(value));
+
+/**
+ * Datadog events: log records of the Logs source (docs/translation.md, Events), a field of the
+ * event (`source`, `status`, `priority`) where the events translation writes it, tags and `@attr`
+ * as for logs. EVENTS_ONLY keeps a search to events.
+ */
+export const EVENT_SEARCH: SearchSchema = {
+  column: (key) => EVENT_FIELDS.get(key) ?? LOG_SEARCH.column(key),
+  rename: (column) => (column === 'SeverityText' ? eventStatus : undefined),
+  term: (key, value, _match, notes) => {
+    if (key === 'status' && /^"?(success|ok|info)"?$/i.test(value)) notes.push("an event's success and info are one level in the bridge (info): either matches both");
+    return undefined;
+  },
+};
+
+/** Every event carries its title (an event without one is refused at intake): what tells an event from a log. */
+const EVENTS_ONLY = 'LogAttributes.datadog.event.title:*';
+
+/** A search of the logs table kept to events (events share it with logs). */
+export const eventsOnly = (where: string): string => (where === '' ? EVENTS_ONLY : `(${where}) AND ${EVENTS_ONLY}`);
 
 /** A span's columns and fields as the traces translation writes them (docs/translation.md, Span translation). */
 const SPAN_FIELDS: ReadonlyMap<string, string | Column> = new Map<string, string | Column>([
@@ -92,7 +129,7 @@ const OWN_SERVICE = { map: 'SpanAttributes', key: 'datadog.service' } as const;
  */
 export function spanSearch(optIn: SemconvOptIn): SearchSchema {
   return {
-    column: (key) => SPAN_FIELDS.get(key) ?? (key === 'service' ? 'ServiceName' : key === 'status' ? 'StatusCode' : key.startsWith('@') ? { map: 'SpanAttributes', key: tagColumn('traces', key.slice(1), optIn).key } : tagColumn('traces', key, optIn)),
+    column: (key) => SPAN_FIELDS.get(key) ?? (key === 'service' ? 'ServiceName' : key === 'status' ? 'StatusCode' : key.startsWith('@') ? { map: 'SpanAttributes', key: attributeNames(key.slice(1), optIn)[0]! } : tagColumn('traces', key, optIn)),
     groupBy: (key) => (key === 'service' ? `if(${sqlField(OWN_SERVICE)} != '', ${sqlField(OWN_SERVICE)}, ServiceName)` : key === 'status' ? "if(StatusCode = 'Error', 'error', 'ok')" : undefined),
     term: (key, value, match) => {
       if (key === 'service') return `(${match(luceneField(OWN_SERVICE), value)} OR (${match('ServiceName', value)} AND NOT ${luceneField(OWN_SERVICE)}:*))`;
@@ -155,13 +192,13 @@ function exactTerm(field: string, value: string, rename: (v: string) => string, 
 function fieldTerm(schema: SearchSchema, key: string, value: string, notes: string[]): string {
   const field = searchField(schema, key);
   const rename = schema.rename?.(field) ?? ((v: string) => v);
-  const one = (word: string): string => schema.term?.(key, word, (f, v) => exactTerm(f, v, rename, notes)) ?? exactTerm(field, word, rename, notes);
+  const one = (word: string): string => schema.term?.(key, word, (f, v) => exactTerm(f, v, rename, notes), notes) ?? exactTerm(field, word, rename, notes);
   if (!value.startsWith('(')) return one(value);
   return value.replace(/"(?:[^"\\]|\\.)*"|[[{][^\]}]*[\]}]|[^\s()]+/g, (word) => (/^(AND|OR|NOT)$/.test(word) ? word : one(word)));
 }
 
 /** `key:value` terms (quoted, grouped or bare values); everything between them is kept as written. */
-const FIELD_TERM = /(^|[\s(])(-?)(@?[A-Za-z_][\w.-]*):("(?:[^"\\]|\\.)*"|\([^)]*\)|[[{][^\]}]*[\]}]|[^\s()]+)/g;
+const FIELD_TERM = /(^|[\s(])([-!]?)(@?[A-Za-z_][\w.-]*):("(?:[^"\\]|\\.)*"|\([^)]*\)|[[{][^\]}]*[\]}]|[^\s()]+)/g;
 
 /**
  * A Datadog search as HyperDX's Lucene over `schema`'s table: fields moved where the bridge
@@ -172,7 +209,12 @@ const FIELD_TERM = /(^|[\s(])(-?)(@?[A-Za-z_][\w.-]*):("(?:[^"\\]|\\.)*"|\([^)]*
 export function translateSearch(query: string, schema: SearchSchema, notes: string[] = []): string {
   const trimmed = query.trim();
   if (trimmed === '' || trimmed === '*') return '';
-  const where = trimmed.replace(FIELD_TERM, (_m, before: string, negate: string, key: string, value: string) => `${before}${negate}${fieldTerm(schema, key, value, notes)}`).replace(/(^|[\s(])-\(/g, '$1NOT (');
+  const where = trimmed
+    // `!` negates as `-` does in Datadog's search; HyperDX's grammar knows `-`
+    .replace(FIELD_TERM, (_m, before: string, negate: string, key: string, value: string) => `${before}${negate === '' ? '' : '-'}${fieldTerm(schema, key, value, notes)}`)
+    .replace(/(^|[\s(])[-!]\(/g, '$1NOT (')
+    // free text with Datadog's escapes (`felix\/dataplane.go`) as a phrase HyperDX matches as written
+    .replace(/(^|[\s(])((?:[^\s()":\\]|\\.)*\\.(?:[^\s()":\\]|\\.)*)(?=$|[\s)])/g, (_m, before: string, word: string) => `${before}"${word.replace(/\\(.)/g, '$1').replace(/"/g, '\\"')}"`);
   if (where.length > MAX_WHERE) throw new Unsupported(`the search is ${where.length} characters as HyperDX reads it (at most ${MAX_WHERE})`);
   return where;
 }
@@ -186,8 +228,11 @@ export const translateLogSearch = (query: string, notes: string[] = []): string 
  * read its measure as 0 (its aggregations read values with toFloat64OrDefault). HyperDX reads
  * `field:*` as "holds a value".
  */
-export function holdingFacets(where: string, facets: readonly string[], schema: SearchSchema = LOG_SEARCH): string {
-  const held = facets.map((f) => `${searchField(schema, f)}:*`);
+export function holdingFacets(where: string, facets: readonly string[], schema: SearchSchema = LOG_SEARCH, notes: string[] = []): string {
+  // a facet whose name HyperDX's Lucene cannot hold (`@campaign name`, `@a.b[2]`): its records are not narrowed, which is said
+  const named = facets.filter((f) => /^@?[\w.-]+$/.test(f));
+  for (const f of facets.filter((x) => !named.includes(x))) notes.push(`records without ${f} are drawn in an empty group or counted as 0 (HyperDX's search cannot name the facet to leave them out)`);
+  const held = named.map((f) => `${searchField(schema, f)}:*`);
   if (held.length === 0) return where;
   return [...(where === '' ? [] : [`(${where})`]), ...held].join(' AND ');
 }

@@ -241,7 +241,7 @@ function searchTarget(monitor: DatadogMonitor, kind: 'log' | 'trace', sources: S
   if (index_ !== undefined && index_ !== '*') notes.push(`index("${index_}") dropped (ClickStack has one ${kind === 'log' ? 'logs' : 'traces'} table)`);
   const facets = (calls.get('by') ?? []).filter((f) => f !== '');
   const groupBy = facets.map((f) => searchFieldSql(schema, f));
-  const where = holdingFacets(translateSearch(search!.replace(/\\"/g, '"'), schema, notes), facets, schema);
+  const where = holdingFacets(translateSearch(search!.replace(/\\"/g, '"'), schema, notes), facets, schema, notes);
   const interval = intervalFor(window, notes);
   const cond = condition(monitor, comparator!, Number(threshold), notes);
   if (rollup[0] === 'count' && rollup.length === 1) {
@@ -253,7 +253,7 @@ function searchTarget(monitor: DatadogMonitor, kind: 'log' | 'trace', sources: S
     };
   }
   const measure = rollup[1] === undefined ? [] : [rollup[1].startsWith('@') ? rollup[1] : `@${rollup[1]}`];
-  const select: SelectItem = { ...logAggregation(rollup[0]!, rollup[1], `rollup("${rollup.join('", "')}")`, schema), where: holdingFacets(where, measure, schema), whereLanguage: 'lucene' };
+  const select: SelectItem = { ...logAggregation(rollup[0]!, rollup[1], `rollup("${rollup.join('", "')}")`, schema), where: holdingFacets(where, measure, schema, notes), whereLanguage: 'lucene' };
   const series: Series = { source: kind, selects: [select], formulas: [], groupBy, notes: [] };
   return { tile: monitorTile(monitor.name, series, sources, index), interval, cond, extra: {} };
 }

@@ -11,7 +11,7 @@ import { splitTag } from '../../../src/signals/shared/resource-promotion';
 import { listValue, luceneField, luceneValue, sqlField, tagColumn, type Table, wildcardNote } from './attributes';
 import type { NamedQuery, TemplateVariable } from './datadog';
 import type { Sources } from './plan';
-import { holdingFacets, LOG_SEARCH, type SearchSchema, searchFieldSql, spanSearch, translateSearch, withVariableDefaults } from './log-search';
+import { EVENT_SEARCH, eventsOnly, holdingFacets, LOG_SEARCH, type SearchSchema, searchFieldSql, spanSearch, translateSearch, withVariableDefaults } from './log-search';
 import { Unsupported } from './unsupported';
 import { type Expr, type Filter, type MetricQuery, metricQueriesOf, parseMetricExpression } from './metric-query';
 import { bundledMetricTypes, type MetricTypes } from './metric-types';
@@ -454,19 +454,28 @@ export function logAggregation(aggregation: string, metric: string | undefined, 
   return { ...agg, valueExpression: agg.aggFn === 'count_distinct' || column ? field : `toFloat64OrNull(${field})` };
 }
 
-/** Where a log or span query reads: the search schema of its source. */
-const searchOf = (source: 'log' | 'trace', ctx: QueryContext): SearchSchema => (source === 'trace' ? spanSearch(ctx.semconv) : LOG_SEARCH);
+/** Where a query of a search source reads: logs, events (log records too) or spans. */
+const searchOf = (dataSource: string, ctx: QueryContext): SearchSchema => (dataSource === 'spans' ? spanSearch(ctx.semconv) : dataSource === 'events' ? EVENT_SEARCH : LOG_SEARCH);
 
-/** A log (or span) query of the newer form: a count (or a measure) over a search, split by facets. */
-function searchSelect(q: NamedQuery, source: 'log' | 'trace', ctx: QueryContext, notes: string[]): { select: SelectItem; groupBy: string[] } {
-  const schema = searchOf(source, ctx);
+/** A search restricted to events when it is one (events share the logs table). */
+const searchWhere = (dataSource: string, where: string): string => (dataSource === 'events' ? eventsOnly(where) : where);
+
+/** A log (or event, or span) query of the newer form: a count (or a measure) over a search, split by facets. */
+function searchSelect(q: NamedQuery, ctx: QueryContext, notes: string[]): { select: SelectItem; groupBy: string[] } {
+  const schema = searchOf(q.data_source, ctx);
   const search = withVariableDefaults(q.search?.query ?? '', ctx.variables, notes);
+  const interval = (q.compute as { interval?: number } | undefined)?.interval;
+  if (interval !== undefined) notes.push(`the ${interval / 60_000}-minute rollup of "${q.name}" dropped: HyperDX picks the interval`);
   const facets = (q.group_by ?? []).map((g) => g.facet);
   const aggregation = q.compute?.aggregation ?? 'count';
   // a measure or unique count reads the records that hold the attribute (HyperDX would read a missing one as 0 or '')
   const measured = aggregation !== 'count' && q.compute?.metric ? [measureFacet(q.compute.metric)] : [];
   return {
-    select: { ...logAggregation(aggregation, q.compute?.metric, `${q.data_source} query "${q.name}"`, schema), where: holdingFacets(translateSearch(search, schema, notes), [...facets, ...measured], schema), whereLanguage: 'lucene' },
+    select: {
+      ...logAggregation(aggregation, q.compute?.metric, `${q.data_source} query "${q.name}"`, schema),
+      where: searchWhere(q.data_source, holdingFacets(translateSearch(search, schema, notes), [...facets, ...measured], schema, notes)),
+      whereLanguage: 'lucene',
+    },
     groupBy: facets.map((f) => searchFieldSql(schema, f)),
   };
 }
@@ -519,19 +528,19 @@ function formulaOverLetters(formula: string, names: ReadonlyMap<string, string>,
   return { expression: rewritten, bare: bare.length > 0, ...(top ? { top } : {}) };
 }
 
-const SOURCE_OF: Readonly<Record<string, SourceKind>> = { metrics: 'metric', logs: 'log', spans: 'trace' };
+const SOURCE_OF: Readonly<Record<string, SourceKind>> = { metrics: 'metric', logs: 'log', events: 'log', spans: 'trace' };
 
 /** The newer form: named queries (metrics or logs), combined by formulas. */
 export function addNamedQueries(into: Series, queries: readonly NamedQuery[], formulas: readonly { formula: string; alias?: string }[], ctx: QueryContext): { limit: number; rank: string; order: string } | undefined {
   const names = new Map<string, string>();
   for (const q of queries) {
     const source = SOURCE_OF[q.data_source];
-    if (source === undefined) throw new Unsupported(`${q.data_source} queries are not migrated (metrics, logs and spans are)`);
+    if (source === undefined) throw new Unsupported(`${q.data_source} queries are not migrated (metrics, logs, events and spans are)`);
     if (into.selects.length > 0 && into.source !== source) throw new Unsupported('a chart mixing metrics, logs or spans is not migrated (one source per HyperDX chart)');
     into.source = source;
     names.set(q.name, letter(into.selects.length));
     if (source !== 'metric') {
-      const { select, groupBy } = searchSelect(q, source, ctx, into.notes);
+      const { select, groupBy } = searchSelect(q, ctx, into.notes);
       requireGroupBy(into, groupBy);
       into.selects.push(select);
       continue;
