@@ -330,3 +330,15 @@ describe('Datadog events (issue 37 item 4: log records of the Logs source)', () 
     expect(tile.notes).toEqual(["stream: an event's success and info are one level in the bridge (info): either matches both"]);
   });
 });
+
+it('an event monitor becomes a saved search over the event records of the Logs source and its alert', () => {
+  const plan = translateMonitor(
+    readMonitor({ name: 'seagence errors', type: 'event-v2 alert', query: 'events("status:error source:seagence").rollup("count").last("5m") > 0', message: '@webhook-ops', options: {} }),
+    'f',
+    SOURCES,
+    { byHandle: new Map([['ops', 'w-ops']]), fallback: undefined },
+    0,
+  );
+  expect(plan.target).toMatchObject({ kind: 'search', search: { sourceId: 'l1', where: '(SeverityText:"error" LogAttributes.datadog.event.source_type_name:"seagence") AND LogAttributes.datadog.event.title:*' } });
+  expect(plan.alert).toMatchObject({ source: 'saved_search', interval: '5m', threshold: 0, thresholdType: 'above_exclusive' });
+});

@@ -10,7 +10,7 @@
  */
 import type { AlertChannelWebhook, AlertInterval, AlertThresholdType } from '../stack-api/types';
 import type { DatadogMonitor } from './datadog';
-import { holdingFacets, LOG_SEARCH, searchFieldSql, spanSearch, translateSearch } from './log-search';
+import { EVENT_SEARCH, eventsOnly, holdingFacets, LOG_SEARCH, searchFieldSql, spanSearch, translateSearch } from './log-search';
 import { metricQueriesOf, parseMetricExpression, QueryError } from './metric-query';
 import { channelsFor, convertMessage, type WebhookMap } from './notifications';
 import { type AlertDraft, formerMarkerFor, identityOf, MARKER_PREFIX, markerFor, type MonitorPlan, outcomeOf, type Sources, type TileInput } from './plan';
@@ -220,7 +220,7 @@ function serviceCheckTarget(monitor: DatadogMonitor, sources: Sources, index: nu
 }
 
 /** `logs("q").index("*").rollup("count").by("a,b").last("5m") > N`; APM: `trace-analytics("q")…` */
-const LOG_MONITOR = /^\s*(?:logs|trace-analytics|spans)\("((?:[^"\\]|\\.)*)"\)((?:\.\w+\([^)]*\))*)\s*(>=|<=|==|!=|>|<)\s*(-?\d+(?:\.\d+)?)\s*$/;
+const LOG_MONITOR = /^\s*(?:logs|trace-analytics|spans|events)\("((?:[^"\\]|\\.)*)"\)((?:\.\w+\([^)]*\))*)\s*(>=|<=|==|!=|>|<)\s*(-?\d+(?:\.\d+)?)\s*$/;
 
 /**
  * A log (or APM span: `kind` trace) monitor: a count becomes a saved search and a search alert
@@ -228,10 +228,12 @@ const LOG_MONITOR = /^\s*(?:logs|trace-analytics|spans)\("((?:[^"\\]|\\.)*)"\)((
  * unique count, a percentile) becomes a tile over the Logs (Traces) source on the monitors
  * dashboard, and a tile alert on it.
  */
-function searchTarget(monitor: DatadogMonitor, kind: 'log' | 'trace', sources: Sources, settings: TranslationSettings, marker: string, index: number, notes: string[]): Target {
+function searchTarget(monitor: DatadogMonitor, over: 'log' | 'event' | 'trace', sources: Sources, settings: TranslationSettings, marker: string, index: number, notes: string[]): Target {
   const m = LOG_MONITOR.exec(monitor.query);
-  if (!m) throw new Unsupported(`the query is not \`${kind === 'log' ? 'logs' : 'trace-analytics'}("…").….last("…") comparator threshold\``);
-  const schema = kind === 'trace' ? spanSearch(settings.semconv) : LOG_SEARCH;
+  if (!m) throw new Unsupported(`the query is not \`${over === 'trace' ? 'trace-analytics' : `${over}s`}("…").….last("…") comparator threshold\``);
+  // events are log records of the Logs source (docs/translation.md, Events)
+  const kind = over === 'trace' ? 'trace' : 'log';
+  const schema = over === 'trace' ? spanSearch(settings.semconv) : over === 'event' ? EVENT_SEARCH : LOG_SEARCH;
   const [, search, chain, comparator, threshold] = m;
   const calls = new Map([...chain!.matchAll(/\.(\w+)\(([^)]*)\)/g)].map((c) => [c[1]!, quotedList(c[2])]));
   const rollup = calls.get('rollup') ?? ['count'];
@@ -241,7 +243,8 @@ function searchTarget(monitor: DatadogMonitor, kind: 'log' | 'trace', sources: S
   if (index_ !== undefined && index_ !== '*') notes.push(`index("${index_}") dropped (ClickStack has one ${kind === 'log' ? 'logs' : 'traces'} table)`);
   const facets = (calls.get('by') ?? []).filter((f) => f !== '');
   const groupBy = facets.map((f) => searchFieldSql(schema, f));
-  const where = holdingFacets(translateSearch(search!.replace(/\\"/g, '"'), schema, notes), facets, schema, notes);
+  const searched = holdingFacets(translateSearch(search!.replace(/\\"/g, '"'), schema, notes), facets, schema, notes);
+  const where = over === 'event' ? eventsOnly(searched) : searched;
   const interval = intervalFor(window, notes);
   const cond = condition(monitor, comparator!, Number(threshold), notes);
   if (rollup[0] === 'count' && rollup.length === 1) {
@@ -258,12 +261,13 @@ function searchTarget(monitor: DatadogMonitor, kind: 'log' | 'trace', sources: S
   return { tile: monitorTile(monitor.name, series, sources, index), interval, cond, extra: {} };
 }
 
-const TARGETS: Record<string, 'metric' | 'service' | 'log' | 'trace'> = {
+const TARGETS: Record<string, 'metric' | 'service' | 'log' | 'event' | 'trace'> = {
   'query alert': 'metric',
   'metric alert': 'metric',
   'service check': 'service',
   'log alert': 'log',
   'trace-analytics alert': 'trace',
+  'event-v2 alert': 'event',
 };
 
 /** Options a HyperDX alert has nothing for: said when the monitor sets them. */
