@@ -88,7 +88,7 @@ export async function launchCollector(binary: string, o: SutOptions, env: NodeJS
     overlays,
     extraConfigs: extra,
     ...(reference ? { baseConfig: REFERENCE_CONFIG } : {}),
-    env: { ...env, GOMAXPROCS: String(coreCount(o.cores)), FILE_SINK_DIR: dir },
+    env: { ...env, GOMAXPROCS: String(coreCount(o.cores)), FILE_SINK_DIR: dir, COLLECTOR_QUEUE_DIR: join(dir, 'queue'), ...(o.sink === 'debug' ? { COLLECTOR_SINK: 'debug' } : {}) },
     healthUrl: `http://127.0.0.1:${health}/`,
     logFile: join(dir, 'collector.log'),
   });

@@ -10,7 +10,6 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startAgentLoad, type RunningLoad } from '../../helpers/agent-load';
 import { expectNothingLost } from '../../helpers/delivery';
-import { freePort } from '../../helpers/ports';
 import { sampleSum, scrapeMetrics } from '../../helpers/prom';
 import { startSilentServer } from '../../helpers/silent-server';
 import { startStack, type TestStack } from '../../helpers/stack';
@@ -22,12 +21,35 @@ const TOKEN = 'fault-token-current';
 const FAULT_MS = Math.max(2500, FAULT_SECONDS * 400);
 
 /**
- * The OTLP receiver only serves the signals a pipeline takes from it: moving the logs pipeline to
- * a receiver on another port leaves the collector's usual port answering logs with UNIMPLEMENTED.
+ * The OTLP receiver only serves the signals a pipeline takes from it: a collector whose own base
+ * config has no logs pipeline answers logs with UNIMPLEMENTED (the overlays, file sink and auth,
+ * still apply; they can only add, so the fault needs a base of its own).
  */
-async function configWithoutLogsPipeline(dir: string): Promise<string> {
+/** A reference the collector resolves from its environment (its own `$` + `{env:NAME}` syntax). */
+const envRef = (name: string): string => ['$', '{env:', name, '}'].join('');
+
+function configWithoutLogsPipeline(dir: string): string {
   const file = join(dir, 'no-logs-pipeline.yaml');
-  writeFileSync(file, ['receivers:', '  otlp/elsewhere:', '    protocols:', '      grpc:', `        endpoint: 127.0.0.1:${await freePort()}`, 'service:', '  pipelines:', '    logs:', '      receivers: [otlp/elsewhere]', ''].join('\n'));
+  const pipeline = (name: string) => [`    ${name}:`, '      receivers: [otlp]', '      exporters: [file]'];
+  writeFileSync(
+    file,
+    [
+      'extensions:',
+      '  health_check:',
+      `    endpoint: ${envRef('COLLECTOR_HEALTH_ENDPOINT')}`,
+      'receivers:',
+      '  otlp:',
+      '    protocols:',
+      '      grpc:',
+      `        endpoint: ${envRef('OTLP_GRPC_ENDPOINT')}`,
+      'service:',
+      '  extensions: [health_check]',
+      '  pipelines:',
+      ...pipeline('traces'),
+      ...pipeline('metrics'),
+      '',
+    ].join('\n'),
+  );
   return file;
 }
 
@@ -73,10 +95,10 @@ describe('spool mode: the collector refuses or hangs for a while', () => {
   });
 
   it('a collector without a logs pipeline (UNIMPLEMENTED for a while): spooled records are retried, not dropped', async () => {
-    const noLogs = await configWithoutLogsPipeline(dir);
+    const noLogs = configWithoutLogsPipeline(dir);
     const output = await underLoad('spool, no logs pipeline', async () => {
       await stack.stopCollector();
-      await stack.startCollector({ configs: [noLogs] });
+      await stack.startCollector({ baseConfig: noLogs });
       await sleep(FAULT_MS);
       await stack.stopCollector();
       await stack.startCollector();
