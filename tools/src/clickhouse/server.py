@@ -7,7 +7,9 @@ extension module directly (importing the `chdb` package would open a listener-le
 server first) and keeps that query running with a sleepEachRow scan until `KILL QUERY` ends it.
 tools/src/clickhouse/launcher.ts starts and stops it.
 
-Usage: server.py --data-dir DIR --run-dir DIR --http-port N --tcp-port N
+Usage: server.py --data-dir DIR --run-dir DIR --http-port N --tcp-port N [--listen-host H --users-file F]
+--listen-host and --users-file serve the ClickHouse container the image tests build
+(test/images/clickhouse/): every interface, with users of its own; the stack never passes them.
 It exits when its parent process dies, so a killed stack leaves no server behind.
 """
 
@@ -49,17 +51,19 @@ def load_chdb():
         os.chdir(cwd)
 
 
-def write_config(run_dir, http_port, tcp_port):
-    # loopback only: user `default` has no password
+def write_config(run_dir, http_port, tcp_port, listen_host="127.0.0.1", users_file=None):
     with open(os.path.join(run_dir, "config.xml"), "w") as f:
         f.write(
             "<clickhouse>\n"
-            "  <listen_host>127.0.0.1</listen_host>\n"
+            f"  <listen_host>{listen_host}</listen_host>\n"
             f"  <http_port>{http_port}</http_port>\n"
             f"  <tcp_port>{tcp_port}</tcp_port>\n"
-            "  <users_config>users.xml</users_config>\n"
+            f"  <users_config>{users_file or 'users.xml'}</users_config>\n"
             "</clickhouse>\n"
         )
+    if users_file:
+        return
+    # loopback only: user `default` has no password
     with open(os.path.join(run_dir, "users.xml"), "w") as f:
         f.write(
             "<clickhouse>\n"
@@ -93,11 +97,13 @@ def main():
     parser.add_argument("--run-dir", required=True)
     parser.add_argument("--http-port", type=int, required=True)
     parser.add_argument("--tcp-port", type=int, required=True)
+    parser.add_argument("--listen-host", default="127.0.0.1")
+    parser.add_argument("--users-file")
     args = parser.parse_args()
 
     chdb = load_chdb()
     os.makedirs(args.data_dir, exist_ok=True)
-    write_config(args.run_dir, args.http_port, args.tcp_port)
+    write_config(args.run_dir, args.http_port, args.tcp_port, args.listen_host, args.users_file)
     os.chdir(args.run_dir)
 
     outcome = {}
