@@ -8,7 +8,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { REPO_ROOT } from '../../tools/src/collector/build';
-import { startTestClickHouse, TEST_CLICKHOUSE_HOME, type TestClickHouse } from '../helpers/clickhouse';
+import { clickHouseQuery, startTestClickHouse, TEST_CLICKHOUSE_HOME, type TestClickHouse } from '../helpers/clickhouse';
 import { freePort } from '../helpers/ports';
 import { eventually, processAlive as alive } from '../helpers/stack';
 
@@ -28,13 +28,14 @@ describe('embedded ClickHouse launcher', () => {
   });
 
   it('keeps rows across a restart on the same data directory, and a stop leaves no process', async () => {
-    await ch.query('CREATE TABLE kept (id String, n UInt32) ENGINE = MergeTree ORDER BY id');
-    await ch.query("INSERT INTO kept VALUES ('a', 1), ('b', 2)");
+    // as the collector: the one user that creates tables (otel_*, MergeTree)
+    await clickHouseQuery(ch.httpUrl, ch.credentials.collector, 'CREATE TABLE otel_kept (id String, n UInt32) ENGINE = MergeTree ORDER BY id');
+    await clickHouseQuery(ch.httpUrl, ch.credentials.collector, "INSERT INTO otel_kept VALUES ('a', 1), ('b', 2)");
     const before = ch.pid();
     await ch.restart();
     expect(alive(before)).toBe(false);
     expect(ch.pid()).not.toBe(before);
-    expect(await ch.query('SELECT id, n FROM kept ORDER BY id')).toEqual([
+    expect(await ch.query('SELECT id, n FROM otel_kept ORDER BY id')).toEqual([
       { id: 'a', n: 1 },
       { id: 'b', n: 2 },
     ]);
@@ -42,7 +43,7 @@ describe('embedded ClickHouse launcher', () => {
     await ch.stop();
     expect(alive(running)).toBe(false);
     await ch.restart();
-    expect(await ch.waitForRows('SELECT id FROM kept', 2, 5000)).toHaveLength(2);
+    expect(await ch.waitForRows('SELECT id FROM otel_kept', 2, 5000)).toHaveLength(2);
   });
 
   it('exits when the process that started it is killed (no orphan)', async () => {
