@@ -1,10 +1,10 @@
 /**
  * The embedded ClickHouse (tools/src/clickhouse/): a real server from the chdb-core venv that keeps
- * its data across restarts, stops without leaving a process, goes away with a killed parent, and
- * names what to install when Python is missing.
+ * its data across restarts (also a data folder of the former layout), stops without leaving a
+ * process, goes away with a killed parent, and names what to install when Python is missing.
  */
 import { spawn, spawnSync } from 'node:child_process';
-import { mkdtempSync } from 'node:fs';
+import { lstatSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { REPO_ROOT } from '../../tools/src/collector/build';
@@ -44,6 +44,17 @@ describe('embedded ClickHouse launcher', () => {
     expect(alive(running)).toBe(false);
     await ch.restart();
     expect(await ch.waitForRows('SELECT id FROM otel_kept', 2, 5000)).toHaveLength(2);
+  });
+
+  it("adopts a data folder made before clickhouse-local's own database was renamed: its default tables stay", async () => {
+    // what the former layout had: the overlay's Atomic part linked metadata/default into store/
+    // but wrote no metadata/default.sql
+    await ch.stop();
+    rmSync(join(ch.dataDir, 'metadata', 'default.sql'));
+    expect(lstatSync(join(ch.dataDir, 'metadata', 'default')).isSymbolicLink()).toBe(true);
+    await ch.restart();
+    expect(await ch.query('SELECT id FROM otel_kept ORDER BY id')).toEqual([{ id: 'a' }, { id: 'b' }]);
+    expect(await ch.query("SELECT engine FROM system.databases WHERE name = 'default'")).toEqual([{ engine: 'Atomic' }]);
   });
 
   it('exits when the process that started it is killed (no orphan)', async () => {
