@@ -95,23 +95,23 @@ const openSpool = (config: Config, dir: string, maxBytes: number): DiskSpool => 
 function drainFormerSpool(config: Config, dir: string, metrics: BridgeMetrics, log: Logger): SpoolingExporter {
   const spool = openSpool(config, dir, config.spoolMaxBytes);
   log.info('delivering the spool of a former worker', { dir, pendingBytes: spool.bytes });
-  return new SpoolingExporter(spool, new OtlpGrpcExporter(optionsFor(config, EXPORT_OPTIONS), metrics, log), new BridgeMetrics(), log, { attemptMs: config.otlpTimeoutMs });
+  return new SpoolingExporter(spool, new OtlpGrpcExporter(optionsFor(config, EXPORT_OPTIONS), metrics, log), new BridgeMetrics(), log, { batchBytes: config.exportMaxBytes });
 }
 
 /**
- * Where encoded exports go: batched, to the collector or to the durable spool in front of it (one
- * per worker, each bounded to its share of --spool-max-bytes).
+ * Where encoded exports go: batched, to the collector; or to the durable spool in front of it (one
+ * per worker, each bounded to its share of --spool-max-bytes), which keeps each request as records
+ * of its own and merges them only as it sends them on.
  */
 function createExporter(config: Config, metrics: BridgeMetrics, log: Logger, worker: { index: number; workers: number }): Exporters {
   const collector = new OtlpGrpcExporter(optionsFor(config, EXPORT_OPTIONS), metrics, log);
-  const batched = (inner: Exporter): Exporter => new CoalescingExporter(inner, config.exportMaxBytes, metrics);
-  if (!config.spoolDir) return { exporter: batched(collector), collector, former: [] };
+  if (!config.spoolDir) return { exporter: new CoalescingExporter(collector, config.exportMaxBytes, metrics), collector, former: [] };
   const dirs = spoolDirsFor(config.spoolDir, worker.index, worker.workers);
   const maxBytes = Math.floor(config.spoolMaxBytes / worker.workers);
   const spool = openSpool(config, dirs.own, maxBytes);
   log.info('durable spool enabled', { dir: dirs.own, maxBytes, fsync: config.spoolFsync, pendingBytes: spool.bytes });
   const former = dirs.former.map((dir) => drainFormerSpool(config, dir, metrics, log));
-  return { exporter: batched(new SpoolingExporter(spool, collector, metrics, log, { attemptMs: config.otlpTimeoutMs })), collector, former };
+  return { exporter: new SpoolingExporter(spool, collector, metrics, log, { batchBytes: config.exportMaxBytes }), collector, former };
 }
 
 /**
