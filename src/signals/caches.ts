@@ -43,22 +43,16 @@ export interface TranslatorCacheOptions {
   semconv: SemconvOptIn;
 }
 
-/**
- * The caches whose lessons other worker processes must see (src/signals/shared-state.ts); a worker
- * passes its own kinds of them, which tell the others (src/cli/workers/shared-caches.ts).
- */
-export type SharedCaches = Pick<TranslatorCaches, 'traceIds' | 'metricStreams' | 'hosts' | 'serviceIdentities'>;
-
-export function createTranslatorCaches(options: Partial<TranslatorCacheOptions> = {}, shared: Partial<SharedCaches> = {}): TranslatorCaches {
+export function createTranslatorCaches(options: Partial<TranslatorCacheOptions> = {}): TranslatorCaches {
   return {
-    traceIds: shared.traceIds ?? new TraceIdCache(options.traceIds),
-    metricStreams: shared.metricStreams ?? new StreamStartTimes(options.metricStreams ?? DEFAULT_START_TIME_OPTIONS),
+    traceIds: new TraceIdCache(options.traceIds),
+    metricStreams: new StreamStartTimes(options.metricStreams ?? DEFAULT_START_TIME_OPTIONS),
     logPromotions: new PromotionMemos(),
     groupings: new WeakMap(),
     internedOrigins: newInternedOrigins(),
     spanAttributeNames: new AttributeNames(options.semconv),
-    hosts: shared.hosts ?? new HostMetadataTable(options.hosts),
-    serviceIdentities: shared.serviceIdentities ?? new ServiceIdentities(),
+    hosts: new HostMetadataTable(options.hosts),
+    serviceIdentities: new ServiceIdentities(),
     querySummaries: new QuerySummaries(),
   };
 }
