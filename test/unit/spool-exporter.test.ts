@@ -14,7 +14,7 @@ import { replyTo } from '../helpers/error-reply';
 const BODY = 50;
 const req = (n: number): EncodedExport => ({ signal: 'logs', records: n, body: Buffer.alloc(BODY, n) });
 const options = (overrides: Partial<SpoolOptions> = {}): SpoolOptions => ({ dir: mkdtempSync(join(tmpdir(), 'spool-exporter-')), maxBytes: 1_000_000, segmentBytes: 1_000_000, fsync: 'always', ...overrides });
-const FAST = { maxBackoffMs: 5 };
+const FAST = { maxBackoffMs: 5, batchBytes: 1_000_000 };
 
 const noSpace = (): never => {
   throw Object.assign(new Error('ENOSPC: simulated'), { code: 'ENOSPC' });
@@ -112,7 +112,7 @@ describe('SpoolingExporter', () => {
 
   it('moves a record the collector calls invalid to dead-letter/, delivers the rest, and replays it from replay/ after a restart', async () => {
     const o = options();
-    const sender = new FakeSender([accept, refuse(GrpcStatus.INVALID_ARGUMENT)]);
+    const sender = new FakeSender([], (parts) => (parts.includes(2) ? refuse(GrpcStatus.INVALID_ARGUMENT)(parts) : accept(parts)));
     const metrics = new BridgeMetrics();
     const { log, lines } = capturingLog();
     const exporter = new SpoolingExporter(DiskSpool.open(o), sender, metrics, log, FAST);

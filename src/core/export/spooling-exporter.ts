@@ -36,7 +36,7 @@ export interface DeliveryOptions {
   logIntervalMs: number;
 }
 
-const DEFAULT_OPTIONS: DeliveryOptions = { batchBytes: Math.floor(3.5 * 1024 * 1024), maxBackoffMs: 2_000, logIntervalMs: 10_000 };
+const DEFAULT_OPTIONS: Omit<DeliveryOptions, 'batchBytes'> = { maxBackoffMs: 2_000, logIntervalMs: 10_000 };
 const FIRST_BACKOFF_MS = 100;
 
 /** Why an attempt did not get a record off the spool. */
@@ -83,7 +83,7 @@ export class SpoolingExporter implements Exporter {
     private readonly sender: SpoolSender,
     private readonly metrics: BridgeMetrics,
     private readonly log: Logger,
-    options: Partial<DeliveryOptions> = {},
+    options: Pick<DeliveryOptions, 'batchBytes'> & Partial<DeliveryOptions>,
   ) {
     this.options = { ...DEFAULT_OPTIONS, ...options };
     this.quietLog = rateLimited(log, this.options.logIntervalMs);
