@@ -8,6 +8,7 @@ import type { SemconvOptIn } from '../config/options';
 import type { ResourceGroupings } from './shared/group';
 import { HostMetadataTable, type HostMetadataOptions } from './shared/host-metadata';
 import { PromotionMemos } from './logs/promotion-memo';
+import { NO_PIPELINES, type PipelineSet } from './logs/pipelines/pipeline-set';
 import { newInternedOrigins, type OriginsByInternedTags } from './metrics/resource';
 import { DEFAULT_START_TIME_OPTIONS, StreamStartTimes, type StartTimeOptions } from './metrics/start-times';
 import { TraceIdCache, type TraceIdCacheOptions } from './shared/trace-id';
@@ -34,6 +35,8 @@ export interface TranslatorCaches {
   querySummaries: QuerySummaries;
   /** integration service → the base service its spans are grouped under, for the APM stats (traces/service-identity.ts) */
   serviceIdentities: ServiceIdentities;
+  /** the Datadog log pipelines in force; `current` is replaced whole on a reload (SIGHUP), never changed in place */
+  logPipelines: { current: PipelineSet };
 }
 
 export interface TranslatorCacheOptions {
@@ -54,5 +57,6 @@ export function createTranslatorCaches(options: Partial<TranslatorCacheOptions> 
     hosts: new HostMetadataTable(options.hosts),
     serviceIdentities: new ServiceIdentities(),
     querySummaries: new QuerySummaries(),
+    logPipelines: { current: NO_PIPELINES },
   };
 }

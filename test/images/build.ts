@@ -32,7 +32,7 @@ export interface ImageReport {
 }
 
 /** What the Dockerfile's stages read (its COPY lines and .dockerignore), hashed: the image's inputs. */
-const SIDECAR_INPUTS = ['Dockerfile', 'package.json', 'package-lock.json', 'tsconfig.json', 'src'];
+const SIDECAR_INPUTS = ['Dockerfile', 'package.json', 'package-lock.json', 'tsconfig.json', 'src', 'pipelines'];
 const COLLECTOR_INPUTS = ['Dockerfile', 'collector'];
 
 function hashTree(hash: Hash, path: string): void {

@@ -37,7 +37,7 @@ describe('docker-compose.yaml on podman-compose', () => {
   let env: NodeJS.ProcessEnv;
   let compose: (args: string[]) => { status: number | null; output: string };
   let ports: Record<string, number>;
-  const query = <T = Record<string, unknown>>(sql: string): Promise<T[]> => clickHouseQuery<T>(`http://otel:${DB_PASSWORD}@127.0.0.1:${ports.CLICKHOUSE_HOST_PORT}`, sql);
+  const query = <T = Record<string, unknown>>(sql: string): Promise<T[]> => clickHouseQuery<T>(`http://127.0.0.1:${ports.CLICKHOUSE_HOST_PORT}`, { user: 'otel', password: DB_PASSWORD }, sql);
 
   beforeAll(async () => {
     const tool = podmanCompose();

@@ -17,6 +17,7 @@ import { EXPECTED, landedInClickHouse, sendCaptured } from './landed';
 
 const TOKEN = 'images-test-token';
 const DB_PASSWORD = 'images-test-password';
+const LOGIN = { user: 'otel', password: DB_PASSWORD };
 /** The sidecar's drain (DD_BRIDGE_SHUTDOWN_GRACE_MS default) plus headroom; compose and Kubernetes give more. */
 const GRACE_SECONDS = 30;
 
@@ -29,7 +30,7 @@ describe('the images, run as deployed', () => {
   let sidecar: Container;
   let httpUrl: string;
   let networkName: string;
-  const query = <T = Record<string, unknown>>(sql: string, params?: Record<string, string | number>): Promise<T[]> => clickHouseQuery<T>(httpUrl, sql, params);
+  const query = <T = Record<string, unknown>>(sql: string, params?: Record<string, string | number>): Promise<T[]> => clickHouseQuery<T>(httpUrl, LOGIN, sql, params);
   const intake = (path: string) => `http://127.0.0.1:${sidecar.port(8126)}${path}`;
 
   beforeAll(async () => {
@@ -40,7 +41,7 @@ describe('the images, run as deployed', () => {
     cleanup.push(network.remove, queue.remove, data.remove);
     clickhouse = await runContainer({ image: CLICKHOUSE_IMAGE, network: network.name, alias: 'clickhouse', env: { CLICKHOUSE_USER: 'otel', CLICKHOUSE_PASSWORD: DB_PASSWORD }, publish: [8123], volumes: [`${data.name}:/var/lib/clickhouse`] });
     cleanup.unshift(clickhouse.remove);
-    httpUrl = `http://otel:${DB_PASSWORD}@127.0.0.1:${clickhouse.port(8123)}`;
+    httpUrl = `http://127.0.0.1:${clickhouse.port(8123)}`;
     expect(await eventually(async () => (await query('SELECT 1')).length === 1, 60_000)).toBe(true);
     collector = await runContainer({
       image: COLLECTOR_IMAGE,

@@ -62,7 +62,7 @@ describe('deploy/kubernetes/ on podman kube play', () => {
   let clickhouse: Container;
   let manifest: string;
   let httpUrl: string;
-  const query = <T = Record<string, unknown>>(sql: string): Promise<T[]> => clickHouseQuery<T>(httpUrl, sql);
+  const query = <T = Record<string, unknown>>(sql: string): Promise<T[]> => clickHouseQuery<T>(httpUrl, { user: 'otel', password: DB_PASSWORD }, sql);
 
   beforeAll(async () => {
     const taken = [];
@@ -72,7 +72,7 @@ describe('deploy/kubernetes/ on podman kube play', () => {
     cleanup.push(network.remove);
     clickhouse = await runContainer({ image: CLICKHOUSE_IMAGE, network: network.name, alias: 'clickhouse', aliases: ['clickhouse.clickhouse.svc'], env: { CLICKHOUSE_USER: 'otel', CLICKHOUSE_PASSWORD: DB_PASSWORD }, publish: [8123] });
     cleanup.unshift(clickhouse.remove);
-    httpUrl = `http://otel:${DB_PASSWORD}@127.0.0.1:${clickhouse.port(8123)}`;
+    httpUrl = `http://127.0.0.1:${clickhouse.port(8123)}`;
     expect(await eventually(async () => (await query('SELECT 1')).length === 1, 60_000)).toBe(true);
     for (const [built, named] of Object.entries(manifestImages())) await podmanOk(['tag', built, named]);
     const secret = JSON.stringify({ 'otlp-auth-token': Buffer.from(TOKEN).toString('base64'), 'db-password': Buffer.from(DB_PASSWORD).toString('base64') });

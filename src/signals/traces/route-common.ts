@@ -18,7 +18,7 @@ const RATES_HEADER = 'datadog-rates-payload-version';
 /** Translates and encodes for the server to export, then reply (see exportThen). */
 export function exportTraces(payload: DdTracePayload, req: IntakeRequest, ctx: RouteContext, reply: () => IntakeReply): ExportThenReply {
   const spans = spanStreamEncoder();
-  translateTraces(payload, { caches: ctx.caches, receivedAtNs: req.receivedAtNs }, spans);
+  translateTraces({ caches: ctx.caches, receivedAtNs: req.receivedAtNs, options: ctx.config, tally: {} }, spans)(payload);
   return exportThen(ctx, spans.requests(ctx.config.exportMaxBytes), reply);
 }
 
