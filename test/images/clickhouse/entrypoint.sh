@@ -25,7 +25,7 @@ cat > "$run/users.xml" <<XML
   <quotas><default/></quotas>
   <users>
     <default><password></password><networks><ip>127.0.0.1</ip></networks><profile>locked</profile><quota>default</quota><grants><query>GRANT CREATE DATABASE ON default.*</query><query>GRANT SYSTEM LISTEN ON *.*</query></grants></default>
-    <$user><password_sha256_hex>$(sha "${CLICKHOUSE_PASSWORD:-}")</password_sha256_hex><networks><ip>0.0.0.0/0</ip><ip>::/0</ip></networks><profile>default</profile><quota>default</quota><default_database>default</default_database><grants><query>GRANT ALL ON default.*</query><query>GRANT SELECT ON system.*</query></grants></$user>
+    <$user><password_sha256_hex>$(sha "${CLICKHOUSE_PASSWORD:-}")</password_sha256_hex><networks><ip>0.0.0.0/0</ip><ip>::/0</ip></networks><profile>default</profile><quota>default</quota><default_database>default</default_database><grants><query>GRANT ALL ON default.*</query><query>GRANT TABLE ENGINE ON MergeTree</query><query>GRANT SELECT ON system.*</query></grants></$user>
     <control><password_sha256_hex>$(sha "$control")</password_sha256_hex><networks><ip>127.0.0.1</ip></networks><profile>default</profile><quota>default</quota><grants><query>GRANT KILL QUERY ON *.*</query><query>GRANT SELECT ON system.processes</query></grants></control>
   </users>
 </clickhouse>
