@@ -108,6 +108,14 @@ describe('deploy/kubernetes/ on podman kube play', () => {
     expect((await podmanOk(['exec', 'dd-otlp-bridge-pod-0-bridge', 'node', '-e', 'console.log(process.getuid())'])).trim()).toBe('1000');
   });
 
+  it('OTLP stays inside the pod: the collector binds it on loopback, so the published 4318 reaches nothing', async () => {
+    const outcome = await fetch('http://127.0.0.1:4318/v1/logs', { method: 'POST', body: '{}', headers: { 'Content-Type': 'application/json' } }).then(
+      (r) => `status ${r.status}`,
+      () => 'refused',
+    );
+    expect(outcome).toBe('refused');
+  });
+
   it("the captured Datadog exporter's log, trace and series land in ClickHouse", async () => {
     expect(await sendCaptured('http://127.0.0.1:8126', TOKEN)).toEqual([]);
     expect(await landedInClickHouse(query, 60_000)).toEqual(EXPECTED);
