@@ -88,7 +88,8 @@ export async function runContainer(o: RunOptions): Promise<Container> {
       const exitCode = Number((await podmanOk(['inspect', '--format', '{{.State.ExitCode}}', name])).trim());
       return { seconds, exitCode };
     },
-    remove: async () => void (await podman(['rm', '-f', '-t', '0', name])),
+    // -v: the anonymous volumes of the images' VOLUME lines go with it
+    remove: async () => void (await podman(['rm', '-f', '-v', '-t', '0', name])),
   };
 }
 

@@ -83,7 +83,12 @@ describe('deploy/kubernetes/ on podman kube play', () => {
     rmSync(secretFile);
     cleanup.unshift(async () => void (await podman(['secret', 'rm', 'dd-otlp-bridge'])));
     manifest = playableManifest();
-    cleanup.unshift(async () => void (await podman(['kube', 'down', manifest])));
+    cleanup.unshift(async () => {
+      // the volumes kube play made (the ConfigMap's, the emptyDir's) outlive `kube down`
+      const volumes = (await podman(['inspect', '--format', '{{range .Mounts}}{{.Name}} {{end}}', 'dd-otlp-bridge-pod-0-bridge', 'dd-otlp-bridge-pod-0-collector'])).stdout.split(/\s+/).filter(Boolean);
+      await podman(['kube', 'down', manifest]);
+      if (volumes.length > 0) await podman(['volume', 'rm', '-f', ...new Set(volumes)]);
+    });
     const played = await podman(['kube', 'play', '--network', network.name, manifest]);
     // podman logs that it cannot reach systemd for the probes' timers; the pod starts all the same
     process.stderr.write(
