@@ -86,7 +86,19 @@ async function buildTarget(target: 'collector' | 'sidecar', tag: string, inputs:
     seconds = Math.round((Date.now() - run.startedAt) / 100) / 10;
   }
   await podmanOk(['tag', keyed, tag]);
+  await dropOlderBuilds(tag, keyed);
   return { tag, target, seconds, bytes: await imageSize(tag), cached };
+}
+
+/**
+ * Earlier builds of `tag` (other inputs) are removed; untagged layers a week old too. Younger ones
+ * stay: they are the builder's cache (a changed src/ rebuilds from the npm install layer on).
+ */
+async function dropOlderBuilds(tag: string, current: string): Promise<void> {
+  const listed = await podmanOk(['images', '--format', '{{.Repository}}:{{.Tag}}', '--filter', `reference=${tag}-*`]);
+  const older = listed.split('\n').filter((t) => t.startsWith(`${tag}-`) && t !== current);
+  if (older.length > 0) await podmanOk(['rmi', ...older]);
+  await podmanOk(['image', 'prune', '-f', '--filter', 'until=168h']);
 }
 
 /** The chdb-core wheel, downloaded once with this machine's pip settings; the image installs it offline. */
@@ -115,6 +127,7 @@ async function buildClickHouse(base: string): Promise<ImageReport> {
     }
   }
   await podmanOk(['tag', keyed, CLICKHOUSE_IMAGE]);
+  await dropOlderBuilds(CLICKHOUSE_IMAGE, keyed);
   return { tag: CLICKHOUSE_IMAGE, target: 'clickhouse', seconds: cached ? 0 : Math.round((Date.now() - started) / 100) / 10, bytes: await imageSize(CLICKHOUSE_IMAGE), cached };
 }
 
