@@ -84,6 +84,7 @@ export async function collectorPorts(): Promise<{ env: NodeJS.ProcessEnv; grpc: 
 /** What points the base's pipelines at the sink (collector/config.yaml: COLLECTOR_SINK, else ClickHouse). */
 const sinkEnv = (o: SutOptions): NodeJS.ProcessEnv => {
   if (o.sink === 'debug') return { COLLECTOR_SINK: 'debug' };
+  if (o.sink === 'file') return { COLLECTOR_SINK: 'file' };
   if (o.sink === 'clickhouse' && o.clickhouse) return { ...clickHouseSinkEnv(o.clickhouse.tcpEndpoint, o.clickhouse.login, o.clickhouse.queueDir), DB_TTL: '0' };
   return {};
 };

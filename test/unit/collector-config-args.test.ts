@@ -69,6 +69,12 @@ describe('durabilityFindings', () => {
     expect(durabilityFindings(base, noExtension)).toContain("exporter clickhouse: its queue's storage file_storage/queue is not among service.extensions");
   });
 
+  it('finds an exporter a site file listed again (merge-append joins it to the base`s before the variable resolves)', () => {
+    const tree = resolved();
+    tree.service.pipelines.logs.exporters = ['clickhouse', 'clickhouse', 'datadog'];
+    expect(durabilityFindings(base, tree)).toEqual(['pipeline logs: exporter clickhouse listed twice (every batch would be exported twice)']);
+  });
+
   it('finds what main had before: the batch processor and no queue (issue 33, item 6)', () => {
     const before = resolved();
     for (const p of Object.values(before.service.pipelines) as { processors: string[] }[]) p.processors = ['memory_limiter', 'batch'];

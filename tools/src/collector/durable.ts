@@ -2,8 +2,8 @@
  * What every assembled collector configuration must keep from collector/config.yaml, whatever
  * overlays were added: each base pipeline's processors (in order), no processor that acknowledges
  * what it only holds in memory, and, where ClickHouse is the destination, the sending queue on disk
- * with retries that never give up. Read from the collector's own `print-config` output, so the
- * collector's merge is what is judged.
+ * with retries that never give up; and no exporter listed twice in a pipeline. Read from the
+ * collector's own `print-config` output, so the collector's merge is what is judged.
  */
 interface Pipeline {
   processors?: string[];
@@ -42,6 +42,9 @@ export function durabilityFindings(base: CollectorConfig, effective: CollectorCo
     const wanted = basePipeline.processors ?? [];
     if (processors.slice(0, wanted.length).join(',') !== wanted.join(',')) findings.push(`pipeline ${name}: processors [${processors.join(', ')}] do not start with the base's [${wanted.join(', ')}]`);
     for (const p of processors.filter((id) => ACKNOWLEDGING_FROM_MEMORY.includes(typeOf(id)))) findings.push(`pipeline ${name}: processor ${p} acknowledges what it holds in memory`);
+    // merge-append joins lists before ${env:…} is resolved, so a file naming the sink the base names through COLLECTOR_SINK adds it twice
+    const exporters = pipeline.exporters ?? [];
+    for (const e of new Set(exporters.filter((id, i) => exporters.indexOf(id) !== i))) findings.push(`pipeline ${name}: exporter ${e} listed twice (every batch would be exported twice)`);
   }
   const clickhouse = new Set(Object.values(pipelines).flatMap((p) => (p.exporters ?? []).filter((e) => typeOf(e) === 'clickhouse')));
   for (const id of clickhouse) {
