@@ -7,7 +7,7 @@ import { buildImages, formatReport, saveReport } from './build';
 import { hasPodman } from './podman';
 
 export default async function globalSetup(): Promise<void> {
-  if (!hasPodman()) throw new Error('the image tests need podman, buildah, runc and debootstrap (apt-get install -y podman buildah runc debootstrap)');
+  if (!hasPodman()) throw new Error('the image tests need podman, buildah, runc and debootstrap (apt-get install -y podman buildah runc debootstrap netavark aardvark-dns iptables)');
   const started = Date.now();
   const report = await buildImages();
   process.stderr.write(`\n[images] built in ${Math.round((Date.now() - started) / 1000)} s\n${formatReport(report)}\n[images] report: ${saveReport(report)}\n`);
