@@ -207,7 +207,7 @@ beforeAll(async () => {
   await running.ch.waitForRows('SELECT 1 FROM otel_metrics_gauge', points('gauge'), 180_000);
   await running.ch.waitForRows('SELECT 1 FROM otel_metrics_sum', points('count'), 180_000);
   await running.ch.waitForRows('SELECT 1 FROM otel_logs', dataset.logs.length + dataset.events.length, 180_000);
-  renderer = await startRenderer(running.ch.httpUrl);
+  renderer = await startRenderer(running.ch.httpUrl, running.ch.credentials.reader);
 }, 600_000);
 
 afterAll(async () => {

@@ -18,7 +18,8 @@
  * A search tile lists logs; it is asked for the count of the logs its search matches (its where,
  * through the same renderer), which is what the comparison needs of a list.
  * The reply is `{ id, rows, meta }` or `{ id, error }`. Run with the API's Node, from the API's
- * directory (`packages/api`), with `-r ts-node/register/transpile-only -r tsconfig-paths/register`.
+ * directory (`packages/api`), with `-r ts-node/register/transpile-only -r tsconfig-paths/register`;
+ * the ClickHouse URL is its argument, the login RENDER_CLICKHOUSE_USER / RENDER_CLICKHOUSE_PASSWORD.
  */
 'use strict';
 const { join } = require('node:path');
@@ -32,7 +33,8 @@ const { convertToNumberChartConfig, convertToTableChartConfig, convertToCategori
 const { convertToInternalTileConfig } = require(join(apiDir, 'src', 'routers', 'external-api', 'v2', 'utils', 'dashboards.ts'));
 
 const clickhouseUrl = process.argv[2];
-const client = new ClickhouseClient({ host: clickhouseUrl, username: 'default', password: '' });
+// the read-only login HyperDX's connection uses, from the environment (not the command line)
+const client = new ClickhouseClient({ host: clickhouseUrl, username: process.env.RENDER_CLICKHOUSE_USER, password: process.env.RENDER_CLICKHOUSE_PASSWORD });
 const metadata = getMetadata(client);
 
 /** The time chart's conversion (series limit only when positive; range aligned; end exclusive). */

@@ -5,6 +5,7 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
+import type { ClickHouseLogin } from '../../tools/src/clickhouse/credentials';
 import { ensureApiNode, ensureHyperdxApi } from './setup';
 
 export interface RenderRequest {
@@ -27,11 +28,12 @@ export interface Renderer {
   stop: () => Promise<void>;
 }
 
-export async function startRenderer(clickhouseUrl: string): Promise<Renderer> {
+/** `login`: the read-only login HyperDX's connection uses (passed in the environment, never on the command line). */
+export async function startRenderer(clickhouseUrl: string, login: ClickHouseLogin): Promise<Renderer> {
   const apiDir = join(ensureHyperdxApi(), 'packages', 'api');
   const child: ChildProcess = spawn(ensureApiNode(), ['-r', 'ts-node/register/transpile-only', '-r', 'tsconfig-paths/register', join(__dirname, 'render-server.js'), clickhouseUrl], {
     cwd: apiDir,
-    env: { PATH: process.env.PATH ?? '', NODE_ENV: 'production', TS_NODE_TRANSPILE_ONLY: 'true' },
+    env: { PATH: process.env.PATH ?? '', NODE_ENV: 'production', TS_NODE_TRANSPILE_ONLY: 'true', RENDER_CLICKHOUSE_USER: login.user, RENDER_CLICKHOUSE_PASSWORD: login.password },
     stdio: ['pipe', 'pipe', 'pipe'],
   });
   const stderr: string[] = [];
