@@ -115,6 +115,7 @@ const NOTE_MODES: [RegExp, Partial<Modes>][] = [
   [/^the range .* is matched as the integers/, {}],
   [/^an event's success and info are one level in the bridge/, { eventStatusFold: true }],
   [/^records without .* are drawn in an empty group or counted as 0/, { keepMissingFacets: true }],
+  [/^the empty term .* dropped/, { dropEmptyTerms: true }],
   [/rollup of .* dropped: HyperDX picks the interval/, {}],
   [/\.weighted\(\) dropped/, {}],
   [/\.fill\(.*\) drawn with empty intervals as 0/, {}],

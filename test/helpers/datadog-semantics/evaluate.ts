@@ -75,6 +75,8 @@ export interface Modes {
   eventStatusFold: boolean;
   /** a log without a group-by facet (or measure) is left out (Datadog) or drawn in an empty group, its measure 0 (HyperDX) */
   keepMissingFacets: boolean;
+  /** a field with no value in a search (`tags:`) kept (Datadog) or dropped (the migration says it drops it) */
+  dropEmptyTerms: boolean;
   /**
    * A value over the window: reduced per query with its aggregator over the intervals (Datadog),
    * or the select's aggregation over every series' per-interval value at once (HyperDX).
@@ -100,6 +102,7 @@ export const DATADOG: Modes = {
   hostnameIsHost: false,
   eventStatusFold: false,
   keepMissingFacets: false,
+  dropEmptyTerms: false,
   reduce: 'datadog',
   dropGroups: false,
   top: 'datadog',
@@ -450,13 +453,14 @@ const LOG_AGGS: Record<string, (v: number[]) => number> = {
 
 /** `$name` in a log search → its default, as the search runs when the dashboard opens. */
 export function withDefaults(search: string, variables: readonly Variable[]): string {
-  return search.replace(/(^|[\s(:])(-?)\$([A-Za-z0-9_.-]+?)(?:\.value)?(?=$|[\s)"])/g, (_w, before: string, neg: string, name: string) => {
+  return search.replace(/(^|[\s(])(-?)(?:([@\w.-]+):)?\$([A-Za-z0-9_.-]+?)(?:\.value)?(?=$|[\s)"])/g, (_w, before: string, neg: string, key: string | undefined, name: string) => {
     const v = variables.find((x) => x.name === name);
     if (v === undefined) throw new NotModelled(`$${name} is not a variable of the dashboard`);
     const values = v.defaults.filter((d) => d !== '' && d !== '*');
+    // a default of everything filters nothing: the term goes (`key:$v.value` with its key)
     if (values.length === 0) return before;
-    if (before === ':') return `${before}${values.length === 1 ? values[0] : `(${values.join(' OR ')})`}`;
-    const terms = values.map((x) => (v.prefix ? `${v.prefix}:${x}` : x));
+    const tagKey = key ?? v.prefix;
+    const terms = values.map((x) => (tagKey ? `${tagKey}:${x}` : x));
     return `${before}${neg}${terms.length === 1 ? terms[0] : `(${terms.join(' OR ')})`}`;
   });
 }
@@ -506,7 +510,8 @@ function eventStatus(status: string, fold: boolean): string {
 }
 
 export function logGrid(q: LogQuery, ctx: Ctx, perInterval: boolean): Grid {
-  const search = readSearch(withDefaults(q.search, ctx.variables));
+  const text = withDefaults(q.search, ctx.variables);
+  const search = readSearch(ctx.modes.dropEmptyTerms ? text.replace(/(^|[\s(])-?@?[A-Za-z_][\w.-]*:(?=$|[\s)])/g, '$1') : text);
   for (const field of [...fieldsOf(search).keys(), ...q.groupBy, ...(q.measure ? [q.measure.startsWith('@') ? q.measure : `@${q.measure}`] : [])])
     if (RESERVED.test(field)) throw new NotModelled(`a log search on ${field.replace(/^@(dd\.|syslog\.).*/, '@$1…')}, a field the intake takes for the log's own`);
   const cells = new Map<string, Map<number, DatadogLog[]>>();

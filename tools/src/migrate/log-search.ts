@@ -80,6 +80,9 @@ const EVENT_FIELDS: ReadonlyMap<string, string | Column> = new Map<string, strin
   ['priority', { map: 'LogAttributes', key: 'datadog.event.priority' }],
   ['@aggregation_key', { map: 'LogAttributes', key: 'datadog.event.aggregation_key' }],
   ['aggregation_key', { map: 'LogAttributes', key: 'datadog.event.aggregation_key' }],
+  // the older event stream's plural names
+  ['sources', { map: 'LogAttributes', key: 'datadog.event.source_type_name' }],
+  ['hosts', { map: 'ResourceAttributes', key: 'host.name' }],
 ]);
 
 /** An event's alert type as the bridge levels it: success is info. */
@@ -207,7 +210,16 @@ const FIELD_TERM = /(^|[\s(])([-!]?)(@?[A-Za-z_][\w.-]*):("(?:[^"\\]|\\.)*"|\([^
  * thrown (Unsupported).
  */
 export function translateSearch(query: string, schema: SearchSchema, notes: string[] = []): string {
-  const trimmed = query.trim();
+  if (/(^|[\s(-])#\w/.test(query)) throw new Unsupported(`the search reads calculated fields (#name), which HyperDX has no equivalent of`);
+  const trimmed = query
+    // `@@attr` (a doubled @) is the attribute
+    .replace(/(^|[\s(-])@@/g, '$1@')
+    // a field with no value (`tags:`, `source: x`) names nothing: dropped, as Datadog matches on nothing there
+    .replace(/(^|[\s(])-?@?[A-Za-z_][\w.-]*:(?=$|[\s)])/g, (m, before: string) => {
+      notes.push(`the empty term ${m.trim()} dropped`);
+      return before;
+    })
+    .trim();
   if (trimmed === '' || trimmed === '*') return '';
   const where = trimmed
     // `!` negates as `-` does in Datadog's search; HyperDX's grammar knows `-`
@@ -238,7 +250,7 @@ export function holdingFacets(where: string, facets: readonly string[], schema: 
 }
 
 /** `$name` (or `$name.value`) in a log search. */
-const VARIABLE = /(^|[\s(:])(-?)\$([A-Za-z0-9_.-]+?)(?:\.value)?(?=$|[\s)"])/g;
+const VARIABLE = /(^|[\s(])(-?)(?:([@\w.-]+):)?\$([A-Za-z0-9_.-]+?)(?:\.value)?(?=$|[\s)"])/g;
 
 /**
  * A log or span search with each `$variable` replaced by its default, as the search runs when
@@ -246,14 +258,15 @@ const VARIABLE = /(^|[\s(:])(-?)\$([A-Za-z0-9_.-]+?)(?:\.value)?(?=$|[\s)"])/g;
  * filters reach metric tiles only (filters.ts), so such a tile keeps the default, and that is said.
  */
 export function withVariableDefaults(query: string, variables: readonly TemplateVariable[], notes: string[]): string {
-  return query.replace(VARIABLE, (_whole, before: string, negate: string, name: string) => {
+  return query.replace(VARIABLE, (_whole, before: string, negate: string, key: string | undefined, name: string) => {
     const variable = variables.find((v) => v.name === name);
     if (variable === undefined) throw new Unsupported(`the search names $${name}, which the dashboard does not define`);
     const values = variable.defaults.filter((d) => d !== '*' && d !== '');
     notes.push(`template variable $${name} in a search: its default (${values.length > 0 ? values.join(' or ') : 'everything'}) applied; HyperDX's filters reach metric tiles only`);
+    // everything: the term goes, `key:` with it (`key:$v.value`)
     if (values.length === 0) return before;
-    if (before === ':') return `${before}${values.length === 1 ? values[0] : `(${values.join(' OR ')})`}`;
-    const terms = values.map((v) => (variable.prefix ? `${variable.prefix}:${v}` : v));
+    const tagKey = key ?? variable.prefix;
+    const terms = values.map((v) => (tagKey ? `${tagKey}:${v}` : v));
     return `${before}${negate}${terms.length === 1 ? terms[0] : `(${terms.join(' OR ')})`}`;
   });
 }
