@@ -9,7 +9,8 @@
  *   server span name, rather than a resource the tracer or agent normalised (`GET /invoices/?`);
  * - resource, when it is set, differs from the operation name, is one line and at most 200
  *   characters (HyperDX lists, groups and sorts spans by name; ClickHouse orders the table by it);
- * - for database query spans (type `sql`/`cassandra`, or a `db.statement`/`sql.query` tag) the
+ * - for database query spans (type `sql`/`cassandra`, a `db.statement`/`sql.query` tag, or a
+ *   database system tag with a query's text in the resource, see isUntypedQuery) the
  *   resource is the query text — unbounded, and carrying literal values when it comes straight
  *   from a tracer — so the name is OTel's query summary: the query's operations and the tables they
  *   act on, in order (`SELECT orders`, `INSERT order_items SELECT cart`), else `{operation}
@@ -30,7 +31,17 @@ const QUERY_TAGS = ['db.statement', 'sql.query'];
 /** At most this many operations and tables in a summary: a name, not a parse of the query. */
 const MAX_SUMMARY_PARTS = 6;
 
-export const isQuery = (span: DdSpan, meta: Remaining<string>): boolean => QUERY_TYPES.has(span.type) || meta.has(QUERY_TAGS[0] as string) || meta.has(QUERY_TAGS[1] as string);
+/** A statement keyword first, then a clause or a placeholder: a query's text, not a summary (`SELECT orders`) or a command (`GET`). */
+const QUERY_TEXT = /^\s*\(?\s*(?:SELECT|INSERT|UPDATE|DELETE|MERGE|UPSERT|REPLACE|CREATE|DROP|ALTER|TRUNCATE|CALL|EXEC|EXECUTE|WITH)\b[\s\S]*(?:\b(?:FROM|INTO|SET|WHERE|VALUES|JOIN|TABLE)\b|[?=]|\$\d)/i;
+
+/**
+ * A span that names its database system and whose resource is a query's text: what a tracer's
+ * OpenTelemetry bridge sends for a JDBC call (dd-java-agent, `_dd.integration=otel`), with neither
+ * a query type nor a query tag, the query in the resource alone.
+ */
+const isUntypedQuery = (span: DdSpan, meta: Remaining<string>): boolean => (meta.has('db.system') || meta.has('db.system.name') || meta.has('db.type')) && QUERY_TEXT.test(span.resource);
+
+export const isQuery = (span: DdSpan, meta: Remaining<string>): boolean => QUERY_TYPES.has(span.type) || meta.has(QUERY_TAGS[0] as string) || meta.has(QUERY_TAGS[1] as string) || isUntypedQuery(span, meta);
 
 /** SQL's statement keywords a summary names, and the keywords after which a table name follows. */
 const OPERATIONS = new Set(['SELECT', 'INSERT', 'UPDATE', 'DELETE', 'MERGE', 'UPSERT', 'REPLACE', 'CREATE', 'DROP', 'ALTER', 'TRUNCATE', 'CALL', 'EXEC', 'EXECUTE', 'BEGIN', 'COMMIT', 'ROLLBACK', 'SHOW']);
