@@ -208,6 +208,7 @@ async function handle(route: IntakeRoute, req: IncomingMessage, path: string, { 
     body,
     mediaType: parseMediaType(req.headers['content-type']),
     receivedAtNs,
+    remoteAddress: req.socket.remoteAddress ?? '',
     authenticated,
   };
   if (ctx.shared) {

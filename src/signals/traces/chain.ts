@@ -46,6 +46,8 @@ export const runSpanSteps = (draft: SpanDraft, ctx: SpanContext): SpanDraft => r
 export interface TraceTranslationContext {
   caches: TranslatorCaches;
   receivedAtNs: bigint;
+  /** The host the sender runs on when the payload names none (HostMetadataTable.hostAt). */
+  senderHost?: string;
 }
 
 function chunkPriority(chunk: DdTraceChunk): number | undefined {
@@ -68,7 +70,7 @@ export function translateTraces<G>(payload: DdTracePayload, ctx: TraceTranslatio
   // the trace-agent drops the traces their priority rejected; a tracer sends us all of them (/info)
   const rejectedDropped = payload.agent !== undefined;
   for (const tracer of payload.tracerPayloads) {
-    const payloadResources = new PayloadResources(payloadResource(tracer, payload.agent));
+    const payloadResources = new PayloadResources(payloadResource(tracer, payload.agent, ctx.senderHost));
     for (const chunk of tracer.chunks) {
       const { inheritedResource, resources } = payloadResources.forChunk(chunk);
       const samplingPriority = chunkPriority(chunk);

@@ -72,8 +72,12 @@ function setIfAbsent(into: AttributeMap, key: string, value: string): void {
   if (value !== '' && !into.has(key)) into.set(key, { string: value });
 }
 
-/** Resource attributes of one tracer payload, computed once for all its spans. */
-export function payloadResource(tracer: DdTracerPayload, agent: DdAgentInfo | undefined): AttributeMap {
+/**
+ * Resource attributes of one tracer payload, computed once for all its spans. `senderHost`, the
+ * host the connection came from, is the last say on `host.name`: a tracer that sends to us
+ * directly names no host unless told to (DD_TRACE_REPORT_HOSTNAME).
+ */
+export function payloadResource(tracer: DdTracerPayload, agent: DdAgentInfo | undefined, senderHost = ''): AttributeMap {
   const out: AttributeMap = new Map();
   setIfAbsent(out, ENV, tracer.env || (agent?.env ?? ''));
   setIfAbsent(out, 'service.version', tracer.appVersion);
@@ -88,6 +92,7 @@ export function payloadResource(tracer: DdTracerPayload, agent: DdAgentInfo | un
   setIfAbsent(out, 'process.runtime.version', tracer.languageVersion);
   payloadTags(tracer.tags, out);
   if (agent) payloadTags(agent.tags, out);
+  setIfAbsent(out, 'host.name', senderHost);
   return out;
 }
 

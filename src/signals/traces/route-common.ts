@@ -18,7 +18,9 @@ const RATES_HEADER = 'datadog-rates-payload-version';
 /** Translates and encodes for the server to export, then reply (see exportThen). */
 export function exportTraces(payload: DdTracePayload, req: IntakeRequest, ctx: RouteContext, reply: () => IntakeReply): ExportThenReply {
   const spans = spanStreamEncoder();
-  translateTraces(payload, { caches: ctx.caches, receivedAtNs: req.receivedAtNs }, spans);
+  // a trace-agent names its host in the payload; a tracer that sends to us directly may name none
+  const senderHost = payload.agent ? undefined : ctx.caches.hosts.hostAt(req.remoteAddress);
+  translateTraces(payload, { caches: ctx.caches, receivedAtNs: req.receivedAtNs, senderHost }, spans);
   return exportThen(ctx, spans.requests(ctx.config.exportMaxBytes), reply);
 }
 

@@ -41,12 +41,12 @@ const strings = (pairs: [string, string][]): KeyValue[] => pairs.filter(([, v]) 
  */
 const serviceOf = (group: DdGroupedStats, client: DdClientStatsPayload, env: string, services: ServiceIdentities): string => client.service || services.baseOf(env, group.service) || group.service;
 
-function resourceOf(client: DdClientStatsPayload, payload: DdStatsPayload, service: string, env: string): KeyValue[] {
+function resourceOf(client: DdClientStatsPayload, payload: DdStatsPayload, service: string, env: string, senderHost: string): KeyValue[] {
   return strings([
     ['service.name', service],
     ['deployment.environment.name', env],
     ['service.version', client.version],
-    ['host.name', client.hostname || payload.agentHostname],
+    ['host.name', client.hostname || payload.agentHostname || senderHost],
     ['container.id', client.containerId],
     ['telemetry.sdk.language', language(client.lang)],
   ]);
@@ -114,8 +114,11 @@ const durationMetric = (point: HistogramDataPoint): Metric => ({
   histogram: { dataPoints: [point], aggregationTemporality: AggregationTemporality.Delta },
 });
 
-/** One metric per measure and stats group; the metrics translator's grouping merges them per resource. */
-export function translateStats(payload: DdStatsPayload, caches: Pick<TranslatorCaches, 'serviceIdentities' | 'spanAttributeNames' | 'hosts'>): ResourceMetrics[] {
+/**
+ * One metric per measure and stats group; the metrics translator's grouping merges them per
+ * resource. `senderHost`: the host a tracer that names none runs on (HostMetadataTable.hostAt).
+ */
+export function translateStats(payload: DdStatsPayload, caches: Pick<TranslatorCaches, 'serviceIdentities' | 'spanAttributeNames' | 'hosts'>, senderHost = ''): ResourceMetrics[] {
   const items: MetricItem[] = [];
   for (const client of payload.stats) {
     for (const bucket of client.buckets) {
@@ -124,7 +127,7 @@ export function translateStats(payload: DdStatsPayload, caches: Pick<TranslatorC
       for (const g of bucket.stats) {
         const env = client.env || payload.agentEnv;
         const service = serviceOf(g, client, env, caches.serviceIdentities);
-        const resource = resourceOf(client, payload, service, env);
+        const resource = resourceOf(client, payload, service, env, senderHost);
         const key = resourceKey(resource);
         const attributes = pointAttributes(g, service, caches.spanAttributeNames);
         const point = (value: bigint): NumberDataPoint => ({ attributes, startTimeUnixNano, timeUnixNano, value: { int: value } });
