@@ -5,7 +5,8 @@
  * `parentSpanId`, `name`, `kind`, `start`/`end`, `status`, `events`, `links`, `resource`, `scope`,
  * `attributes`, and `learnedServices` (what the step taught ServiceIdentities, as
  * `{ "<env>/<service>": base }` for the services the case names). A case may set the
- * semantic-convention opt-in (`semconv`) and the chunk's `sampleRate`. Also pins the chain order.
+ * semantic-convention opt-in (`semconv`), the chunk's `sampleRate`, and the `kind` and `scope` earlier
+ * steps would have set. Also pins the chain order.
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -38,6 +39,8 @@ interface StepCase {
   sampleRate?: number;
   /** SpanKind, as the kind step would have set it */
   kind?: number;
+  /** the instrumentation scope, as the otel_origin step would have set it */
+  scope?: { name: string; version?: string };
   semconv?: SemconvOptIn;
   /** `<env>/<service>` pairs whose learned base service `learnedServices` reports */
   services?: string[];
@@ -82,7 +85,7 @@ describe.each(SPAN_STEPS.map((s) => [s.name, s.step] as const))('step %s', (name
     for (const [low, high] of highsOf(c.traceIdCache)) cache.remember(low, high);
     const span = parseSpanMap(parseJsonTree(typeof c.span === 'string' ? c.span : JSON.stringify(c.span), 'span'));
     const chunk = { ...chunkOf([span]), tags: new Map(Object.entries(c.chunkTags ?? {})) };
-    const draft = { ...createSpanDraft(span, chunk), ...(c.endTimeUnixNano ? { endTimeUnixNano: BigInt(c.endTimeUnixNano) } : {}), ...(c.kind !== undefined ? { kind: c.kind } : {}) };
+    const draft = { ...createSpanDraft(span, chunk), ...(c.endTimeUnixNano ? { endTimeUnixNano: BigInt(c.endTimeUnixNano) } : {}), ...(c.kind !== undefined ? { kind: c.kind } : {}), ...(c.scope ? { scope: c.scope } : {}) };
     const inheritedResource = new Map(Object.entries(c.inheritedResource ?? {}).map(([k, v]) => [k, { string: v }]));
     const services = new ServiceIdentities();
     const ctx = {

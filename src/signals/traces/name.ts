@@ -15,6 +15,8 @@
  *   from a tracer — so the name is OTel's query summary: the query's operations and the tables they
  *   act on, in order (`SELECT orders`, `INSERT order_items SELECT cart`), else `{operation}
  *   {database}` (`db.operation` or the first keyword, `db.name`/`db.instance`), else the system;
+ * - an OpenTelemetry-origin HTTP client span whose resource is its method alone (the trace-agent's
+ *   conversion drops the name): `{method} {target}` (otelClientName);
  * - otherwise the operation name.
  *
  * Both Datadog names stay searchable: `datadog.span.name` (operation) and `dd.span.Resource` (the
@@ -120,6 +122,34 @@ function routeName(draft: SpanDraft): string | undefined {
   return method ? `${method.toUpperCase()} ${route}` : route;
 }
 
+/** Where an HTTP client span's target is said, most specific first: OpenTelemetry's, then the trace-agent's name for `server.address`. */
+const CLIENT_TARGET_KEYS = ['url.template', 'peer.service', 'server.address', 'http.server_name'];
+
+/** The host of a URL, or undefined. */
+function hostOf(url: string | undefined): string | undefined {
+  if (!url) return undefined;
+  try {
+    return new URL(url).hostname || undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * An OpenTelemetry HTTP client span as the trace-agent's conversion hands it on: its name
+ * (`POST payments`) dropped, its resource the method alone. Named as OpenTelemetry names HTTP
+ * client spans, `{method} {target}`: the URL template, else the peer service or server address
+ * the span names, else the URL's host (docs/translation.md, Span name).
+ */
+function otelClientName(draft: SpanDraft): string | undefined {
+  if (draft.scope === undefined || draft.kind !== SpanKind.Client) return undefined;
+  const { meta, span } = draft;
+  const method = meta.get('http.method');
+  if (!method || span.resource !== method) return undefined;
+  const target = firstOf(meta, ...CLIENT_TARGET_KEYS) ?? hostOf(meta.get('http.url') || meta.get('url.full'));
+  return target ? `${method} ${target}` : undefined;
+}
+
 const meaningful = (resource: string, operation: string): boolean => resource !== '' && resource !== operation && resource.length <= MAX_NAME && !/[\r\n]/.test(resource);
 
 export function spanName(span: DdSpan, meta: Remaining<string>, summaries: Summaries = UNREMEMBERED): string {
@@ -133,6 +163,6 @@ export const name: SpanStep = (draft, ctx) => {
   if (span.name) attributes.set('datadog.span.name', { string: span.name });
   if (span.resource) attributes.set('dd.span.Resource', { string: span.resource });
   if (span.type) attributes.set('datadog.span.type', { string: span.type });
-  draft.name = routeName(draft) ?? spanName(span, draft.meta, ctx.querySummaries);
+  draft.name = routeName(draft) ?? otelClientName(draft) ?? spanName(span, draft.meta, ctx.querySummaries);
   return draft;
 };
