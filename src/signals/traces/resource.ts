@@ -24,11 +24,11 @@ import { KNOWN_KEYS } from '../shared/known-keys';
 import { promoteTag, promoteTags, type AttributeMap, type Promoted } from '../shared/resource-promotion';
 import type { SpanStep } from './draft';
 import { MemoTrie } from '../shared/memo-trie';
+import { ENVIRONMENT } from '../shared/environment';
 
 const BASE_SERVICE = '_dd.base_service';
 /** A span's own service where it differs from the service it is grouped under (service-identity.ts). */
 export const DATADOG_SERVICE = 'datadog.service';
-const ENV = 'deployment.environment.name';
 const PROCESS_ID = 'process_id';
 const OTLP_VERSION = 'otlp-';
 /** What the agent's normaliser names a span without a service; ClickStack needs one. */
@@ -79,7 +79,7 @@ function setIfAbsent(into: AttributeMap, key: string, value: string): void {
  */
 export function payloadResource(tracer: DdTracerPayload, agent: DdAgentInfo | undefined, senderHost = ''): AttributeMap {
   const out: AttributeMap = new Map();
-  setIfAbsent(out, ENV, tracer.env || (agent?.env ?? ''));
+  setIfAbsent(out, ENVIRONMENT, tracer.env || (agent?.env ?? ''));
   setIfAbsent(out, 'service.version', tracer.appVersion);
   setIfAbsent(out, 'host.name', tracer.hostname || (agent?.hostName ?? ''));
   setIfAbsent(out, 'container.id', tracer.containerId);
@@ -196,7 +196,7 @@ export class PayloadResources {
 
 /** The environment of a resource, as ServiceIdentities keys it. */
 export function envOf(resource: AttributeMap): string {
-  const env = resource.get(ENV);
+  const env = resource.get(ENVIRONMENT);
   return env !== undefined && 'string' in env ? env.string : '';
 }
 
