@@ -20,7 +20,7 @@
  * `myapp-postgres` are grouped under `myapp` as well (service-identity.ts).
  */
 import type { DdAgentInfo, DdTraceChunk, DdTracerPayload } from './datadog';
-import { KNOWN_KEYS } from '../shared/known-keys';
+import { KNOWN_KEYS, UNNAMED_SERVICE } from '../shared/known-keys';
 import { promoteTag, promoteTags, type AttributeMap, type Promoted } from '../shared/resource-promotion';
 import type { SpanStep } from './draft';
 import { MemoTrie } from '../shared/memo-trie';
@@ -31,8 +31,6 @@ const BASE_SERVICE = '_dd.base_service';
 export const DATADOG_SERVICE = 'datadog.service';
 const PROCESS_ID = 'process_id';
 const OTLP_VERSION = 'otlp-';
-/** What the agent's normaliser names a span without a service; ClickStack needs one. */
-const UNNAMED_SERVICE = 'unnamed-service';
 
 /** Payload tags whose value is itself a comma-separated tag list. */
 const TAG_LIST_KEYS = new Set(['_dd.tags.container', '_dd.tags.process']);
