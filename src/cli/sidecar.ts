@@ -168,6 +168,7 @@ export const translatorCacheOptions = (config: Config): TranslatorCacheOptions =
   metricStreams: { maxEntries: config.metricStreamsMax, idleMs: config.metricStreamsIdleMs },
   hosts: { maxHosts: config.hostMetadataMaxHosts, ttlMs: config.hostMetadataTtlMs },
   semconv: config.semconvOptIn,
+  kubernetesMetrics: { otelNames: config.k8sOtelMetrics, datadogNames: config.k8sDatadogMetrics },
 });
 
 export async function startSidecar(config: Config, log: Logger, overrides: SidecarOverrides = {}, worker?: WorkerParts): Promise<Sidecar> {

@@ -5,9 +5,11 @@
  * change (known-keys.ts, the severity names, …) are constants, not caches, and stay where they are.
  */
 import type { SemconvOptIn } from '../config/options';
-import type { ResourceGroupings } from './shared/group';
+import { enrichers, type ResourceEnricher, type ResourceGroupings } from './shared/group';
+import { PodIdentities } from './shared/pod-identities';
 import { HostMetadataTable, type HostMetadataOptions } from './shared/host-metadata';
 import { PromotionMemos } from './logs/promotion-memo';
+import { DEFAULT_KUBERNETES_METRIC_OPTIONS, type KubernetesMetricOptions } from './metrics/kubernetes/mapping';
 import { newInternedOrigins, type OriginsByInternedTags } from './metrics/resource';
 import { DEFAULT_START_TIME_OPTIONS, StreamStartTimes, type StartTimeOptions } from './metrics/start-times';
 import { TraceIdCache, type TraceIdCacheOptions } from './shared/trace-id';
@@ -30,10 +32,16 @@ export interface TranslatorCaches {
   spanAttributeNames: AttributeNames;
   /** host tags, cloud and Kubernetes facts by host, from agent host metadata, added to every signal's resource (host-metadata.ts) */
   hosts: HostMetadataTable;
+  /** each pod's uid and node, and each container's pod, as any signal said them (pod-identities.ts) */
+  pods: PodIdentities;
+  /** what `hosts` then `pods` add to a resource when its group is opened (group.ts) */
+  enrichment: ResourceEnricher;
   /** query text → OpenTelemetry query summary, the name of database spans (traces/name.ts) */
   querySummaries: QuerySummaries;
   /** integration service → the base service its spans are grouped under, for the APM stats (traces/service-identity.ts) */
   serviceIdentities: ServiceIdentities;
+  /** whether Kubernetes metrics get their OpenTelemetry names and keep their Datadog ones (metrics/kubernetes/mapping.ts) */
+  kubernetesMetrics: KubernetesMetricOptions;
 }
 
 export interface TranslatorCacheOptions {
@@ -41,6 +49,7 @@ export interface TranslatorCacheOptions {
   metricStreams: StartTimeOptions;
   hosts: HostMetadataOptions;
   semconv: SemconvOptIn;
+  kubernetesMetrics: KubernetesMetricOptions;
 }
 
 /**
@@ -50,6 +59,8 @@ export interface TranslatorCacheOptions {
 export type SharedCaches = Pick<TranslatorCaches, 'traceIds' | 'metricStreams' | 'hosts' | 'serviceIdentities'>;
 
 export function createTranslatorCaches(options: Partial<TranslatorCacheOptions> = {}, shared: Partial<SharedCaches> = {}): TranslatorCaches {
+  const hosts = shared.hosts ?? new HostMetadataTable(options.hosts);
+  const pods = new PodIdentities();
   return {
     traceIds: shared.traceIds ?? new TraceIdCache(options.traceIds),
     metricStreams: shared.metricStreams ?? new StreamStartTimes(options.metricStreams ?? DEFAULT_START_TIME_OPTIONS),
@@ -57,8 +68,11 @@ export function createTranslatorCaches(options: Partial<TranslatorCacheOptions> 
     groupings: new WeakMap(),
     internedOrigins: newInternedOrigins(),
     spanAttributeNames: new AttributeNames(options.semconv),
-    hosts: shared.hosts ?? new HostMetadataTable(options.hosts),
+    hosts,
+    pods,
+    enrichment: enrichers(hosts, pods),
     serviceIdentities: shared.serviceIdentities ?? new ServiceIdentities(),
     querySummaries: new QuerySummaries(),
+    kubernetesMetrics: options.kubernetesMetrics ?? DEFAULT_KUBERNETES_METRIC_OPTIONS,
   };
 }

@@ -18,6 +18,7 @@ const OPTIONS: TranslatorCacheOptions = {
   metricStreams: { maxEntries: 1000, idleMs: 60_000 },
   hosts: { maxHosts: 100, ttlMs: 60_000 },
   semconv: { http: 'old', database: 'old' },
+  kubernetesMetrics: { otelNames: true, datadogNames: true },
 };
 const silent = createLogger('error', {}, () => undefined);
 

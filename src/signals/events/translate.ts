@@ -53,9 +53,9 @@ function eventRecord(event: DatadogEvent, receivedAtNs: bigint, promoted: Promot
   };
 }
 
-export function translateEvents(events: readonly DatadogEvent[], receivedAtNs: bigint, caches: Pick<TranslatorCaches, 'groupings' | 'hosts'>): ResourceLogs[] {
+export function translateEvents(events: readonly DatadogEvent[], receivedAtNs: bigint, caches: Pick<TranslatorCaches, 'groupings' | 'enrichment'>): ResourceLogs[] {
   const sink = new ModelSink<LogRecord>();
-  const grouper = new ResourceGrouper((resource, scope) => sink.group(resource, scope), caches.hosts);
+  const grouper = new ResourceGrouper((resource, scope) => sink.group(resource, scope), caches.enrichment);
   for (const event of events) {
     const promoted: Promoted = { resource: new Map(), attributes: new Map() };
     promoteTags(event.tags, promoted);

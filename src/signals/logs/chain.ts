@@ -46,7 +46,7 @@ export interface LogTranslationContext {
 export function translateLogs<G>(payload: DatadogLogPayload, receivedAtNs: bigint, ctx: LogTranslationContext, sink: RecordSink<LogRecord, G>): void {
   const { caches, decodeJsonMessage, textCorrelation } = ctx;
   const stepCtx: LogContext = { traceIds: caches.traceIds, decodeJsonMessage, textCorrelation, queryTags: payload.queryTags, promotions: caches.logPromotions.forQueryTags(payload.queryTags) };
-  const grouper = new ResourceGrouper((resource, scope) => sink.group(resource, scope), caches.hosts);
+  const grouper = new ResourceGrouper((resource, scope) => sink.group(resource, scope), caches.enrichment);
   for (const entry of payload.entries) {
     const draft = runLogSteps(createDraft(entry, receivedAtNs), stepCtx);
     sink.add(grouper.ofMap(draft.promoted.resource, caches.groupings), toLogRecord(draft));

@@ -5,7 +5,9 @@
  * (start-times.ts) → values (rate × interval, sketch bins → buckets); then each item goes
  * straight to its resource and metric in the sink (group.ts), so no translated item outlives
  * its own translation. METRIC_STEPS lists the kinds of item in the order they are translated,
- * series first, so the output follows the input.
+ * series first, so the output follows the input; before them, `kubernetes` reads the series
+ * HyperDX's Kubernetes views are made from (kubernetes/mapping.ts), whose metrics made of several
+ * series are emitted when the request's translation finishes.
  */
 import { addDrops, type DropCounts, type MetricsPayload } from './datadog';
 import type { MetricSink, ResourceMetrics } from '../../core/otlp/model';
@@ -14,6 +16,7 @@ import { ModelMetricSink } from '../shared/model-sink';
 import { runSteps, type NamedStep, type Step } from '../shared/step';
 import type { MetricContext, MetricItem } from './context';
 import { distributionMetric } from './distribution';
+import { KubernetesMapping } from './kubernetes/mapping';
 import { MetricGrouper } from './group';
 import { seriesMetric } from './series';
 import { newOriginMemo } from './resource';
@@ -23,6 +26,8 @@ import { sketchMetric } from './sketch';
 /** A metric translation's context: the items' (MetricContext) and where translated items go. */
 interface MetricChainContext extends MetricContext {
   grouper: { add(item: MetricItem): void };
+  /** this request's Kubernetes mapping; undefined when it neither adds nor leaves out anything */
+  kubernetes: KubernetesMapping | undefined;
 }
 
 /** A metrics step translates one kind of item of the payload (piece) it is given. */
@@ -36,7 +41,14 @@ const eachItem =
     return payload;
   };
 
+/** The Kubernetes inputs of the payload, read (and left out when their Datadog names are off) before the series are translated. */
+const kubernetes: MetricStep = (payload, ctx) => {
+  ctx.kubernetes?.collect(payload, ctx);
+  return payload;
+};
+
 export const METRIC_STEPS: readonly NamedStep<MetricsPayload, MetricChainContext>[] = [
+  { name: 'kubernetes', step: kubernetes },
   { name: 'series', step: eachItem((p) => p.series, seriesMetric) },
   { name: 'sketches', step: eachItem((p) => p.sketches, sketchMetric) },
   { name: 'distributions', step: eachItem((p) => p.distributions, distributionMetric) },
@@ -52,12 +64,20 @@ export class MetricTranslation<G, M> {
   private readonly ctx: MetricChainContext;
 
   constructor(caches: TranslatorCaches, receivedAtNs: bigint, sink: MetricSink<G, M>) {
-    this.ctx = { streams: caches.metricStreams, internedOrigins: caches.internedOrigins, receivedAtNs, dropped: {}, origins: newOriginMemo(), grouper: new MetricGrouper(sink, caches.hosts) };
+    const grouper = new MetricGrouper(sink, caches.enrichment);
+    const options = caches.kubernetesMetrics;
+    const kubernetes = options.otelNames || !options.datadogNames ? new KubernetesMapping(options, caches.hosts, (item) => grouper.add(item)) : undefined;
+    this.ctx = { streams: caches.metricStreams, internedOrigins: caches.internedOrigins, receivedAtNs, dropped: {}, origins: newOriginMemo(), grouper, kubernetes };
   }
 
   add(payload: MetricsPayload): void {
     addDrops(this.ctx.dropped, payload.dropped);
     runSteps(METRIC_STEPS, payload, this.ctx);
+  }
+
+  /** Emits what was made of several series of the request (kubernetes/mapping.ts): call once every piece was added. */
+  finish(): void {
+    this.ctx.kubernetes?.finish();
   }
 
   /** What the payloads held that the sink did not get, by reason. */
@@ -70,6 +90,7 @@ export class MetricTranslation<G, M> {
 export function translateMetrics<G, M>(payload: MetricsPayload, caches: TranslatorCaches, receivedAtNs: bigint, sink: MetricSink<G, M>): DropCounts {
   const translation = new MetricTranslation(caches, receivedAtNs, sink);
   translation.add(payload);
+  translation.finish();
   return translation.dropped;
 }
 

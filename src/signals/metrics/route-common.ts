@@ -55,6 +55,7 @@ function translateBody(spec: MetricRouteSpec, req: IntakeRequest, ctx: RouteCont
   const metrics = new MetricStreamEncoder();
   const translation = new MetricTranslation(ctx.caches, req.receivedAtNs, metrics);
   if (!isProbe(req.body)) spec.read(req, (piece) => translation.add(piece));
+  translation.finish();
   return { requests: metrics.requests(ctx.config.exportMaxBytes), dropped: translation.dropped };
 }
 

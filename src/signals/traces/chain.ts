@@ -64,7 +64,7 @@ export function translateTraces<G>(payload: DdTracePayload, ctx: TraceTranslatio
   const { caches, receivedAtNs } = ctx;
   const highs = learnTraceIdHighs(payload, caches.traceIds);
   // spans of a chunk share their resource map (see the resource step): most lookups end at the first map
-  const grouper = new ResourceGrouper((resource, scope) => sink.group(resource, scope), caches.hosts);
+  const grouper = new ResourceGrouper((resource, scope) => sink.group(resource, scope), caches.enrichment);
   const converted = lastIds();
   const otel = otelOrigins();
   // the trace-agent drops the traces their priority rejected; a tracer sends us all of them (/info)

@@ -118,7 +118,7 @@ const durationMetric = (point: HistogramDataPoint): Metric => ({
  * One metric per measure and stats group; the metrics translator's grouping merges them per
  * resource. `senderHost`: the host a tracer that names none runs on (HostMetadataTable.hostAt).
  */
-export function translateStats(payload: DdStatsPayload, caches: Pick<TranslatorCaches, 'serviceIdentities' | 'spanAttributeNames' | 'hosts'>, senderHost = ''): ResourceMetrics[] {
+export function translateStats(payload: DdStatsPayload, caches: Pick<TranslatorCaches, 'serviceIdentities' | 'spanAttributeNames' | 'enrichment'>, senderHost = ''): ResourceMetrics[] {
   const items: MetricItem[] = [];
   for (const client of payload.stats) {
     for (const bucket of client.buckets) {
@@ -142,5 +142,5 @@ export function translateStats(payload: DdStatsPayload, caches: Pick<TranslatorC
       }
     }
   }
-  return groupByResource(items, caches.hosts);
+  return groupByResource(items, caches.enrichment);
 }
