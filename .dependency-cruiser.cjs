@@ -1,10 +1,11 @@
 /**
- * The layer rules of src/ (README, Architecture), checked by `npm run deps` in CI. From the top:
- * the composition root (src/cli/), the HTTP layer (src/http/), the signals (src/signals/: routes,
- * parsers, Datadog types and translator steps, one folder per signal), and the core at the bottom
- * (src/core/: domain errors, wire codecs, the OTLP model and encoder, export, memory,
- * self-observability). src/config/ is a leaf everyone may read; src/tools/ stands beside the
- * sidecar.
+ * The layer rules, checked by `npm run deps` in CI over src/, tools/src/, bench/ and test/. The
+ * sidecar (src/), from the top: the composition root (src/cli/), the HTTP layer (src/http/), the
+ * signals (src/signals/: routes, parsers, Datadog types and translator steps, one folder per
+ * signal), and the core at the bottom (src/core/: domain errors, wire codecs, the OTLP model and
+ * encoder, export, memory, self-observability); src/config/ is a leaf everyone may read. Above it
+ * stands the workbench (tools/src/: stack, collector build, HyperDX, migration, agent set-up),
+ * which may use the sidecar and is never used by it; the benchmarks and tests stand on top.
  */
 /** A rule that fails `npm run deps`: no import from modules matching `from` of modules matching `to`. */
 const forbid = (name, comment, from, to) => ({ name, severity: 'error', comment, from, to });
@@ -30,10 +31,10 @@ module.exports = {
         { path: `^src/signals/(${Object.keys(SIGNAL_FOLDERS).filter((f) => f !== folder && f !== 'shared' && !mayUse.includes(f)).join('|')})/` },
       ),
     ),
-    forbid('config-is-a-leaf', 'The option table is read by every component and reads none.', { path: '^src/config/' }, { path: '^src/(core|http|signals|cli|tools)/' }),
+    forbid('config-is-a-leaf', 'The option table is read by every component and reads none.', { path: '^src/config/' }, { path: '^src/(core|http|signals|cli)/' }),
     forbid('no-composition-root-below-it', 'src/cli/ wires everything together; nothing in src/ depends on it.', { path: '^src/', pathNot: '^src/cli/' }, { path: '^src/cli/' }),
-    forbid('no-tests-or-bench-in-src', 'The shipped code never depends on test or benchmark code.', { path: '^src/' }, { path: '^(test|bench)/' }),
-    forbid('no-tools-on-the-data-path', 'agent-config, the stack API client and the collector builder are tools beside the sidecar; the data path must not pull them in.', { path: '^src/(core|http|signals|config)/' }, { path: '^src/tools/' }),
+    forbid('sidecar-stands-alone', 'The sidecar (what the image ships) never depends on the workbench, the benchmarks or the tests.', { path: '^src/' }, { path: '^(tools|bench|test)/' }),
+    forbid('workbench-below-bench-and-tests', 'The workbench is a product of its own: it never depends on benchmark or test code.', { path: '^tools/' }, { path: '^(bench|test)/' }),
   ],
   options: {
     doNotFollow: { path: 'node_modules' },

@@ -1,9 +1,9 @@
 # dd-otlp-bridge images, multi-stage:
-#   collector  the stock collector, built from otelcol-builder.yaml the way src/tools/collector/build.ts
-#              builds it (`docker build --target collector .`); collector-config.yaml and the
-#              overlays are in /etc/otelcol/.
-#   sidecar    the default (last) target: compile TypeScript with the dev dependencies, ship only
-#              dist/ and production dependencies on Node 24, the active LTS (22 is also
+#   collector  the stock collector, built from collector/builder.yaml the way
+#              tools/src/collector/build.ts builds it (`docker build --target collector .`);
+#              collector/config.yaml and the overlays are in /etc/otelcol/.
+#   sidecar    the default (last) target: compile the sidecar (src/) with the dev dependencies,
+#              ship only dist/ and its production dependencies (not the workbench in tools/) on Node 24, the active LTS (22 is also
 #              supported; 20 is end-of-life). zstd: libzstd through the optional zstd-napi
 #              addon, built here; without it, Node's native zstd (22.15+), which the sidecar
 #              detects; then fzstd.
@@ -16,7 +16,7 @@ ARG COLLECTOR_BASE_IMAGE=alpine:3.22
 FROM ${GO_IMAGE} AS collector-build
 ENV CGO_ENABLED=0 GOFLAGS=-mod=mod
 WORKDIR /src
-COPY otelcol-builder.yaml ./
+COPY collector/builder.yaml ./otelcol-builder.yaml
 # The manifest's dist.version picks the builder and the otelcol module. The builder only generates
 # the sources: its own `go mod tidy` wants test-only modules the proxy may lack (see the manifest).
 RUN version="$(sed -n 's/^[[:space:]]*version:[[:space:]]*//p' otelcol-builder.yaml)" \
@@ -31,8 +31,8 @@ RUN go mod init otelcol-dd-bridge \
 
 FROM ${COLLECTOR_BASE_IMAGE} AS collector
 COPY --from=collector-build /out/otelcol-dd-bridge /usr/local/bin/otelcol-dd-bridge
-COPY collector-config.yaml /etc/otelcol/collector-config.yaml
-COPY src/tools/collector/overlays/ /etc/otelcol/overlays/
+COPY collector/config.yaml /etc/otelcol/collector-config.yaml
+COPY collector/overlays/ /etc/otelcol/overlays/
 # any unprivileged id: the collector writes nothing outside its file-sink overlay
 USER 10001:10001
 EXPOSE 4317 4318 13133 8888
@@ -49,14 +49,14 @@ RUN apt-get update \
  && rm -rf /var/lib/apt/lists/*
 WORKDIR /app
 COPY package.json package-lock.json ./
-# npm install, not npm ci: see src/bootstrap.js (the lock file lacks other platforms' optional packages).
+# npm install, not npm ci: see tools/bootstrap.js (the lock file lacks other platforms' optional packages).
 # Scripts stay off for the dev tools; only the optional zstd addon is built, and if it cannot be,
 # the sidecar decodes zstd with node:zlib instead.
-RUN npm install --no-audit --no-fund --ignore-scripts --no-save \
+RUN npm install --no-audit --no-fund --ignore-scripts --no-save --workspaces=false \
  && (npm rebuild zstd-napi || echo "zstd-napi did not build: zstd goes through node:zlib")
 COPY tsconfig.json ./
 COPY src ./src
-RUN npm run build && npm prune --omit=dev --ignore-scripts
+RUN npm run build && npm prune --omit=dev --ignore-scripts --workspaces=false
 
 FROM ${NODE_IMAGE} AS sidecar
 # The admin port (/health, /metrics, no auth) defaults to loopback; a container publishes it, so
@@ -69,9 +69,6 @@ WORKDIR /app
 COPY --from=build --chown=1000:1000 /app/package.json ./
 COPY --from=build --chown=1000:1000 /app/node_modules ./node_modules
 COPY --from=build --chown=1000:1000 /app/dist ./dist
-COPY --chown=1000:1000 proto ./proto
-# the management-API commands validate against the published OpenAPI document at run time
-COPY --chown=1000:1000 src/tools/stack-api/hyperdx-openapi.json ./src/tools/stack-api/hyperdx-openapi.json
 # the image's "node" user
 USER 1000:1000
 EXPOSE 8126 9126

@@ -11,15 +11,14 @@
  * the median ratio.
  *
  * `floor` (floor-sidecar.ts) is the sidecar with its route doing no work: what this design costs before any route code;
- * `transcode`, the sidecar with /v0.4/traces through bench/transcode-bound.ts.
  *
- *   node -r ./bench/register.js bench/ab.ts --a /path/to/base/dist/cli/main.js|upstream|floor|transcode [--b dist/cli/main.js|upstream|floor|transcode]
+ *   node -r ./tools/register.js bench/ab.ts --a /path/to/base/dist/cli/main.js|upstream|floor [--b dist/cli/main.js|upstream|floor]
  *        [--scenario logs] [--coding zstd|deflate|gzip] [--batch 10] [--rounds 5] [--warmup 3] [--seconds 8] [--concurrency 8] [--mode closed|open --rate 200]
  *        [--a-node-args "..."] [--b-node-args "--max-semi-space-size=8"] [--a-env K=V,…] [--b-env MALLOC_ARENA_MAX=2]
  */
 import { join } from 'node:path';
 import { optionValue } from './args';
-import { REPO_ROOT } from '../src/tools/collector/build';
+import { REPO_ROOT } from '../tools/src/collector/build';
 import { load } from './run';
 import { buildScenario, isTraces, type AgentCoding, type ScenarioName } from './scenarios';
 import { binaries, peakRssMiB, startOurs, startUpstream, type RunningSut, type SutOptions } from './sut';
@@ -78,14 +77,14 @@ function parseOptions(argv: string[]): AbOptions {
 }
 
 const FLOOR_MAIN = join(REPO_ROOT, 'bench', 'floor-sidecar.ts');
-const REGISTER = join(REPO_ROOT, 'bench', 'register.js');
+const REGISTER = join(REPO_ROOT, 'tools', 'register.js');
 
-/** A sidecar build's entry point, `floor` (floor-sidecar.ts: no route work) or `transcode` (traces through transcode-bound.ts), with side `i`'s flags and environment. */
+/** A sidecar build's entry point or `floor` (floor-sidecar.ts: no route work), with side `i`'s flags and environment. */
 function sidecarOf(main: string, o: AbOptions, i: number): Pick<SutOptions, 'sidecarMain' | 'sidecarEnv' | 'nodeArgs'> {
   const sidecarEnv = { OTEL_EXPORTER_OTLP_COMPRESSION: 'none', ...o.env[i] };
   const nodeArgs = o.nodeArgs[i] ?? [];
-  if (main !== 'floor' && main !== 'transcode') return { sidecarMain: main, sidecarEnv, nodeArgs };
-  return { sidecarMain: FLOOR_MAIN, sidecarEnv: { ...sidecarEnv, FLOOR_ROUTE: main, FLOOR_SCENARIO: o.scenario, FLOOR_BATCH: String(o.batch), FLOOR_CODING: o.coding }, nodeArgs: ['-r', REGISTER, ...nodeArgs] };
+  if (main !== 'floor') return { sidecarMain: main, sidecarEnv, nodeArgs };
+  return { sidecarMain: FLOOR_MAIN, sidecarEnv: { ...sidecarEnv, FLOOR_SCENARIO: o.scenario, FLOOR_BATCH: String(o.batch), FLOOR_CODING: o.coding }, nodeArgs: ['-r', REGISTER, ...nodeArgs] };
 }
 
 const sum = (byProcess: Record<string, number>): number => Object.values(byProcess).reduce((x, y) => x + y, 0);

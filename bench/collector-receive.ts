@@ -8,7 +8,7 @@
  * (`--merge N`: N requests back to back in one message, as the coalescer sends requests of one
  * event-loop turn) what one export call costs the collector beyond its spans.
  *
- *   node -r ./bench/register.js bench/collector-receive.ts [--batch 1000] [--merge 1] [--rounds 3] [--seconds 6] [--concurrency 8]
+ *   node -r ./tools/register.js bench/collector-receive.ts [--batch 1000] [--merge 1] [--rounds 3] [--seconds 6] [--concurrency 8]
  */
 import { Agent, request } from 'node:http';
 import { GrpcClient } from '../src/core/export/grpc-client';

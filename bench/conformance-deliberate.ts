@@ -4,7 +4,7 @@
  * listed here fails test/e2e/conformance.test.ts: it is either a bug to fix or a decision to write
  * down.
  */
-import type { Difference, Signal } from './conformance';
+import type { Difference, Signal } from './conformance-types';
 
 export interface Deliberate {
   signal: Signal;

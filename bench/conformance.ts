@@ -7,7 +7,7 @@
  * (signal, field, only-ours / only-upstream / differs) so that each kind can be declared deliberate
  * with its reason (conformance-deliberate.ts) or fixed.
  *
- *   node -r ./bench/register.js bench/conformance.ts [--batch 20]   (prints the table)
+ *   node -r ./tools/register.js bench/conformance.ts [--batch 20]   (prints the table)
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -15,11 +15,13 @@ import { join } from 'node:path';
 import { readLines } from '../test/helpers/sink';
 import { eventually } from '../test/helpers/stack';
 import { DELIBERATE, type Deliberate } from './conformance-deliberate';
+import type { Difference, Signal } from './conformance-types';
+
+export type { Difference, Signal };
 import { buildScenario, SCENARIOS, type Scenario, type ScenarioName } from './scenarios';
 import { binaries, startSut, type Side } from './sut';
 
 type Json = any;
-export type Signal = 'logs' | 'traces' | 'metrics';
 
 /** One output record: `match` pairs it with its counterpart; `fields` are compared. */
 export interface FlatRecord {
@@ -126,15 +128,6 @@ const flatPoints = (dir: string): FlatRecord[] =>
   });
 
 export const flatten = (dir: string): FlatRecord[] => [...flatLogs(dir), ...flatSpans(dir), ...flatPoints(dir)];
-
-export interface Difference {
-  signal: Signal;
-  /** `resource.host.name`, `attributes.env`, `severityText`, … ; `record` when a record has no counterpart */
-  field: string;
-  kind: 'only ours' | 'only upstream' | 'differs';
-  count: number;
-  example: { ours?: string; upstream?: string };
-}
 
 /** Field-by-field differences of matched records, grouped by (signal, field, kind) with one example each. */
 export function diff(ours: readonly FlatRecord[], upstream: readonly FlatRecord[]): Difference[] {

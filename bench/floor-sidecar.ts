@@ -9,15 +9,11 @@
  *
  * Started by ab.ts (`--b floor`) in place of a sidecar build, with the same environment plus
  * FLOOR_ROUTE, FLOOR_SCENARIO, FLOOR_BATCH and FLOOR_CODING, so that its bodies are the load generator's.
- * `--b transcode` (FLOOR_ROUTE=transcode) serves /v0.4/traces through transcode-bound.ts instead.
  */
 import { onShutdown } from '../src/cli/shutdown';
 import { loadConfig, parseArgs } from '../src/config';
 import type { Exporter } from '../src/core/export/exporter';
 import { exportThen, type IntakeReply, type IntakeRoute } from '../src/signals/route';
-import { rateByServiceReply } from '../src/signals/traces/route-common';
-import { tracesV04Route } from '../src/signals/traces/route-v04';
-import { own } from '../src/core/owned-buffers';
 import { createLogger } from '../src/core/observability/log';
 import type { EncodedExport } from '../src/core/otlp/encode';
 import { MalformedInputError } from '../src/core/errors';
@@ -25,7 +21,6 @@ import { deliver } from '../src/http/intake-app';
 import { startSidecar } from '../src/cli/sidecar';
 import { intakeRequest, routeContext, scenarioRoute } from './pipeline';
 import { buildScenario, type AgentCoding, type ScenarioName } from './scenarios';
-import { transcode, transcodedSpans } from './transcode-bound';
 
 /** Keeps copies of what a route exports: the real exporter frees bodies it was handed. */
 export class KeepingExporter implements Exporter {
@@ -74,25 +69,9 @@ export async function replayRoute(name: ScenarioName, batch: number, coding: Age
   };
 }
 
-/**
- * /v0.4/traces through transcode-bound.ts's byte-level transcoder instead of the chain, as a
- * live measure of what such a route would give: it does only the bench's traffic (see there).
- */
-export function transcodeRoute(): IntakeRoute {
-  return {
-    ...tracesV04Route,
-    accept(req, ctx) {
-      // registered for early freeing once exported, as the encoder's bodies are
-      const body = own(transcode(req.body, req.headers) as Buffer);
-      const reply = rateByServiceReply(req);
-      return exportThen(ctx, [{ signal: 'traces', body, records: transcodedSpans }], () => reply);
-    },
-  };
-}
-
 async function main(): Promise<void> {
   const env = process.env;
-  const route = env.FLOOR_ROUTE === 'transcode' ? transcodeRoute() : await replayRoute((env.FLOOR_SCENARIO ?? 'traces') as ScenarioName, Number(env.FLOOR_BATCH ?? 1000), (env.FLOOR_CODING ?? 'zstd') as AgentCoding);
+  const route = await replayRoute((env.FLOOR_SCENARIO ?? 'traces') as ScenarioName, Number(env.FLOOR_BATCH ?? 1000), (env.FLOOR_CODING ?? 'zstd') as AgentCoding);
   const config = loadConfig(parseArgs([]), env);
   const log = createLogger(config.logLevel, { component: 'floor-sidecar' });
   const sidecar = await startSidecar(config, log, { routes: [route] });

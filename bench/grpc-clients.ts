@@ -4,7 +4,7 @@
  * to our built collector (debug exporter), alternating in one process with 8 calls in flight.
  * The collector runs on the other core; the client's CPU and the collector's are reported apart.
  *
- *   node -r ./bench/register.js bench/grpc-clients.ts [--rounds 2] [--calls 5000]
+ *   node -r ./tools/register.js bench/grpc-clients.ts [--rounds 2] [--calls 5000]
  */
 import * as grpc from '@grpc/grpc-js';
 import { Agent, request } from 'node:http';

@@ -4,7 +4,7 @@
  * is what an optimisation of src/ changes, measured in CPU time (steadier than throughput on a
  * shared machine); run it under `node --cpu-prof` to see where the time goes.
  *
- *   node -r ./bench/register.js bench/pipeline.ts [scenario…] [--batch 1000] [--seconds 3]
+ *   node -r ./tools/register.js bench/pipeline.ts [scenario…] [--batch 1000] [--seconds 3]
  */
 import { loadConfig, parseArgs } from '../src/config';
 import { decodeBody } from '../src/http/decode';
@@ -39,6 +39,7 @@ export function routeContext(): RouteContext {
     log: createLogger('error', {}, () => undefined),
     authEnabled: false,
     isValidKey: () => true,
+    redactKeys: (text) => text,
     tracerEndpoints: tracerEndpoints(ROUTES),
     caches: createTranslatorCaches({ traceIds: { maxEntries: config.traceIdCacheSize, ttlMs: config.traceIdCacheTtlMs }, metricStreams: { maxEntries: config.metricStreamsMax, idleMs: config.metricStreamsIdleMs } }),
     metrics: new BridgeMetrics(),

@@ -4,7 +4,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { relative } from 'node:path';
-import { REPO_ROOT } from '../src/tools/collector/build';
+import { REPO_ROOT } from '../tools/src/collector/build';
 
 interface ProfileNode {
   id: number;

@@ -20,30 +20,9 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { optionValue } from './args';
 import type { LoadMessage, LoadResult, LoadSpec } from './loadgen';
-import { renderResults, type BenchResults, type LatencyAt, type Measurement, type SweepPoint } from './report';
+import { renderResults, type BenchOptions, type BenchResults, type LatencyAt, type Measurement, type SweepPoint } from './report';
 import { buildScenario, SCENARIOS, type Scenario, type ScenarioName } from './scenarios';
 import { binaries, BENCH_DIR, cpuSeconds, peakRssMiB, SIDES, startSut, type RunningSut, type Side } from './sut';
-
-export interface BenchOptions {
-  scenarios: ScenarioName[];
-  runs: number;
-  seconds: number;
-  warmupSeconds: number;
-  batch: number;
-  sweep: readonly number[];
-  sweepScenarios: ScenarioName[];
-  sweepSeconds: number;
-  concurrency: number;
-  sutCores: string;
-  loadCores: string;
-  /** how the sidecar compresses its exports (collector on the same host: none) */
-  otlpCompression: 'none' | 'gzip';
-  sides: Side[];
-  /** node flags for the sidecar (profiling, GC experiments) */
-  nodeArgs: string[];
-  /** where RESULTS.md and results.json go */
-  outDir: string;
-}
 
 function parseOptions(argv: string[]): BenchOptions {
   const value = (name: string): string | undefined => optionValue(argv, name);
@@ -69,7 +48,7 @@ function parseOptions(argv: string[]): BenchOptions {
 }
 
 const LOADGEN = join(BENCH_DIR, 'loadgen.ts');
-const REGISTER = join(BENCH_DIR, 'register.js');
+const REGISTER = join(BENCH_DIR, '..', 'tools', 'register.js');
 
 interface Window {
   /** CPU seconds each process of the side used in the measured window */

@@ -8,8 +8,8 @@ import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ensureCollector, REPO_ROOT } from '../src/tools/collector/build';
-import { startCollector, type OverlayName, type RunningCollector } from '../src/tools/collector/run';
+import { ensureCollector, REPO_ROOT } from '../tools/src/collector/build';
+import { startCollector, type OverlayName, type RunningCollector } from '../tools/src/collector/run';
 import { createLogger } from '../src/core/observability/log';
 import { freePort } from '../test/helpers/ports';
 import { collectorListenEnv, eventually, healthy } from '../test/helpers/stack';
@@ -118,8 +118,6 @@ export async function startOurs(binary: string, o: SutOptions): Promise<RunningS
       DD_BRIDGE_API_KEYS: BENCH_API_KEY,
       OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${grpc}`,
       DD_BRIDGE_LOG_LEVEL: 'warn',
-      // one process, whose pid is all of this side's cost (bench/workers.ts measures several)
-      DD_BRIDGE_WORKERS: '1',
       ...o.sidecarEnv,
     },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -133,7 +131,7 @@ export async function startOurs(binary: string, o: SutOptions): Promise<RunningS
   return {
     side: 'ours',
     url: `http://127.0.0.1:${intake}`,
-    pids: { ...sidecarPids(sidecar.pid as number), collector: collector.process.pid as number },
+    pids: { sidecar: sidecar.pid as number, collector: collector.process.pid as number },
     exportFailures: () => exportFailures(`http://127.0.0.1:${admin}/metrics`),
     async stop() {
       await stopChild(sidecar);
@@ -147,24 +145,6 @@ export async function startUpstream(binary: string, o: SutOptions): Promise<Runn
   const intake = await freePort();
   const collector = await launchCollector(binary, o, { ...env, DD_RECEIVER_ENDPOINT: `127.0.0.1:${intake}` }, health, true);
   return { side: 'upstream', url: `http://127.0.0.1:${intake}`, pids: { collector: collector.process.pid as number }, stop: () => collector.stop() };
-}
-
-/** The worker processes a primary forked (--workers), oldest first; none for a single process. */
-function workerPids(primary: number): number[] {
-  const children = readFileSync(`/proc/${primary}/task/${primary}/children`, 'utf8').trim();
-  return children === ''
-    ? []
-    : children
-        .split(' ')
-        .map(Number)
-        .sort((a, b) => a - b);
-}
-
-/** The sidecar's processes: `sidecar` alone, or `primary` and each `worker<i>` (--workers > 1), so that CPU and RSS count them all. */
-function sidecarPids(pid: number): Record<string, number> {
-  const workers = workerPids(pid);
-  if (workers.length === 0) return { sidecar: pid };
-  return { primary: pid, ...Object.fromEntries(workers.map((w, i) => [`worker${i}`, w])) };
 }
 
 /** The sum of the sidecar's ddbridge_export_failures_total series. */

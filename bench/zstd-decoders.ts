@@ -5,7 +5,7 @@
  * one process: CPU per request, all threads counted, so a decoder that works on the thread pool
  * is not flattered.
  *
- *   node -r ./bench/register.js bench/zstd-decoders.ts [--seconds 2]
+ *   node -r ./tools/register.js bench/zstd-decoders.ts [--seconds 2]
  */
 import { decompress as formerAddon } from '@mongodb-js/zstd';
 import { availableZstdImplementations, decodeZstd } from '../src/http/decode/zstd';

@@ -1,11 +1,10 @@
 /**
  * The sidecar process: admin server always, intake server only when enabled, one exporter and
- * one trace-id cache shared by every route. With `--workers N` > 1 each worker process runs it
- * without the admin server, which the primary serves for all of them (src/cli/workers/).
+ * one trace-id cache shared by every route.
  */
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { keyChecker, redactUrl } from '../signals/shared/api-keys';
+import { keyChecker, keyRedactor, redactUrl } from '../signals/shared/api-keys';
 import { acceptedKeys, EXPORT_OPTIONS, optionsFor, ROUTE_OPTIONS, SERVER_OPTIONS, type Config, type HostPort } from '../config';
 import { zstdImplementation } from '../http/decode';
 import { CoalescingExporter } from '../core/export/coalescing-exporter';
@@ -15,27 +14,25 @@ import { DiskSpool } from '../core/export/spool';
 import { SpoolingExporter } from '../core/export/spooling-exporter';
 import { ROUTES, tracerEndpoints } from '../signals/routes';
 import type { IntakeRoute, RouteContext } from '../signals/route';
-import type { Logger } from '../core/observability/log';
+import { redacting, type Logger } from '../core/observability/log';
 import { BridgeMetrics } from '../core/observability/metrics';
-import { createTranslatorCaches, type TranslatorCacheOptions, type TranslatorCaches } from '../signals/caches';
-import type { SharedState } from '../signals/shared-state';
+import { createTranslatorCaches } from '../signals/caches';
 import { createAdminServer, type HealthState } from '../http/admin-server';
 import { InflightBudget } from '../http/inflight-budget';
-import { spoolDirsFor } from './workers/spool-dirs';
 import { createIntakeApp } from '../http/intake-app';
+import { formerWorkerSpools } from './former-spools';
 
 export interface Sidecar {
   intakeAddress: AddressInfo | undefined;
-  /** undefined in a worker process: the primary serves the admin port */
-  adminAddress: AddressInfo | undefined;
+  adminAddress: AddressInfo;
   metrics: BridgeMetrics;
   stop(): Promise<void>;
 }
 
-const listen = (server: Server, at: HostPort): Promise<AddressInfo> =>
+const listen = (server: Server, at: HostPort, reusePort = false): Promise<AddressInfo> =>
   new Promise((resolve, reject) => {
     server.once('error', reject);
-    server.listen(at.port, at.host, () => {
+    server.listen({ port: at.port, host: at.host, reusePort }, () => {
       server.off('error', reject);
       resolve(server.address() as AddressInfo);
     });
@@ -82,35 +79,30 @@ interface Exporters {
   exporter: Exporter;
   /** the collector's exporter itself, which shutdown may have to cut on its own */
   collector: OtlpGrpcExporter;
-  /** drainers of spools former workers left (spool-dirs.ts), which take no new data */
+  /** drainers of the per-worker spools an earlier version left (former-spools.ts), which take no new data */
   former: SpoolingExporter[];
 }
 
-const openSpool = (config: Config, dir: string, maxBytes: number): DiskSpool => DiskSpool.open({ dir, maxBytes, segmentBytes: 64 * 1024 * 1024, fsync: config.spoolFsync });
+const openSpool = (config: Config, dir: string): DiskSpool => DiskSpool.open({ dir, maxBytes: config.spoolMaxBytes, segmentBytes: 64 * 1024 * 1024, fsync: config.spoolFsync });
 
 /**
- * Delivers what a former worker spooled. Its gauges are its own (they would overwrite the
- * spool's); what the collector accepts is counted with the rest.
+ * Delivers what an earlier version's worker spooled. Its gauges are its own (they would overwrite
+ * the spool's); what the collector accepts is counted with the rest.
  */
 function drainFormerSpool(config: Config, dir: string, metrics: BridgeMetrics, log: Logger): SpoolingExporter {
-  const spool = openSpool(config, dir, config.spoolMaxBytes);
-  log.info('delivering the spool of a former worker', { dir, pendingBytes: spool.bytes });
+  const spool = openSpool(config, dir);
+  log.info('delivering a spool an earlier version left', { dir, pendingBytes: spool.bytes });
   return new SpoolingExporter(spool, new OtlpGrpcExporter(optionsFor(config, EXPORT_OPTIONS), metrics, log), new BridgeMetrics(), log, { attemptMs: config.otlpTimeoutMs });
 }
 
-/**
- * Where encoded exports go: batched, to the collector or to the durable spool in front of it (one
- * per worker, each bounded to its share of --spool-max-bytes).
- */
-function createExporter(config: Config, metrics: BridgeMetrics, log: Logger, worker: { index: number; workers: number }): Exporters {
+/** Where encoded exports go: batched, to the collector or to the durable spool in front of it. */
+function createExporter(config: Config, metrics: BridgeMetrics, log: Logger): Exporters {
   const collector = new OtlpGrpcExporter(optionsFor(config, EXPORT_OPTIONS), metrics, log);
   const batched = (inner: Exporter): Exporter => new CoalescingExporter(inner, config.exportMaxBytes, metrics);
   if (!config.spoolDir) return { exporter: batched(collector), collector, former: [] };
-  const dirs = spoolDirsFor(config.spoolDir, worker.index, worker.workers);
-  const maxBytes = Math.floor(config.spoolMaxBytes / worker.workers);
-  const spool = openSpool(config, dirs.own, maxBytes);
-  log.info('durable spool enabled', { dir: dirs.own, maxBytes, fsync: config.spoolFsync, pendingBytes: spool.bytes });
-  const former = dirs.former.map((dir) => drainFormerSpool(config, dir, metrics, log));
+  const spool = openSpool(config, config.spoolDir);
+  log.info('durable spool enabled', { dir: config.spoolDir, maxBytes: config.spoolMaxBytes, fsync: config.spoolFsync, pendingBytes: spool.bytes });
+  const former = formerWorkerSpools(config.spoolDir).map((dir) => drainFormerSpool(config, dir, metrics, log));
   return { exporter: batched(new SpoolingExporter(spool, collector, metrics, log, { attemptMs: config.otlpTimeoutMs })), collector, former };
 }
 
@@ -139,21 +131,6 @@ async function shutDown(server: Server, exporter: Exporter, collector: OtlpGrpcE
   if (!(await settlesWithin(closed, AFTER_GRACE_MS))) log.warn('the exporter did not close within the grace; exiting without it', { graceMs });
 }
 
-/**
- * What a worker process (src/cli/workers/worker.ts) puts in: caches that tell the other workers
- * what they learn, and how. It serves no admin port (the primary does) and says which worker
- * answered each request in WORKER_HEADER.
- */
-export interface WorkerParts {
-  index: number;
-  workers: number;
-  caches: TranslatorCaches;
-  shared: SharedState;
-}
-
-/** The worker that answered a request, with several: for operators (and the e2e tests) to see how connections spread. */
-export const WORKER_HEADER = 'DD-Bridge-Worker';
-
 /** What tests and benchmarks put in place of the real parts. */
 export interface SidecarOverrides {
   /** instead of the collector (and spool) behind the coalescer */
@@ -162,52 +139,43 @@ export interface SidecarOverrides {
   routes?: readonly IntakeRoute[];
 }
 
-/** The translator caches' bounds, as configured. */
-export const translatorCacheOptions = (config: Config): TranslatorCacheOptions => ({
-  traceIds: { maxEntries: config.traceIdCacheSize, ttlMs: config.traceIdCacheTtlMs },
-  metricStreams: { maxEntries: config.metricStreamsMax, idleMs: config.metricStreamsIdleMs },
-  hosts: { maxHosts: config.hostMetadataMaxHosts, ttlMs: config.hostMetadataTtlMs },
-  semconv: config.semconvOptIn,
-  kubernetesMetrics: { otelNames: config.k8sOtelMetrics, datadogNames: config.k8sDatadogMetrics },
-});
-
-export async function startSidecar(config: Config, log: Logger, overrides: SidecarOverrides = {}, worker?: WorkerParts): Promise<Sidecar> {
+export async function startSidecar(config: Config, given: Logger, overrides: SidecarOverrides = {}): Promise<Sidecar> {
+  const keys = acceptedKeys(config);
+  // whatever a line is about (a sender's header, a collector's error), no configured key is in it
+  const redactKeys = keyRedactor(keys);
+  const log = redacting(given, redactKeys);
   const metrics = new BridgeMetrics();
   let status: HealthState['status'] = config.enabled ? 'ok' : 'disabled';
   let intakeListen: string | undefined;
   const collectorEndpoint = redactUrl(config.otlpEndpoint);
-  const admin = worker ? undefined : createAdminServer(() => ({ status, intake: { enabled: config.enabled, ...(intakeListen ? { listen: intakeListen } : {}) }, collector: { endpoint: collectorEndpoint } }), metrics);
-  const adminAddress = admin ? await listen(admin, config.adminListen) : undefined;
-  const adminListen = adminAddress ? `${adminAddress.address}:${adminAddress.port}` : 'the primary';
-  const closeAdmin = (): Promise<void> => (admin ? closeNow(admin) : Promise.resolve());
+  const admin = createAdminServer(() => ({ status, intake: { enabled: config.enabled, ...(intakeListen ? { listen: intakeListen } : {}) }, collector: { endpoint: collectorEndpoint } }), metrics);
+  const adminAddress = await listen(admin, config.adminListen);
 
   if (!config.enabled) {
-    log.info('Datadog intake is disabled; set ENABLE_VENDOR_RECEIVER=true (or ENABLE_DATADOG_RECEIVER=true) to enable it', { admin: adminListen });
-    return { intakeAddress: undefined, adminAddress, metrics, stop: closeAdmin };
+    log.info('Datadog intake is disabled; set ENABLE_VENDOR_RECEIVER=true (or ENABLE_DATADOG_RECEIVER=true) to enable it', { admin: `${adminAddress.address}:${adminAddress.port}` });
+    return { intakeAddress: undefined, adminAddress, metrics, stop: () => closeNow(admin) };
   }
 
-  const keys = acceptedKeys(config);
   if (keys.length === 0) log.warn('no API keys configured: the intake accepts every request; set OTLP_AUTH_TOKEN or DD_BRIDGE_API_KEYS to require DD-API-KEY');
-  const { exporter, collector, former } = overrides.exporter ? { exporter: overrides.exporter, collector: undefined, former: [] } : createExporter(config, metrics, log, worker ?? { index: 0, workers: 1 });
+  const { exporter, collector, former } = overrides.exporter ? { exporter: overrides.exporter, collector: undefined, former: [] } : createExporter(config, metrics, log);
   const routes = overrides.routes ?? ROUTES;
   const ctx: RouteContext = {
     config: optionsFor(config, ROUTE_OPTIONS),
     log,
     authEnabled: keys.length > 0,
     isValidKey: keyChecker(keys),
+    redactKeys,
     tracerEndpoints: tracerEndpoints(routes),
-    caches: worker?.caches ?? createTranslatorCaches(translatorCacheOptions(config)),
+    caches: createTranslatorCaches({
+      traceIds: { maxEntries: config.traceIdCacheSize, ttlMs: config.traceIdCacheTtlMs },
+      metricStreams: { maxEntries: config.metricStreamsMax, idleMs: config.metricStreamsIdleMs },
+      hosts: { maxHosts: config.hostMetadataMaxHosts, ttlMs: config.hostMetadataTtlMs },
+      semconv: config.semconvOptIn,
+      kubernetesMetrics: { otelNames: config.k8sOtelMetrics, datadogNames: config.k8sDatadogMetrics },
+    }),
     metrics,
-    ...(worker ? { shared: worker.shared } : {}),
   };
-  const app = createIntakeApp(routes, ctx, exporter, optionsFor(config, SERVER_OPTIONS), metrics, log, new InflightBudget(config.maxInflightRequests, config.maxInflightBytes));
-  const workerIndex = String(worker?.index);
-  const intake: typeof app = worker
-    ? (req, res) => {
-        res.setHeader(WORKER_HEADER, workerIndex);
-        app(req, res);
-      }
-    : app;
+  const intake = createIntakeApp(routes, ctx, exporter, optionsFor(config, SERVER_OPTIONS), metrics, log, new InflightBudget(config.maxInflightRequests, config.maxInflightBytes));
   const server = createServer(
     {
       keepAlive: true,
@@ -219,11 +187,11 @@ export async function startSidecar(config: Config, log: Logger, overrides: Sidec
     intake,
   );
   server.keepAliveTimeout = config.keepAliveTimeoutMs;
-  const intakeAddress = await listen(server, config.listen);
+  const intakeAddress = await listen(server, config.listen, config.reusePort);
   intakeListen = `${intakeAddress.address}:${intakeAddress.port}`;
   log.info('Datadog intake listening', {
     listen: intakeListen,
-    admin: adminListen,
+    admin: `${adminAddress.address}:${adminAddress.port}`,
     collector: collectorEndpoint,
     auth: keys.length > 0 ? `${keys.length} key(s)` : 'open',
     zstd: zstdImplementation,
@@ -238,9 +206,9 @@ export async function startSidecar(config: Config, log: Logger, overrides: Sidec
       const started = Date.now();
       const formerClosed = settlesWithin(Promise.all(former.map((f) => f.close())), config.shutdownGraceMs);
       await shutDown(server, exporter, collector, config.shutdownGraceMs, log);
-      await formerClosed;
       log.info('intake stopped', { ms: Date.now() - started, spooledBytes: metrics.spoolBytes.get() });
-      await closeAdmin();
+      await formerClosed;
+      await closeNow(admin);
     },
   };
 }

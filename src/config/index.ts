@@ -2,3 +2,4 @@
 export { helpText } from './help';
 export { acceptedKeys, loadConfig, optionOf, optionsFor, parseArgs, type ParsedArgs, resolveSetting } from './load';
 export * from './options';
+export { helpRows, loadTable, parseArgsFor, type Option, type OptionTable } from './table';

@@ -4,6 +4,10 @@
  * loading (load.ts) cannot drift apart. Each component gets only its part (ROUTE_OPTIONS, …).
  */
 
+import { ConfigError, parseBool, type Option, type OptionTable } from './table';
+
+export { ConfigError, parseBool };
+
 const MiB = 1024 * 1024;
 
 export interface Config {
@@ -39,7 +43,7 @@ export interface Config {
   maxInflightRequests: number;
   maxInflightBytes: number;
   shutdownGraceMs: number;
-  workers: number | 'auto';
+  reusePort: boolean;
   traceIdCacheSize: number;
   traceIdCacheTtlMs: number;
   metricStreamsMax: number;
@@ -49,17 +53,7 @@ export interface Config {
   hostMetadataMaxHosts: number;
   hostMetadataTtlMs: number;
   logLevel: LogLevel;
-  stackSink: StackSink;
-  clickhouseHttpPort: number;
-  clickhouseTcpPort: number;
-  clickhouseHome: string | undefined;
-  ui: boolean;
-  uiSource: string | undefined;
-  uiPort: number;
 }
-
-/** Where `dd-otlp-bridge stack` has the collector write. */
-export type StackSink = 'clickhouse' | 'file';
 
 export type LogLevel = 'debug' | 'info' | 'warn' | 'error';
 
@@ -78,23 +72,6 @@ export interface HostPort {
   port: number;
 }
 
-export interface Option<K extends keyof Config> {
-  key: K;
-  flag: string;
-  env: string[];
-  file: string;
-  default: Config[K];
-  parse: (raw: string, source: string) => Config[K];
-  help: string;
-}
-
-export const parseBool = (raw: string, source: string): boolean => {
-  const v = raw.trim().toLowerCase();
-  if (['true', '1', 'yes', 'on'].includes(v)) return true;
-  if (['false', '0', 'no', 'off', ''].includes(v)) return false;
-  throw new ConfigError(`${source}: expected true or false, got "${raw}"`);
-};
-
 const parsePositiveInt = (raw: string, source: string): number => {
   const n = Number(raw);
   if (!Number.isSafeInteger(n) || n <= 0) throw new ConfigError(`${source}: expected a positive integer, got "${raw}"`);
@@ -108,19 +85,23 @@ export const parseHostPort = (raw: string, source: string): HostPort => {
   return { host: m[1] ?? (m[2] || '0.0.0.0'), port };
 };
 
-const parsePort = (raw: string, source: string): number => {
+/** node:net's `reusePort` arrived in 22.12 (and 23.1); older versions ignore it, and a second process would fail to bind. */
+const hasReusePort = (version: string): boolean => {
+  const [major = 0, minor = 0] = version.slice(1).split('.').map(Number);
+  return major > 22 || (major === 22 && minor >= 12);
+};
+
+/** A boolean; `true` only where node honours it. */
+export const parseReusePort = (raw: string, source: string, version = process.version): boolean => {
+  const on = parseBool(raw, source);
+  if (on && !hasReusePort(version)) throw new ConfigError(`${source}: needs Node.js 22.12 or later (this is ${version})`);
+  return on;
+};
+
+export const parsePort = (raw: string, source: string): number => {
   const n = Number(raw);
   if (!Number.isSafeInteger(n) || n <= 0 || n > 65535) throw new ConfigError(`${source}: expected a port (1-65535), got "${raw}"`);
   return n;
-};
-
-/** `auto` (the cores available to the process) or a positive integer. */
-const parseWorkers = (raw: string, source: string): number | 'auto' => (raw.trim().toLowerCase() === 'auto' ? 'auto' : parsePositiveInt(raw.trim(), source));
-
-const parseStackSink = (raw: string, source: string): StackSink => {
-  const v = raw.trim().toLowerCase();
-  if (v === 'clickhouse' || v === 'file') return v;
-  throw new ConfigError(`${source}: expected clickhouse or file, got "${raw}"`);
 };
 
 const parseList = (raw: string): string[] =>
@@ -164,17 +145,13 @@ export const parseSemconvOptIn = (raw: string): SemconvOptIn => {
   return { http: names('http'), database: names('database') };
 };
 
-export class ConfigError extends Error {
-  override name = 'ConfigError';
+export const optionalString = (raw: string): string | undefined => (raw.trim() === '' ? undefined : raw.trim());
+
+function option<K extends keyof Config>(o: Option<Config, K>): Option<Config, keyof Config> {
+  return o as unknown as Option<Config, keyof Config>;
 }
 
-const optionalString = (raw: string): string | undefined => (raw.trim() === '' ? undefined : raw.trim());
-
-function option<K extends keyof Config>(o: Option<K>): Option<K> {
-  return o;
-}
-
-export const OPTIONS = [
+export const OPTIONS: OptionTable<Config> = [
   option({
     key: 'enabled',
     flag: '--enable',
@@ -192,6 +169,15 @@ export const OPTIONS = [
     default: { host: '0.0.0.0', port: 8126 },
     parse: parseHostPort,
     help: 'Intake address (host:port) that agents and tracers send to.',
+  }),
+  option({
+    key: 'reusePort',
+    flag: '--reuse-port',
+    env: ['DD_BRIDGE_REUSE_PORT'],
+    file: 'reuse_port',
+    default: false,
+    parse: parseReusePort,
+    help: 'Let several sidecar processes listen on the same intake port of one host (Linux SO_REUSEPORT; the kernel spreads connections over them; Node >= 22.12). Give each its own --spool-dir and --admin-listen.',
   }),
   option({
     key: 'adminListen',
@@ -441,15 +427,6 @@ export const OPTIONS = [
     help: 'On SIGTERM: stop accepting, let in-flight requests finish for up to this long, then exit.',
   }),
   option({
-    key: 'workers',
-    flag: '--workers',
-    env: ['DD_BRIDGE_WORKERS'],
-    file: 'workers',
-    default: 'auto',
-    parse: parseWorkers,
-    help: 'Processes serving the intake port together (`serve` only); auto = the cores available to the process; 1 = one process, as before.',
-  }),
-  option({
     key: 'semconvOptIn',
     flag: '--semconv-stability-opt-in',
     env: ['OTEL_SEMCONV_STABILITY_OPT_IN'],
@@ -557,70 +534,7 @@ export const OPTIONS = [
     parse: parseLogLevel,
     help: 'debug, info, warn or error.',
   }),
-  option({
-    key: 'stackSink',
-    flag: '--sink',
-    env: ['DD_BRIDGE_STACK_SINK'],
-    file: 'stack.sink',
-    default: 'clickhouse',
-    parse: parseStackSink,
-    help: '`stack` only: clickhouse (DB_ENDPOINT when set, else an embedded ClickHouse it starts) or file (OTLP JSON files under .cache/sink).',
-  }),
-  option({
-    key: 'clickhouseHttpPort',
-    flag: '--clickhouse-http-port',
-    env: ['DD_BRIDGE_CLICKHOUSE_HTTP_PORT'],
-    file: 'stack.clickhouse.http_port',
-    default: 8123,
-    parse: parsePort,
-    help: "`stack` only: the embedded ClickHouse's HTTP port on 127.0.0.1 (curl, HyperDX).",
-  }),
-  option({
-    key: 'clickhouseTcpPort',
-    flag: '--clickhouse-tcp-port',
-    env: ['DD_BRIDGE_CLICKHOUSE_TCP_PORT'],
-    file: 'stack.clickhouse.tcp_port',
-    default: 9000,
-    parse: parsePort,
-    help: "`stack` only: the embedded ClickHouse's native port on 127.0.0.1 (the collector's exporter).",
-  }),
-  option({
-    key: 'clickhouseHome',
-    flag: '--clickhouse-home',
-    env: ['DD_BRIDGE_CLICKHOUSE_HOME'],
-    file: 'stack.clickhouse.home',
-    default: undefined,
-    parse: optionalString,
-    help: '`stack` only: folder of the embedded ClickHouse: its Python venv (chdb-core), data/ (kept across restarts) and logs/. Default: .cache/clickhouse in the repo.',
-  }),
-  option({
-    key: 'ui',
-    flag: '--ui',
-    env: ['DD_BRIDGE_UI'],
-    file: 'stack.ui.enabled',
-    default: false,
-    parse: parseBool,
-    help: "`stack` only: also build (once per source, cached under DD_BRIDGE_HYPERDX_CACHE, default ~/.cache/dd-otlp-bridge/hyperdx) and serve the HyperDX UI in local mode, connected to the stack's ClickHouse. See docs/hyperdx-ui.md.",
-  }),
-  option({
-    key: 'uiSource',
-    flag: '--ui-source',
-    env: ['DD_BRIDGE_HYPERDX_SOURCE'],
-    file: 'stack.ui.source',
-    default: undefined,
-    parse: optionalString,
-    help: '`stack --ui` and `hyperdx`: the HyperDX source, a hyperdxio/hyperdx clone or its .tar.gz. Default: the newest ../shared/vendor/hyperdx/*.tar.gz beside the repo.',
-  }),
-  option({
-    key: 'uiPort',
-    flag: '--ui-port',
-    env: ['DD_BRIDGE_UI_PORT'],
-    file: 'stack.ui.port',
-    default: 8080,
-    parse: parsePort,
-    help: "`stack --ui` and `hyperdx serve`: the HyperDX UI's port on 127.0.0.1.",
-  }),
-] as const;
+];
 
 /** What the routes read (RouteContext.config): encoding, log options, and what /info advertises. */
 export const ROUTE_OPTIONS = ['exportMaxBytes', 'decodeJsonMessage', 'logTextCorrelation', 'listen', 'maxBodyBytes'] as const;

@@ -9,7 +9,6 @@ import { parseContentEncoding, undoCodings } from './decode';
 import type { ServerOptions } from '../config';
 import type { Exporter } from '../core/export/exporter';
 import type { Accepted, IntakeReply, IntakeRequest, IntakeRoute, RouteContext } from '../signals/route';
-import type { SharedStateSession } from '../signals/shared-state';
 import { agentState, AGENT_VERSION, infoDocument } from '../signals/control/info';
 import { unknownRouteReply } from '../signals/control/unknown';
 import { freeNow } from '../core/owned-buffers';
@@ -98,7 +97,7 @@ export function createIntakeApp(routes: readonly IntakeRoute[], ctx: RouteContex
     const method = req.method ?? 'GET';
     const route = table.match(path);
     if (!route) {
-      const reply = unknownRouteReply(method, path);
+      const reply = unknownRouteReply(method);
       metrics.unknownRoutes.inc({ method });
       shared.log.warn('request to a route this sidecar does not implement', { method, path: loggablePath(path), status: reply.status });
       return send(res, reply);
@@ -107,7 +106,7 @@ export function createIntakeApp(routes: readonly IntakeRoute[], ctx: RouteContex
     const served = method === 'HEAD' ? 'GET' : method;
     if (!(route.methods as readonly string[]).includes(served)) {
       metrics.requests.inc({ route: route.name, status: '405' });
-      return send(res, { status: 405, body: `${method} is not allowed on ${loggablePath(path)}; use ${route.methods.join(' or ')}\n`, headers: { Allow: route.methods.join(', ') } });
+      return send(res, { status: 405, body: `${method} is not allowed on the ${route.name} route; use ${route.methods.join(' or ')}\n`, headers: { Allow: route.methods.join(', ') } });
     }
     if (route.sender === 'tracer' && route.name !== 'info') for (const [k, v] of stamp) res.setHeader(k, v);
     const socket = req.socket;
@@ -211,73 +210,50 @@ async function handle(route: IntakeRoute, req: IncomingMessage, path: string, { 
     remoteAddress: req.socket.remoteAddress ?? '',
     authenticated,
   };
-  if (ctx.shared) {
-    const { accepted, published } = await acceptSharedAndFree(route, intakeRequest, raw, ctx, ctx.shared.session());
-    return deliver(accepted, exporter, published);
-  }
   return deliver(acceptAndFree(route, intakeRequest, raw, ctx), exporter);
 }
 
-/** The body's memory is freed once the route is done with it: it has parsed, translated and encoded, so only copies of its bytes are left. */
-const freeBody = (req: IntakeRequest, raw: Buffer): void => {
-  freeNow(req.body);
-  freeNow(raw);
-};
-
-/** The route's step, then the body is freed. */
+/** The route's step, then the body's memory is freed: the route has parsed, translated and encoded, so only copies of its bytes are left. */
 function acceptAndFree(route: IntakeRoute, req: IntakeRequest, raw: Buffer, ctx: RouteContext): Accepted {
   try {
     return route.accept(req, ctx);
   } finally {
-    freeBody(req, raw);
-  }
-}
-
-/**
- * With several workers (src/signals/shared-state.ts): the route's step, and once more when another
- * worker knew what it missed (a log's trace id whose span another worker translated); the body is
- * kept for that second pass, then freed. `published` settles once the other workers know what the
- * step learned.
- */
-async function acceptSharedAndFree(route: IntakeRoute, req: IntakeRequest, raw: Buffer, ctx: RouteContext, session: SharedStateSession): Promise<{ accepted: Accepted; published: Promise<void> }> {
-  try {
-    let accepted = session.record(() => route.accept(req, ctx));
-    if (await session.fetchMisses()) accepted = session.record(() => route.accept(req, ctx));
-    return { accepted, published: session.publish() };
-  } finally {
-    freeBody(req, raw);
+    freeNow(req.body);
+    freeNow(raw);
   }
 }
 
 /**
  * Exports what a route encoded (when it encoded anything), then makes its reply; a failed export
- * rejects with the domain error whose reply the sender gets (error-reply.ts). With several
- * workers the reply also waits for `published` (the others know what this request taught), so that
- * whatever the sender does after its 2xx finds it on any worker. Not an async function, so that
- * only `reply` waits on the collector (see exportThen in src/signals/route.ts). The benches serve
- * routes through it too.
+ * rejects with the domain error whose reply the sender gets (error-reply.ts). Not an async
+ * function, so that only `reply` waits on the collector (see exportThen in src/signals/route.ts).
+ * The benches serve routes through it too.
  */
-export function deliver(accepted: Accepted, exporter: Exporter, published?: Promise<void>): Promise<IntakeReply> {
-  if (!('exports' in accepted)) return published ? published.then(() => accepted) : Promise.resolve(accepted);
+export function deliver(accepted: Accepted, exporter: Exporter): Promise<IntakeReply> {
+  if (!('exports' in accepted)) return Promise.resolve(accepted);
   const { exports, reply } = accepted;
-  const exported = exports.length > 0 ? exporter.export(exports) : Promise.resolve();
-  return (published ? Promise.all([exported, published]) : exported).then(reply);
+  return (exports.length > 0 ? exporter.export(exports) : Promise.resolve()).then(reply);
 }
 
-function errorReply(err: unknown, route: IntakeRoute, method: string, path: string, { log, metrics }: Shared): IntakeReply {
+/**
+ * The reply to a request that failed, and its log line. A refusal may echo what the sender sent (a
+ * Content-Encoding it named): configured keys are taken out of it, as the sidecar's logger takes
+ * them out of every line.
+ */
+function errorReply(err: unknown, route: IntakeRoute, method: string, path: string, { ctx, log, metrics }: Shared): IntakeReply {
   if (isDomainError(err)) {
     const { status, text, headers } = errorReplyFor(err);
     const fields = { route: route.name, method, path: loggablePath(path), status, error: text };
     if (status >= 500) log.warn('request not accepted', fields);
     else log.info('request refused', fields);
-    return { status, body: text + '\n', contentType: 'text/plain; charset=utf-8', headers };
+    return { status, body: ctx.redactKeys(text) + '\n', contentType: 'text/plain; charset=utf-8', headers };
   }
   metrics.internalErrors.inc({ route: route.name });
   log.error('unexpected error while handling a request; the payload was refused', { route: route.name, method, path: loggablePath(path), error: err });
   // Failures to export are domain errors (503) above; anything else is a bug that this payload will
   // hit every time. 400 makes the sender drop it: a 5xx would make the logs agent resend the same
   // batch forever and block everything behind it.
-  return { status: 400, body: `dd-otlp-bridge could not translate this payload (${(err as Error)?.message ?? 'unknown error'}); it was not forwarded\n`, contentType: 'text/plain; charset=utf-8' };
+  return { status: 400, body: ctx.redactKeys(`dd-otlp-bridge could not translate this payload (${(err as Error)?.message ?? 'unknown error'}); it was not forwarded\n`), contentType: 'text/plain; charset=utf-8' };
 }
 
 function send(res: ServerResponse, reply: IntakeReply): void {

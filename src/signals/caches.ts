@@ -52,18 +52,12 @@ export interface TranslatorCacheOptions {
   kubernetesMetrics: KubernetesMetricOptions;
 }
 
-/**
- * The caches whose lessons other worker processes must see (src/signals/shared-state.ts); a worker
- * passes its own kinds of them, which tell the others (src/cli/workers/shared-caches.ts).
- */
-export type SharedCaches = Pick<TranslatorCaches, 'traceIds' | 'metricStreams' | 'hosts' | 'serviceIdentities'>;
-
-export function createTranslatorCaches(options: Partial<TranslatorCacheOptions> = {}, shared: Partial<SharedCaches> = {}): TranslatorCaches {
-  const hosts = shared.hosts ?? new HostMetadataTable(options.hosts);
+export function createTranslatorCaches(options: Partial<TranslatorCacheOptions> = {}): TranslatorCaches {
+  const hosts = new HostMetadataTable(options.hosts);
   const pods = new PodIdentities();
   return {
-    traceIds: shared.traceIds ?? new TraceIdCache(options.traceIds),
-    metricStreams: shared.metricStreams ?? new StreamStartTimes(options.metricStreams ?? DEFAULT_START_TIME_OPTIONS),
+    traceIds: new TraceIdCache(options.traceIds),
+    metricStreams: new StreamStartTimes(options.metricStreams ?? DEFAULT_START_TIME_OPTIONS),
     logPromotions: new PromotionMemos(),
     groupings: new WeakMap(),
     internedOrigins: newInternedOrigins(),
@@ -71,7 +65,7 @@ export function createTranslatorCaches(options: Partial<TranslatorCacheOptions> 
     hosts,
     pods,
     enrichment: enrichers(hosts, pods),
-    serviceIdentities: shared.serviceIdentities ?? new ServiceIdentities(),
+    serviceIdentities: new ServiceIdentities(),
     querySummaries: new QuerySummaries(),
     kubernetesMetrics: options.kubernetesMetrics ?? DEFAULT_KUBERNETES_METRIC_OPTIONS,
   };

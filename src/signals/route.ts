@@ -11,7 +11,6 @@ import type { SignalBatch } from '../core/otlp/model';
 import type { MediaType } from '../core/wire/media-type';
 import type { BridgeMetrics } from '../core/observability/metrics';
 import type { TranslatorCaches } from './caches';
-import type { SharedState } from './shared-state';
 
 /**
  * Who calls the route, which decides whether an API key is required: agents and API clients
@@ -48,14 +47,14 @@ export interface RouteContext {
   authEnabled: boolean;
   /** Constant-time check of a candidate key against the configured ones. */
   isValidKey(candidate: string | undefined): boolean;
+  /** `text` with every configured key replaced, in any spelling (keyRedactor in shared/api-keys.ts): for what a refusal echoes. */
+  redactKeys(text: string): string;
   /** Paths of tracer-facing routes actually served, for /info. */
   tracerEndpoints: readonly string[];
   /** The translators' process-lifetime caches (trace ids, metric stream start times, …), made once by the sidecar. */
   caches: TranslatorCaches;
   /** Self-metrics, for what a route counts itself (e.g. points it could not translate). */
   metrics: BridgeMetrics;
-  /** With several worker processes: how their caches learn from each other (shared-state.ts); absent in one process. */
-  shared?: SharedState;
 }
 
 export interface IntakeRoute {

@@ -6,7 +6,7 @@
  * translating it: method, path, headers without anything key-like, and the body exactly as sent
  * (still compressed if the client compressed it).
  *
- * Run: node -r ./bench/register.js test/clients/capture-agent.ts --out DIR [--port 8126] [--skip REGEX] [--without-v1]
+ * Run: node -r ./tools/register.js test/clients/capture-agent.ts --out DIR [--port 8126] [--skip REGEX] [--without-v1]
  * It prints `listening <url>` once ready and writes DIR/requests.json after every request.
  */
 import { mkdirSync, writeFileSync } from 'node:fs';

@@ -10,7 +10,7 @@ CAPTURE_PORT=${CAPTURE_PORT:-0}
 # start_capture_agent [capture-agent options, e.g. --without-v1]
 start_capture_agent() {
   mkdir -p "$OUT" && find "$OUT" -mindepth 1 ! -name README.md -delete
-  node -r "$ROOT/bench/register.js" "$ROOT/test/clients/capture-agent.ts" --out "$OUT" --port "$CAPTURE_PORT" --skip '^/telemetry/' "$@" >"$OUT/.agent.out" &
+  node -r "$ROOT/tools/register.js" "$ROOT/test/clients/capture-agent.ts" --out "$OUT" --port "$CAPTURE_PORT" --skip '^/telemetry/' "$@" >"$OUT/.agent.out" &
   CAPTURE_PID=$!
   until grep -q '^listening' "$OUT/.agent.out" 2>/dev/null; do
     kill -0 "$CAPTURE_PID" || { echo "capture agent did not start" >&2; return 1; }
@@ -21,7 +21,7 @@ start_capture_agent() {
 
 # ship_log_file FILE SERVICE SOURCE TAGS
 ship_log_file() {
-  node -r "$ROOT/bench/register.js" "$ROOT/test/clients/ship-logs.ts" --url "$CAPTURE_URL" --file "$1" --service "$2" --source "$3" --hostname capture-host --tags "$4"
+  node -r "$ROOT/tools/register.js" "$ROOT/test/clients/ship-logs.ts" --url "$CAPTURE_URL" --file "$1" --service "$2" --source "$3" --hostname capture-host --tags "$4"
 }
 
 stop_capture_agent() {

@@ -7,7 +7,7 @@
  * `status` is always `info` and `timestamp` the time the line was read, as for any file the agent
  * tails without processing rules.
  *
- * Run: node -r ./bench/register.js test/clients/ship-logs.ts --url URL --file PATH --service S
+ * Run: node -r ./tools/register.js test/clients/ship-logs.ts --url URL --file PATH --service S
  *        --source SRC [--hostname H] [--tags k:v,...]
  */
 import { compress as zstdCompress } from '@mongodb-js/zstd';

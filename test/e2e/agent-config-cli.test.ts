@@ -1,5 +1,5 @@
 /**
- * `dd-otlp-bridge agent-config` as an operator runs it: the built CLI on a temporary copy of a
+ * `dd-otlp-bridge-tools agent-config` as an operator runs it: the CLI on a temporary copy of a
  * realistic datadog.yaml. Proves the write/backup/idempotency/revert cycle, that --dry-run writes
  * nothing, that broken input is refused untouched, and that no key ever reaches the terminal.
  */
@@ -7,9 +7,9 @@ import { spawnSync } from 'node:child_process';
 import { chmodSync, copyFileSync, existsSync, mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { REPO_ROOT } from '../../src/tools/collector/build';
+import { REPO_ROOT } from '../../tools/src/collector/build';
 
-const CLI = join(REPO_ROOT, 'dist', 'cli', 'main.js');
+const CLI = join(REPO_ROOT, 'tools', 'bin', 'dd-otlp-bridge-tools.js');
 const FIXTURES = join(REPO_ROOT, 'test', 'fixtures', 'agent-config');
 const NEW_KEY = 'ingest-7d2f9a41c0b84e6f';
 const OLD_KEY = '3f1b9c0d5e7a4b2c8d6e0f1a2b3c4d5e';
@@ -122,9 +122,9 @@ describe('agent-config CLI', () => {
     expect(readFileSync(file, 'utf8')).toBe(original);
   });
 
-  it('has its own --help, and the main help names it', () => {
-    expect(run('--help').out).toMatch(/^Usage: dd-otlp-bridge agent-config/);
+  it('has its own --help, and the workbench help names it', () => {
+    expect(run('--help').out).toMatch(/^Usage: dd-otlp-bridge-tools agent-config/);
     const main = spawnSync(process.execPath, [CLI, '--help'], { encoding: 'utf8' });
-    expect(main.stdout).toContain('dd-otlp-bridge agent-config <datadog.yaml>');
+    expect(main.stdout).toContain('agent-config <datadog.yaml>');
   });
 });

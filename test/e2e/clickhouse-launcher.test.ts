@@ -1,5 +1,5 @@
 /**
- * The embedded ClickHouse (src/tools/clickhouse/): a real server from the chdb-core venv that keeps
+ * The embedded ClickHouse (tools/src/clickhouse/): a real server from the chdb-core venv that keeps
  * its data across restarts, stops without leaving a process, goes away with a killed parent, and
  * names what to install when Python is missing.
  */
@@ -7,7 +7,7 @@ import { spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { REPO_ROOT } from '../../src/tools/collector/build';
+import { REPO_ROOT } from '../../tools/src/collector/build';
 import { startTestClickHouse, TEST_CLICKHOUSE_HOME, type TestClickHouse } from '../helpers/clickhouse';
 import { freePort } from '../helpers/ports';
 import { eventually, processAlive as alive } from '../helpers/stack';
@@ -49,7 +49,8 @@ describe('embedded ClickHouse launcher', () => {
     const [httpPort, tcpPort] = await Promise.all([freePort(), freePort()]);
     const dataDir = mkdtempSync(join(tmpdir(), 'dd-bridge-clickhouse-orphan-'));
     const script = `
-      const { startClickHouse } = require(${JSON.stringify(join(REPO_ROOT, 'dist', 'tools', 'clickhouse', 'launcher.js'))});
+      require(${JSON.stringify(join(REPO_ROOT, 'tools', 'register.js'))});
+      const { startClickHouse } = require(${JSON.stringify(join(REPO_ROOT, 'tools', 'src', 'clickhouse', 'launcher.ts'))});
       startClickHouse(${JSON.stringify({ home: TEST_CLICKHOUSE_HOME, dataDir, httpPort, tcpPort })}).then((ch) => console.log('pid ' + ch.pid));
       setInterval(() => {}, 1000);`;
     const parent = spawn(process.execPath, ['-e', script], { stdio: ['ignore', 'pipe', 'inherit'] });
@@ -65,7 +66,8 @@ describe('embedded ClickHouse launcher', () => {
   it('without python3 on PATH, says what to install', () => {
     const home = mkdtempSync(join(tmpdir(), 'dd-bridge-clickhouse-nopython-'));
     const script = `
-      require(${JSON.stringify(join(REPO_ROOT, 'dist', 'tools', 'clickhouse', 'launcher.js'))})
+      require(${JSON.stringify(join(REPO_ROOT, 'tools', 'register.js'))});
+      require(${JSON.stringify(join(REPO_ROOT, 'tools', 'src', 'clickhouse', 'launcher.ts'))})
         .ensureClickHouseVenv(${JSON.stringify(home)})
         .then(() => console.log('made'), (err) => { console.log(err.message); process.exit(3); });`;
     const result = spawnSync(process.execPath, ['-e', script], { env: { PATH: join(home, 'no-such-bin') }, encoding: 'utf8' });

@@ -1,5 +1,5 @@
 /**
- * The stack with ClickHouse as its destination (test/helpers/running.stack.ts `sink: 'clickhouse'`): the
+ * The stack with ClickHouse as its destination (test/helpers/clickhouse-stack.ts, `sink: 'clickhouse'`): the
  * collector's clickhouse exporter creates ClickStack's tables in the embedded ClickHouse, the
  * exponential-histogram table under the name HyperDX's auto-detection looks for, and a log sent
  * as the Datadog logs agent sends it sits in otel_logs.

@@ -7,7 +7,7 @@
  * - deploy/kubernetes/dd-otlp-bridge.yaml: kubernetes-validate --strict (schemas shipped in the
  *   package); probes, ports and the Service agree; the sidecar's own config loader accepts the
  *   container env; the collector args (image files + ConfigMap) pass `otelcol validate`.
- * - Dockerfile: the collector stage's manifest parsing yields what src/tools/collector/build.ts reads.
+ * - Dockerfile: the collector stage's manifest parsing yields what tools/src/collector/build.ts reads.
  * Compose itself cannot run here (no Docker engine), nor can the manifests be applied.
  */
 import { execFileSync, spawnSync } from 'node:child_process';
@@ -15,7 +15,7 @@ import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parse, parseAllDocuments, parseDocument } from 'yaml';
-import { REPO_ROOT } from '../../src/tools/collector/build';
+import { REPO_ROOT } from '../../tools/src/collector/build';
 import { loadConfig, OPTIONS, parseArgs } from '../../src/config';
 
 // parsed YAML of known shape; the assertions are the type checks
@@ -68,9 +68,9 @@ const validate = (configs: string[], env: Record<string, string>) => spawnSync(c
 const SIDECAR_ENV = new Set([...OPTIONS.flatMap((o) => o.env), 'OTLP_AUTH_TOKEN']);
 
 /** `${env:NAME…}` references of the shipped collector configuration. */
-const COLLECTOR_ENV = new Set([read('collector-config.yaml'), ...['auth', 'datadog', 'file-sink'].map((o) => read(`src/tools/collector/overlays/${o}.yaml`))].flatMap((t) => [...t.matchAll(/\$\{env:([A-Z0-9_]+)/g)].map((m) => m[1]!)));
+const COLLECTOR_ENV = new Set([read('collector/config.yaml'), ...['auth', 'datadog', 'file-sink'].map((o) => read(`collector/overlays/${o}.yaml`))].flatMap((t) => [...t.matchAll(/\$\{env:([A-Z0-9_]+)/g)].map((m) => m[1]!)));
 
-const healthPort = (): number => Number(/COLLECTOR_HEALTH_ENDPOINT:-[^:}]*:(\d+)/.exec(read('collector-config.yaml'))![1]);
+const healthPort = (): number => Number(/COLLECTOR_HEALTH_ENDPOINT:-[^:}]*:(\d+)/.exec(read('collector/config.yaml'))![1]);
 
 /** `${VAR:-default}` / `${VAR:?msg}` resolved the way compose would with an empty environment plus `given`. */
 const interpolate = (value: string, given: Record<string, string>): string => value.replace(/\$\{([A-Z0-9_]+)(?::-([^}]*)|:\?[^}]*)?\}/g, (_m, name: string, def: string | undefined) => given[name] ?? def ?? '');
@@ -245,14 +245,14 @@ describe('deploy/kubernetes/dd-otlp-bridge.yaml', () => {
 });
 
 describe('Dockerfile collector stage', () => {
-  it('reads the same version and modules from the manifest as src/tools/collector/build.ts', () => {
+  it('reads the same version and modules from the manifest as tools/src/collector/build.ts', () => {
     const sedScripts = [...read('Dockerfile').matchAll(/sed -n '([^']+)' otelcol-builder\.yaml/g)].map((m) => m[1]!);
     expect(sedScripts).toHaveLength(2);
     const run = (script: string) =>
-      execFileSync('sed', ['-n', script, join(REPO_ROOT, 'otelcol-builder.yaml')], { encoding: 'utf8' })
+      execFileSync('sed', ['-n', script, join(REPO_ROOT, 'collector', 'builder.yaml')], { encoding: 'utf8' })
         .trim()
         .split('\n');
-    const manifest = parse(read('otelcol-builder.yaml')) as Tree;
+    const manifest = parse(read('collector/builder.yaml')) as Tree;
     const modules = ['receivers', 'processors', 'exporters', 'extensions', 'connectors', 'providers'].flatMap((k) => ((manifest[k] ?? []) as Tree[]).map((c) => (c.gomod as string).trim().split(/\s+/).join('@')));
     expect(run(sedScripts[0]!)).toEqual([manifest.dist.version]);
     expect(run(sedScripts[1]!)).toEqual(modules);

@@ -5,14 +5,14 @@
  */
 import { execFileSync, spawnSync } from 'node:child_process';
 import { join } from 'node:path';
-import { CONFIG_VARIANTS } from '../../src/cli/collector';
-import { REPO_ROOT } from '../../src/tools/collector/build';
-import { validateConfig } from '../../src/tools/collector/run';
+import { CONFIG_VARIANTS } from '../../tools/src/collector/command';
+import { REPO_ROOT } from '../../tools/src/collector/build';
+import { validateConfig } from '../../tools/src/collector/run';
 import { ensureHadolint } from '../helpers/tools';
 
 const binary = (): string => process.env.DD_BRIDGE_TEST_COLLECTOR as string;
 
-describe('collector-config.yaml', () => {
+describe('collector/config.yaml', () => {
   it.each(CONFIG_VARIANTS.map((v) => [v.length ? v.join(' + ') : 'base', v] as const))('passes otelcol validate: %s', async (_name, variant) => {
     const result = await validateConfig(binary(), variant, { PATH: process.env.PATH, OTLP_AUTH_TOKEN: 'token', DD_API_KEY: 'key', DB_ENDPOINT: 'tcp://db:9000' });
     expect(result.output).toBe(result.ok ? result.output : '(validate passes)');
@@ -20,7 +20,7 @@ describe('collector-config.yaml', () => {
   });
 
   it('a broken config is refused by validate (the check can fail)', async () => {
-    const result = spawnSync(binary(), ['validate', '--config', join(REPO_ROOT, 'collector-config.yaml'), '--config', 'yaml:service::pipelines::logs::exporters: [nosuch]'], { encoding: 'utf8' });
+    const result = spawnSync(binary(), ['validate', '--config', join(REPO_ROOT, 'collector', 'config.yaml'), '--config', 'yaml:service::pipelines::logs::exporters: [nosuch]'], { encoding: 'utf8' });
     expect(result.status).not.toBe(0);
     expect(result.stderr + result.stdout).toMatch(/nosuch/);
   });

@@ -152,7 +152,7 @@ describe('sidecar + real collector (open intake)', () => {
   it('refuses unknown routes loudly and counts them', async () => {
     const res = await post(stack, '/api/v1/not-a-route', '{}');
     expect(res.status).toBe(400);
-    expect(await res.text()).toMatch(/does not implement POST \/api\/v1\/not-a-route/);
+    expect(await res.text()).toMatch(/does not implement POST on this path/);
     expect((await fetch(`${stack.intakeUrl}/nothing-here`)).status).toBe(404);
     const metrics = await (await fetch(`${stack.adminUrl}/metrics`)).text();
     expect(metrics).toMatch(/ddbridge_unknown_route_requests_total\{method="POST"\} [1-9]/);
@@ -287,7 +287,7 @@ describe('auth with OTLP_AUTH_TOKEN (sidecar and collector both guarded)', () =>
     expect((await post(stack, '/V1/INPUT/wrong-path-key-1234', JSON.stringify([agentLog(randomUUID())]))).status).toBe(403);
     // refusals are logged once per 10 s, and the 403s above came first: the first unknown route shows the redaction
     expect((await post(stack, '//v1/input/wrong-path-key-5678/extra', JSON.stringify([agentLog(randomUUID())]))).status).toBe(400);
-    expect(stack.sidecarOutput()).toMatch(/\/v1\/input\/<redacted>\/extra/);
+    expect(stack.sidecarOutput()).toContain('"path":"/v1/input/<redacted>"');
     expect(stack.sidecarOutput()).not.toContain('wrong-path-key-1234');
     expect(stack.sidecarOutput()).not.toContain('wrong-path-key-5678');
     expect(stack.sidecarOutput()).not.toContain(token);

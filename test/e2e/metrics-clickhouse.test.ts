@@ -8,7 +8,7 @@
  * - gauge, v2 type 0, service check → otel_metrics_gauge;
  * - count, rate → otel_metrics_sum, Delta (AggregationTemporality 1), not monotonic, rate × interval;
  * - distribution points → otel_metrics_exp_histogram, scale 5 (the name HyperDX's auto-detection
- *   looks for, src/tools/collector/run.ts).
+ *   looks for, tools/src/collector/run.ts).
  *
  * The clients: `@datadog/datadog-api-client` (v1 and v2 submitMetrics, submitDistributionPoints,
  * submitServiceCheck), `datadog-metrics` (which builds its own client configuration, so the client's

@@ -10,7 +10,7 @@
 import { client, v1, v2 } from '@datadog/datadog-api-client';
 import { execFileSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { REPO_ROOT } from '../../src/tools/collector/build';
+import { REPO_ROOT } from '../../tools/src/collector/build';
 import { pointNamed, waitForPoints } from '../helpers/sink-metrics';
 import { startStack, type TestStack } from '../helpers/stack';
 

@@ -8,9 +8,9 @@
 import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { REPO_ROOT } from '../../src/tools/collector/build';
+import { REPO_ROOT } from '../../tools/src/collector/build';
 import { startOpenApiServer, type OpenApiServer } from '../helpers/openapi-server';
-import { assertCliBuilt, type Run, runBridge } from '../helpers/stack-cli';
+import { assertCliBuilt, type Run, runTools } from '../helpers/stack-cli';
 
 const FIXTURES = join(REPO_ROOT, 'test', 'fixtures', 'migrate');
 const SOURCES = JSON.parse(readFileSync(join(REPO_ROOT, 'test', 'fixtures', 'stack-api', 'sources.json'), 'utf8')) as Record<string, unknown>[];
@@ -23,7 +23,7 @@ const MONITOR_FILES = readdirSync(join(FIXTURES, 'monitors')).filter((f) => f.en
 /** The anomaly monitors of the set; everything else becomes a tile or a search, and an alert. */
 const SKIPPED_MONITORS = 2;
 
-const runCli = (args: string[], env: Record<string, string>): Promise<Run> => runBridge(['migrate', ...args], env);
+const runCli = (args: string[], env: Record<string, string>): Promise<Run> => runTools(['migrate', ...args], env);
 
 type Json = Record<string, unknown>;
 

@@ -13,7 +13,7 @@
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { loadDocument, SchemaValidator } from '../../src/tools/stack-api/openapi';
+import { loadDocument, SchemaValidator } from '../../tools/src/stack-api/openapi';
 import { startOpenApiServer, type OpenApiServer } from '../helpers/openapi-server';
 import { assertCliBuilt, runCli, seedAlertArgs, seedAlertBody, STACK_API_FIXTURES as FIXTURES, tableNames, type Run } from '../helpers/stack-cli';
 
@@ -219,11 +219,11 @@ describe('stack management CLI, Managed ClickStack (OpenAPI stand-in)', () => {
 });
 
 describe('stack command line', () => {
-  it('bare `stack --help` is still the sidecar help; `stack alerts --help` is this command’s', async () => {
-    expect((await runCli(['--help'], {})).out).toMatch(/^Usage: dd-otlp-bridge \[serve\]/);
+  it('bare `stack --help` is the local stack’s help; `stack alerts --help` is this command’s', async () => {
+    expect((await runCli(['--help'], {})).out).toMatch(/^Usage: dd-otlp-bridge-tools stack \[stack options\] \[sidecar options\]/);
     const help = await runCli(['alerts', '--help'], {});
     expect(help.status).toBe(0);
-    expect(help.out).toMatch(/^Usage: dd-otlp-bridge stack dashboards create\|list\|get\|update\|delete/);
+    expect(help.out).toMatch(/^Usage: dd-otlp-bridge-tools stack dashboards create\|list\|get\|update\|delete/);
   });
 
   it('usage errors exit 2 and send nothing', async () => {

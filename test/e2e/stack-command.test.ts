@@ -8,10 +8,10 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { REPO_ROOT } from '../../src/tools/collector/build';
+import { REPO_ROOT } from '../../tools/src/collector/build';
 import { clickHouseQuery, TEST_CLICKHOUSE_HOME } from '../helpers/clickhouse';
 import { freePort } from '../helpers/ports';
-import { collectorListenEnv, eventually, processAlive as alive } from '../helpers/stack';
+import { eventually, processAlive as alive } from '../helpers/stack';
 
 jest.setTimeout(120_000);
 
@@ -31,11 +31,8 @@ const logLines = (output: string): Record<string, unknown>[] =>
     .filter((l) => l.startsWith('{'))
     .map((l) => JSON.parse(l) as Record<string, unknown>);
 
-/**
- * The single process's, or the primary's, "Datadog intake listening" line: with workers, each
- * logs its own first (with its `worker` index) and the primary once all of them listen.
- */
-const servingAll = (output: string): boolean => output.split('\n').some((l) => l.endsWith('}') && l.includes('"msg":"Datadog intake listening"') && !l.includes('"worker":'));
+/** The sidecar's "Datadog intake listening" line: the stack is serving. */
+const serving = (output: string): boolean => output.split('\n').some((l) => l.endsWith('}') && l.includes('"msg":"Datadog intake listening"'));
 
 async function startStackCommand(extraArgs: string[] = []): Promise<StackRun> {
   const [grpc, http, health, metrics, intake, admin, chHttp, chTcp] = await Promise.all(Array.from({ length: 8 }, freePort));
@@ -44,22 +41,44 @@ async function startStackCommand(extraArgs: string[] = []): Promise<StackRun> {
   mkdirSync(home);
   symlinkSync(join(TEST_CLICKHOUSE_HOME, 'venv'), join(home, 'venv'));
   const collector = process.env.DD_BRIDGE_TEST_COLLECTOR ?? '';
-  const child = spawn(process.execPath, [join(REPO_ROOT, 'dist', 'cli', 'main.js'), 'stack', '--clickhouse-http-port', String(chHttp), '--clickhouse-tcp-port', String(chTcp), '--clickhouse-home', home, ...extraArgs], {
-    env: {
-      ...collectorListenEnv({ grpc, http, health, metrics }),
-      DD_BRIDGE_COLLECTOR_CACHE: dirname(dirname(collector)),
-      DD_BRIDGE_LISTEN: `127.0.0.1:${intake}`,
-      DD_BRIDGE_ADMIN_LISTEN: `127.0.0.1:${admin}`,
-      OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${grpc}`,
-      COLLECTOR_QUEUE_DIR: join(dir, 'queue'),
-      FILE_SINK_DIR: join(dir, 'sink'),
+  const child = spawn(
+    process.execPath,
+    [
+      join(REPO_ROOT, 'tools', 'bin', 'dd-otlp-bridge-tools.js'),
+      'stack',
+      '--clickhouse-http-port',
+      String(chHttp),
+      '--clickhouse-tcp-port',
+      String(chTcp),
+      '--clickhouse-home',
+      home,
+      '--collector-grpc-port',
+      String(grpc),
+      '--collector-http-port',
+      String(http),
+      '--collector-health-port',
+      String(health),
+      '--collector-metrics-port',
+      String(metrics),
+      ...extraArgs,
+    ],
+    {
+      env: {
+        PATH: process.env.PATH,
+        HOME: process.env.HOME,
+        DD_BRIDGE_COLLECTOR_CACHE: dirname(dirname(collector)),
+        DD_BRIDGE_LISTEN: `127.0.0.1:${intake}`,
+        DD_BRIDGE_ADMIN_LISTEN: `127.0.0.1:${admin}`,
+        COLLECTOR_QUEUE_DIR: join(dir, 'queue'),
+        FILE_SINK_DIR: join(dir, 'sink'),
+      },
+      stdio: ['ignore', 'pipe', 'pipe'],
     },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  );
   let output = '';
   child.stdout?.on('data', (d: Buffer) => (output += d.toString()));
   child.stderr?.on('data', (d: Buffer) => (output += d.toString()));
-  const listening = await eventually(async () => servingAll(output) || child.exitCode !== null, 90_000);
+  const listening = await eventually(async () => serving(output) || child.exitCode !== null, 90_000);
   if (!listening || child.exitCode !== null) throw new Error(`stack did not start:\n${output}`);
   return {
     child,
@@ -70,12 +89,6 @@ async function startStackCommand(extraArgs: string[] = []): Promise<StackRun> {
     pidOf: (msg) => Number(logLines(output).find((l) => String(l.msg).includes(msg))?.pid),
   };
 }
-
-/** The pids of the workers the stack's sidecar started (`--workers`). */
-const workerPidsOf = (output: string): number[] =>
-  logLines(output)
-    .filter((l) => l.msg === 'worker started')
-    .map((l) => Number(l.pid));
 
 const exitOf = (child: ChildProcess): Promise<number | null> => (child.exitCode !== null ? Promise.resolve(child.exitCode) : new Promise((r) => child.once('exit', (code) => r(code))));
 
@@ -100,17 +113,22 @@ describe('dd-otlp-bridge stack on the embedded ClickHouse', () => {
     }, 30_000);
     expect(seen).toBe(true);
 
+    const sidecarPid = stack.pidOf('sidecar running');
     stack.child.kill('SIGTERM');
     expect(await exitOf(stack.child)).toBe(0);
     expect(alive(clickhousePid)).toBe(false);
     expect(alive(collectorPid)).toBe(false);
+    expect(alive(sidecarPid)).toBe(false);
+    // each part says it stopped, in reverse order of starting, then the stack
+    const stopped = logLines(stack.output())
+      .filter((l) => l.component === 'dd-otlp-bridge-tools stack' && String(l.msg).endsWith(' stopped'))
+      .map((l) => l.msg);
+    expect(stopped).toEqual(['sidecar stopped', 'collector stopped', 'ClickHouse stopped', 'stack stopped']);
   });
 
-  it('kill -9 of the stack leaves neither ClickHouse, the collector nor a worker running', async () => {
+  it('kill -9 of the stack leaves neither ClickHouse nor the collector running', async () => {
     const stack = await startStackCommand();
-    // `--workers auto`: one worker per core, none on a single core
-    const workerPids = workerPidsOf(stack.output());
-    const pids = [stack.pidOf('ClickHouse ready'), stack.pidOf('collector running'), ...workerPids];
+    const pids = [stack.pidOf('ClickHouse ready'), stack.pidOf('collector running')];
     expect(pids.every(alive)).toBe(true);
     stack.child.kill('SIGKILL');
     expect(await eventually(async () => !pids.some(alive), 30_000)).toBe(true);
@@ -125,24 +143,5 @@ describe('dd-otlp-bridge stack on the embedded ClickHouse', () => {
     expect(await eventually(async () => existsSync(sink) && readFileSync(sink, 'utf8').includes('to the file sink'), 30_000)).toBe(true);
     stack.child.kill('SIGTERM');
     expect(await exitOf(stack.child)).toBe(0);
-  });
-
-  it('--workers 2: both workers serve the intake, what they accept lands, SIGTERM stops them with the rest', async () => {
-    const stack = await startStackCommand(['--sink', 'file', '--workers', '2']);
-    const workerPids = workerPidsOf(stack.output());
-    expect(workerPids).toHaveLength(2);
-    // a connection each (the primary hands connections to the workers in turn)
-    const answeredBy = new Set<string>();
-    for (let i = 0; i < 4; i++) {
-      const res = await fetch(`${stack.intakeUrl}/api/v2/logs`, { method: 'POST', headers: { 'Content-Type': 'application/json', Connection: 'close' }, body: JSON.stringify([{ message: `from connection ${i}`, service: 'stack-test' }]) });
-      expect(res.status).toBe(202);
-      answeredBy.add(res.headers.get('dd-bridge-worker') ?? '');
-    }
-    expect([...answeredBy].sort()).toEqual(['0', '1']);
-    const sink = join(stack.dir, 'sink', 'logs.jsonl');
-    expect(await eventually(async () => existsSync(sink) && [0, 1, 2, 3].every((i) => readFileSync(sink, 'utf8').includes(`from connection ${i}`)), 30_000)).toBe(true);
-    stack.child.kill('SIGTERM');
-    expect(await exitOf(stack.child)).toBe(0);
-    expect(workerPids.some(alive)).toBe(false);
   });
 });

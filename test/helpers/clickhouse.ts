@@ -1,5 +1,5 @@
 /**
- * A real ClickHouse for end-to-end tests (src/tools/clickhouse/launcher.ts): free ports, a fresh
+ * A real ClickHouse for end-to-end tests (tools/src/clickhouse/launcher.ts): free ports, a fresh
  * temporary data directory, the venv shared by every test run (DD_BRIDGE_CLICKHOUSE_HOME, else
  * ~/.cache/dd-otlp-bridge/clickhouse; jest's global setup makes it once).
  */
@@ -7,7 +7,7 @@ import { mkdtempSync } from 'node:fs';
 import { request } from 'node:http';
 import { homedir, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { startClickHouse, type RunningClickHouse } from '../../src/tools/clickhouse/launcher';
+import { startClickHouse, type RunningClickHouse } from '../../tools/src/clickhouse/launcher';
 import { freePort } from './ports';
 
 export const TEST_CLICKHOUSE_HOME = process.env.DD_BRIDGE_CLICKHOUSE_HOME || join(homedir(), '.cache', 'dd-otlp-bridge', 'clickhouse');

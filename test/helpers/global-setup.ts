@@ -4,8 +4,8 @@
  * under TEST_CLICKHOUSE_HOME, so normally a no-op too). Doing either inside a test would hit
  * timeouts and starve the suites running beside it of CPU.
  */
-import { ensureCollector } from '../../src/tools/collector/build';
-import { ensureClickHouseVenv } from '../../src/tools/clickhouse/launcher';
+import { ensureCollector } from '../../tools/src/collector/build';
+import { ensureClickHouseVenv } from '../../tools/src/clickhouse/launcher';
 import { createLogger } from '../../src/core/observability/log';
 import { TEST_CLICKHOUSE_HOME } from './clickhouse';
 import { TEST_MANIFEST } from './manifest';

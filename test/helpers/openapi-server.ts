@@ -15,7 +15,7 @@
 import { randomBytes } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { loadDocument, operations, SchemaValidator, type Operation } from '../../src/tools/stack-api/openapi';
+import { loadDocument, operations, SchemaValidator, type Operation } from '../../tools/src/stack-api/openapi';
 
 export type ServerAuth = { kind: 'cloud'; org: string; service: string; keyId: string; keySecret: string } | { kind: 'oss'; apiKey: string };
 

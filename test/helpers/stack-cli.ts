@@ -1,10 +1,10 @@
-/** The built `dd-otlp-bridge stack …` and `migrate …` commands as an operator runs them, for the management CLI's e2e tests. */
+/** The workbench's `stack …` and `migrate …` commands as an operator runs them (tools/bin/), for the management CLI's e2e tests. */
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { REPO_ROOT } from '../../src/tools/collector/build';
+import { REPO_ROOT } from '../../tools/src/collector/build';
 
-export const CLI = join(REPO_ROOT, 'dist', 'cli', 'main.js');
+export const TOOLS_CLI = join(REPO_ROOT, 'tools', 'bin', 'dd-otlp-bridge-tools.js');
 export const STACK_API_FIXTURES = join(REPO_ROOT, 'test', 'fixtures', 'stack-api');
 
 export interface Run {
@@ -14,16 +14,16 @@ export interface Run {
 }
 
 export function assertCliBuilt(): void {
-  if (!existsSync(CLI)) throw new Error(`${CLI} is missing: run npm run build first (npm test does)`);
+  if (!existsSync(TOOLS_CLI)) throw new Error(`${TOOLS_CLI} is missing`);
 }
 
-/** `dd-otlp-bridge stack <args>`. */
-export const runCli = (args: string[], env: Record<string, string>, stdin = ''): Promise<Run> => runBridge(['stack', ...args], env, stdin);
+/** `dd-otlp-bridge-tools stack <args>`. */
+export const runCli = (args: string[], env: Record<string, string>, stdin = ''): Promise<Run> => runTools(['stack', ...args], env, stdin);
 
-/** `dd-otlp-bridge <args>`. Async: a test server may answer from this process, which spawnSync would block. */
-export function runBridge(args: string[], env: Record<string, string>, stdin = ''): Promise<Run> {
+/** `dd-otlp-bridge-tools <args>`. Async: a test server may answer from this process, which spawnSync would block. */
+export function runTools(args: string[], env: Record<string, string>, stdin = ''): Promise<Run> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [CLI, ...args], { env: { PATH: process.env.PATH ?? '', ...env } });
+    const child = spawn(process.execPath, [TOOLS_CLI, ...args], { env: { PATH: process.env.PATH ?? '', ...env } });
     let out = '';
     let err = '';
     child.stdout.on('data', (c: Buffer) => (out += c.toString()));

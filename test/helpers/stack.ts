@@ -8,8 +8,8 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { REPO_ROOT } from '../../src/tools/collector/build';
-import { clickHouseSinkEnv, startCollector, type OverlayName, type RunningCollector } from '../../src/tools/collector/run';
+import { REPO_ROOT } from '../../tools/src/collector/build';
+import { clickHouseSinkEnv, startCollector, type OverlayName, type RunningCollector } from '../../tools/src/collector/run';
 import type { TestClickHouse } from './clickhouse';
 import { freePort } from './ports';
 
@@ -113,7 +113,7 @@ export interface CollectorPorts {
   metrics: number;
 }
 
-/** The environment collector-config.yaml takes its loopback listen addresses from. */
+/** The environment collector/config.yaml takes its loopback listen addresses from. */
 export const collectorListenEnv = (p: CollectorPorts): NodeJS.ProcessEnv => ({
   PATH: process.env.PATH,
   HOME: process.env.HOME,
@@ -126,7 +126,7 @@ export const collectorListenEnv = (p: CollectorPorts): NodeJS.ProcessEnv => ({
 
 /**
  * No table TTL: ClickHouse drops rows already past it at insert, and a captured client's
- * timestamps age past collector-config.yaml's default (DB_TTL 720h) 30 days after the capture.
+ * timestamps age past collector/config.yaml's default (DB_TTL 720h) 30 days after the capture.
  */
 const NO_TTL = '0';
 
@@ -168,8 +168,6 @@ export async function startStack(options: StackOptions = {}): Promise<TestStack>
         DD_BRIDGE_ADMIN_LISTEN: `127.0.0.1:${adminPort}`,
         OTEL_EXPORTER_OTLP_ENDPOINT: (options.otlpEndpoint ?? 'http://127.0.0.1:{port}').replace('{port}', String(grpcPort)),
         DD_BRIDGE_EXPORT_RETRY_MAX_ELAPSED_MS: '1500',
-        // one process unless a test asks for workers (test/e2e/workers.test.ts): tests that kill or signal the sidecar mean that process
-        DD_BRIDGE_WORKERS: '1',
         ...(options.authToken ? { OTLP_AUTH_TOKEN: options.authToken } : {}),
         ...options.sidecarEnv,
         ...env,

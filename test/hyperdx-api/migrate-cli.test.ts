@@ -8,8 +8,8 @@
  */
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { REPO_ROOT } from '../../src/tools/collector/build';
-import { assertCliBuilt, type Run, runBridge } from '../helpers/stack-cli';
+import { REPO_ROOT } from '../../tools/src/collector/build';
+import { assertCliBuilt, type Run, runTools } from '../helpers/stack-cli';
 import { type Created, seededApiForSuite } from './server';
 
 const FIXTURES = join(REPO_ROOT, 'test', 'fixtures', 'migrate');
@@ -23,7 +23,7 @@ const server = seededApiForSuite();
 // every dashboard is checked (dashboards/validate) before it is saved: a run may wait out the rate limit, a minute at most
 jest.setTimeout(150_000);
 
-const migrate = (args: string[]): Promise<Run> => runBridge(['migrate', ...args], { HYPERDX_API_URL: server.api.baseUrl, HYPERDX_PERSONAL_API_KEY: server.api.apiKey });
+const migrate = (args: string[]): Promise<Run> => runTools(['migrate', ...args], { HYPERDX_API_URL: server.api.baseUrl, HYPERDX_PERSONAL_API_KEY: server.api.apiKey });
 const monitorArgs = (): string[] => ['monitors', join(FIXTURES, 'monitors'), '--webhook', `slack-yourteam-alerts=${server.webhookId}`, '--default-webhook', server.webhookId];
 
 async function list(resource: 'dashboards' | 'alerts' | 'saved-searches'): Promise<Created[]> {

@@ -18,11 +18,11 @@ import { spawnSync } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { REPO_ROOT } from '../../src/tools/collector/build';
+import { REPO_ROOT } from '../../tools/src/collector/build';
 import { useClickHouseStack } from '../helpers/clickhouse-stack';
 import { type ApiTile, localTileConfig } from '../helpers/local-dashboard';
 import { type PostgresWorkload, sendPostgresAgentMetrics } from '../helpers/postgres-agent-metrics';
-import { assertCliBuilt, type Run, runBridge } from '../helpers/stack-cli';
+import { assertCliBuilt, type Run, runTools } from '../helpers/stack-cli';
 import { type Created, seededApiForSuite } from './server';
 import { ensureApiNode, ensureHyperdxApi } from './setup';
 
@@ -40,7 +40,7 @@ beforeAll(async () => {
   await running.ch.waitForRows('SELECT 1 FROM otel_metrics_sum', workload.counts.length * workload.minutes.length, 60_000);
 }, 90_000);
 
-const migrate = (args: string[]): Promise<Run> => runBridge(['migrate', ...args], { HYPERDX_API_URL: server.api.baseUrl, HYPERDX_PERSONAL_API_KEY: server.api.apiKey });
+const migrate = (args: string[]): Promise<Run> => runTools(['migrate', ...args], { HYPERDX_API_URL: server.api.baseUrl, HYPERDX_PERSONAL_API_KEY: server.api.apiKey });
 
 async function api<T>(method: string, path: string, body?: unknown): Promise<T> {
   const res = await fetch(`${server.api.baseUrl}/api/v2${path}`, { method, headers: { authorization: `Bearer ${server.api.apiKey}`, 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) });

@@ -1,7 +1,7 @@
 /**
  * The real HyperDX API server for a test: FerretDB and `packages/api` of the HyperDX snapshot on
  * loopback ports, started as the snapshot's `yarn dev` starts the API (ts-node transpile-only with
- * tsconfig-paths on src/index.ts), with our preload (./preload.js) bridging FerretDB's gaps. A user
+ * tsconfig-paths on packages/api/src/index.ts), with our preload (./preload.js) bridging FerretDB's gaps. A user
  * registers as the UI's sign-up form does, and the personal access key `/api/v2` takes as Bearer is
  * read from `/me`, as the UI's Team settings page shows it.
  */

@@ -17,7 +17,7 @@ import { createHash } from 'node:crypto';
 import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { REPO_ROOT } from '../../src/tools/collector/build';
+import { REPO_ROOT } from '../../tools/src/collector/build';
 
 const CACHE = join(homedir(), '.cache', 'dd-otlp-bridge');
 export const FERRETDB_VERSION = 'v1.24.2';

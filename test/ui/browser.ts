@@ -6,7 +6,7 @@ import { mkdirSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { chromium, type BrowserContext, type Page } from 'playwright-core';
-import { REPO_ROOT } from '../../src/tools/collector/build';
+import { REPO_ROOT } from '../../tools/src/collector/build';
 
 export const CHROMIUM = process.env.DD_BRIDGE_CHROMIUM ?? '/usr/bin/chromium';
 /** Under .cache/ (git-ignored). */

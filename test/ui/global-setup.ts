@@ -3,9 +3,10 @@
  * build, both cached, so no test times out on a first build. Also checks the browser is there.
  */
 import { existsSync } from 'node:fs';
-import { loadConfig, parseArgs } from '../../src/config';
+import { loadTable, parseArgsFor } from '../../src/config';
+import { STACK_OPTIONS } from '../../tools/src/stack/options';
 import { createLogger } from '../../src/core/observability/log';
-import { ensureHyperdx } from '../../src/tools/hyperdx/build';
+import { ensureHyperdx } from '../../tools/src/hyperdx/build';
 import collectorSetup from '../helpers/global-setup';
 import { CHROMIUM } from './browser';
 
@@ -14,6 +15,6 @@ export default async function globalSetup(): Promise<void> {
   await collectorSetup();
   const log = createLogger('info', { component: 'test-ui-setup' }, (line) => process.stderr.write(line + '\n'));
   // the source stack --ui would use: DD_BRIDGE_HYPERDX_SOURCE, else the shared snapshot
-  const { uiSource } = loadConfig(parseArgs([]), process.env);
+  const { uiSource } = loadTable(STACK_OPTIONS, parseArgsFor(STACK_OPTIONS, []), process.env);
   process.env.DD_BRIDGE_TEST_HYPERDX = JSON.stringify(await ensureHyperdx(log, { source: uiSource }));
 }

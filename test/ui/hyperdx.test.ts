@@ -17,8 +17,8 @@ import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Locator, Page } from 'playwright-core';
-import { EXP_HISTOGRAM_TABLE, startHyperdx, type RunningHyperdx } from '../../src/tools/hyperdx/serve';
-import type { HyperdxBuild } from '../../src/tools/hyperdx/build';
+import { EXP_HISTOGRAM_TABLE, startHyperdx, type RunningHyperdx } from '../../tools/src/hyperdx/serve';
+import type { HyperdxBuild } from '../../tools/src/hyperdx/build';
 import { AGENT_PROTOBUF_HEADERS, agentZstd, encodeMetricPayload, encodeSketchPayload } from '../fixtures/metrics/agent-payloads';
 import { shipAsAgent } from '../helpers/agent-logs';
 import { capturedDir, non2xx, replayCaptured } from '../helpers/captured';
@@ -26,7 +26,7 @@ import { freePort } from '../helpers/ports';
 import { startTestClickHouse, type TestClickHouse } from '../helpers/clickhouse';
 import { type PostgresWorkload, sendPostgresAgentMetrics } from '../helpers/postgres-agent-metrics';
 import { startStack, type TestStack } from '../helpers/stack';
-import { assertCliBuilt, runBridge } from '../helpers/stack-cli';
+import { assertCliBuilt, runTools } from '../helpers/stack-cli';
 import { launchBrowser, type Browser } from './browser';
 import { type ApiDashboard, LOCAL_DASHBOARDS_KEY, LOCAL_SOURCES_KEY, toLocalDashboard } from '../helpers/local-dashboard';
 
@@ -297,7 +297,7 @@ describe('HyperDX UI on data from real clients through the bridge', () => {
     const metricSource = sources.find((s) => s.kind === 'metric');
     if (!metricSource) throw new Error(`no metric source in local mode's ${LOCAL_SOURCES_KEY}: ${JSON.stringify(sources)}`);
     const out = mkdtempSync(join(tmpdir(), 'dd-otlp-bridge-migrate-ui-'));
-    const run = await runBridge(['migrate', 'dashboards', POSTGRES_DASHBOARD, '--out', out, '--metric-source', metricSource.id], {});
+    const run = await runTools(['migrate', 'dashboards', POSTGRES_DASHBOARD, '--out', out, '--metric-source', metricSource.id], {});
     expect({ status: run.status, err: run.err }).toEqual({ status: 0, err: expect.stringContaining('1 written') });
     const [file] = readdirSync(join(out, 'dashboards'));
     const dashboard = toLocalDashboard(JSON.parse(readFileSync(join(out, 'dashboards', file!), 'utf8')) as ApiDashboard, `migrated-${RUN}`);

@@ -5,10 +5,10 @@
 import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse } from 'yaml';
-import { unifiedDiff } from '../../src/tools/agent-config/diff';
-import type { AgentConfigOptions } from '../../src/tools/agent-config/plan';
-import { rewriteAgentConfig } from '../../src/tools/agent-config/rewrite';
-import { parseBridgeUrl } from '../../src/tools/agent-config/target';
+import { unifiedDiff } from '../../tools/src/agent-config/diff';
+import type { AgentConfigOptions } from '../../tools/src/agent-config/plan';
+import { rewriteAgentConfig } from '../../tools/src/agent-config/rewrite';
+import { parseBridgeUrl } from '../../tools/src/agent-config/target';
 
 const DIR = join(__dirname, '..', 'fixtures', 'agent-config');
 const CASES = readdirSync(DIR).sort();

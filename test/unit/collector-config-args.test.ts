@@ -1,8 +1,8 @@
 /**
- * The collector's --config arguments (src/tools/collector/run.ts): the collector's merge replaces
+ * The collector's --config arguments (tools/src/collector/run.ts): the collector's merge replaces
  * lists, so when two overlays each enable extensions their union must come after them.
  */
-import { configArgs, overlaysFor } from '../../src/tools/collector/run';
+import { configArgs, overlaysFor } from '../../tools/src/collector/run';
 
 const unionArg = (args: string[]): string | undefined => args.find((a) => a.startsWith('yaml:service::extensions'));
 

@@ -1,7 +1,7 @@
 import { writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { acceptedKeys, ConfigError, EXPORT_OPTIONS, helpText, loadConfig, OPTIONS, optionsFor, parseArgs, parseOtlpHeaders, ROUTE_OPTIONS } from '../../src/config';
+import { acceptedKeys, ConfigError, EXPORT_OPTIONS, helpText, loadConfig, OPTIONS, optionsFor, parseArgs, parseOtlpHeaders, parseReusePort, ROUTE_OPTIONS } from '../../src/config';
 
 const load = (argv: string[], env: NodeJS.ProcessEnv = {}) => loadConfig(parseArgs(argv), env);
 
@@ -26,12 +26,12 @@ describe('config', () => {
     expect(load([], { [name]: value }).enabled).toBe(expected);
   });
 
-  it('--workers: auto (the cores available) by default, a positive count, nothing else', () => {
-    expect(load([]).workers).toBe('auto');
-    expect(load(['--workers', '3']).workers).toBe(3);
-    expect(load([], { DD_BRIDGE_WORKERS: 'AUTO' }).workers).toBe('auto');
-    expect(() => load(['--workers', '0'])).toThrow(/--workers: expected a positive integer, got "0"/);
-    expect(() => load([], { DD_BRIDGE_WORKERS: 'two' })).toThrow(/DD_BRIDGE_WORKERS: expected a positive integer/);
+  it('--reuse-port: off by default; on only where node honours it (22.12 and later)', () => {
+    expect(load([]).reusePort).toBe(false);
+    expect(parseReusePort('true', 'DD_BRIDGE_REUSE_PORT', 'v22.12.0')).toBe(true);
+    expect(parseReusePort('true', 'DD_BRIDGE_REUSE_PORT', 'v24.21.0')).toBe(true);
+    expect(parseReusePort('false', 'DD_BRIDGE_REUSE_PORT', 'v20.20.2')).toBe(false);
+    expect(() => parseReusePort('true', 'DD_BRIDGE_REUSE_PORT', 'v22.11.0')).toThrow(/DD_BRIDGE_REUSE_PORT: needs Node.js 22.12 or later \(this is v22.11.0\)/);
   });
 
   it('rejects a toggle value that is not a boolean', () => {

@@ -7,11 +7,12 @@ import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { loadConfig, parseArgs } from '../../src/config';
-import { FONT_MOCK, googleFontIds } from '../../src/tools/hyperdx/fonts';
-import { nodeIsRecentEnough } from '../../src/tools/hyperdx/node';
-import { defaultSources, EXP_HISTOGRAM_TABLE } from '../../src/tools/hyperdx/serve';
-import { sourceHash } from '../../src/tools/hyperdx/source';
+import { loadTable, OPTIONS, parseArgsFor } from '../../src/config';
+import { STACK_OPTIONS } from '../../tools/src/stack/options';
+import { FONT_MOCK, googleFontIds } from '../../tools/src/hyperdx/fonts';
+import { nodeIsRecentEnough } from '../../tools/src/hyperdx/node';
+import { defaultSources, EXP_HISTOGRAM_TABLE } from '../../tools/src/hyperdx/serve';
+import { sourceHash } from '../../tools/src/hyperdx/source';
 
 describe('googleFontIds', () => {
   it('names the fontsource package of every family imported from next/font/google', () => {
@@ -84,9 +85,9 @@ describe('sourceHash', () => {
   });
 });
 
-describe('the --ui options of stack (src/config/options.ts)', () => {
+describe('the --ui options of stack (tools/src/stack/options.ts)', () => {
   const load = (argv: string[], env: NodeJS.ProcessEnv = {}) => {
-    const { ui, uiSource, uiPort } = loadConfig(parseArgs(argv), env);
+    const { ui, uiSource, uiPort } = loadTable(STACK_OPTIONS, parseArgsFor([...OPTIONS, ...STACK_OPTIONS], argv), env);
     return { ui, uiSource, uiPort };
   };
 

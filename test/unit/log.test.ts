@@ -1,4 +1,4 @@
-import { createLogger, rateLimited } from '../../src/core/observability/log';
+import { createLogger, rateLimited, redacting } from '../../src/core/observability/log';
 
 const capture = (): { lines: Record<string, unknown>[]; log: ReturnType<typeof createLogger> } => {
   const lines: Record<string, unknown>[] = [];
@@ -32,5 +32,26 @@ describe('rateLimited', () => {
     limited.child({ component: 'spool' }).info('c');
     expect(lines.map((l) => `${l.level} ${l.msg}`)).toEqual(['warn a', 'warn b', 'error a', 'info c']);
     expect(lines[3]).toMatchObject({ component: 'spool' });
+  });
+});
+
+describe('redacting', () => {
+  const redact = (text: string): string => text.replaceAll('s3cret', '<redacted>');
+
+  it('redacts the message and every string in the fields, however deep, errors and toJSON values included', () => {
+    const { lines, log } = capture();
+    const err = new Error('collector said: bad token s3cret');
+    redacting(log, redact).error('refused s3cret', { path: '/v1/input/s3cret', nested: { list: ['a', 's3cret'], n: 3, big: 5n }, err, at: { toJSON: () => 'at s3cret' } });
+    const line = lines[0] as Record<string, unknown>;
+    expect(JSON.stringify(line)).not.toContain('s3cret');
+    expect(line).toMatchObject({ msg: 'refused <redacted>', path: '/v1/input/<redacted>', nested: { list: ['a', '<redacted>'], n: 3, big: '5' }, err: { message: 'collector said: bad token <redacted>', name: 'Error' }, at: 'at <redacted>' });
+  });
+
+  it("redacts its children's fields too, through the rate limiter", () => {
+    const { lines, log } = capture();
+    rateLimited(redacting(log, redact), 1000, () => 0)
+      .child({ endpoint: 'http://s3cret@collector' })
+      .warn('retrying');
+    expect(lines[0]).toMatchObject({ msg: 'retrying', endpoint: 'http://<redacted>@collector' });
   });
 });

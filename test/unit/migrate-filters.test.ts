@@ -1,15 +1,15 @@
 /**
- * Datadog template variables → HyperDX dashboard filters (src/tools/migrate/filters.ts): over the
+ * Datadog template variables → HyperDX dashboard filters (tools/src/migrate/filters.ts): over the
  * real integrations-core exports of test/fixtures/migrate/, and hand-made variables for the
  * cases those lack (several defaults, available values, a wildcard default). Each filter reads the
  * column resource promotion writes the tag to, and the `$var` terms leave the queries.
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { tagColumn } from '../../src/tools/migrate/attributes';
-import { translateDashboard } from '../../src/tools/migrate/dashboards';
-import { readDashboard } from '../../src/tools/migrate/datadog';
-import type { DashboardPlan } from '../../src/tools/migrate/plan';
+import { tagColumn } from '../../tools/src/migrate/attributes';
+import { translateDashboard } from '../../tools/src/migrate/dashboards';
+import { readDashboard } from '../../tools/src/migrate/datadog';
+import type { DashboardPlan } from '../../tools/src/migrate/plan';
 
 const SOURCES = { metric: 'metrics-1', log: 'logs-1' };
 const fixture = (file: string): DashboardPlan => translateDashboard(readDashboard(JSON.parse(readFileSync(join(__dirname, '..', 'fixtures', 'migrate', 'dashboards', file), 'utf8'))), file, SOURCES);

@@ -8,12 +8,12 @@
  */
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { translateDashboard } from '../../src/tools/migrate/dashboards';
-import { readDashboard, readMonitor } from '../../src/tools/migrate/datadog';
-import { metricQueriesOf, parseMetricQueries } from '../../src/tools/migrate/metric-query';
-import { translateMonitor } from '../../src/tools/migrate/monitors';
-import type { DashboardPlan, MonitorPlan } from '../../src/tools/migrate/plan';
-import { loadDocument, SchemaValidator } from '../../src/tools/stack-api/openapi';
+import { translateDashboard } from '../../tools/src/migrate/dashboards';
+import { readDashboard, readMonitor } from '../../tools/src/migrate/datadog';
+import { metricQueriesOf, parseMetricQueries } from '../../tools/src/migrate/metric-query';
+import { translateMonitor } from '../../tools/src/migrate/monitors';
+import type { DashboardPlan, MonitorPlan } from '../../tools/src/migrate/plan';
+import { loadDocument, SchemaValidator } from '../../tools/src/stack-api/openapi';
 
 const DIR = join(__dirname, '..', 'fixtures', 'migrate');
 const SOURCES = { metric: '65f5e4a3b9e77c001a333333', log: '65f5e4a3b9e77c001a111111' };

@@ -6,9 +6,9 @@
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { parseMetadataCsv, readMetricTypes } from '../../src/tools/migrate/metric-types';
-import { parseMetricExpression } from '../../src/tools/migrate/metric-query';
-import { addExpression, DEFAULT_SETTINGS, defaultsContext, emptySeries } from '../../src/tools/migrate/series';
+import { parseMetadataCsv, readMetricTypes } from '../../tools/src/migrate/metric-types';
+import { parseMetricExpression } from '../../tools/src/migrate/metric-query';
+import { addExpression, DEFAULT_SETTINGS, defaultsContext, emptySeries } from '../../tools/src/migrate/series';
 
 const POSTGRES = join(__dirname, '..', 'fixtures', 'migrate', 'metadata', 'postgres-metadata.csv');
 

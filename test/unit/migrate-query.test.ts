@@ -4,13 +4,13 @@
  * translation. Hand-made queries here; the real exports are in migrate-golden.test.ts.
  */
 import { attributeName, KNOWN_KEYS } from '../../src/signals/shared/known-keys';
-import { tagColumn } from '../../src/tools/migrate/attributes';
-import { readDashboard, readMonitor } from '../../src/tools/migrate/datadog';
-import { widgetTile } from '../../src/tools/migrate/dashboards';
-import { translateLogSearch } from '../../src/tools/migrate/log-search';
-import { parseMetricExpression, parseMetricQueries, QueryError } from '../../src/tools/migrate/metric-query';
-import { handlesOf, translateMonitor } from '../../src/tools/migrate/monitors';
-import { addExpression, defaultsContext, emptySeries } from '../../src/tools/migrate/series';
+import { tagColumn } from '../../tools/src/migrate/attributes';
+import { readDashboard, readMonitor } from '../../tools/src/migrate/datadog';
+import { widgetTile } from '../../tools/src/migrate/dashboards';
+import { translateLogSearch } from '../../tools/src/migrate/log-search';
+import { parseMetricExpression, parseMetricQueries, QueryError } from '../../tools/src/migrate/metric-query';
+import { handlesOf, translateMonitor } from '../../tools/src/migrate/monitors';
+import { addExpression, defaultsContext, emptySeries } from '../../tools/src/migrate/series';
 
 const SOURCES = { metric: 'm1', log: 'l1' };
 const NO_VARS = defaultsContext([]);

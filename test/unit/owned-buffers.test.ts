@@ -157,6 +157,7 @@ describe('the intake frees a request body once its route has returned', () => {
       log: createLogger('error', {}, () => undefined),
       authEnabled: false,
       isValidKey: () => true,
+      redactKeys: (text) => text,
       tracerEndpoints: [],
       caches: createTranslatorCaches({ traceIds: { maxEntries: 10, ttlMs: 1000 }, metricStreams: { maxEntries: 10, idleMs: 1000 } }),
       metrics: new BridgeMetrics(),

@@ -7,8 +7,8 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ConfigError } from '../../src/config';
-import { isStackApiCommand, parseStackApiArgs, requestBody, resolveMode, stackApiCommand, type Io } from '../../src/tools/stack-api/cli';
-import { formatTable } from '../../src/tools/stack-api/table';
+import { isStackApiCommand, parseStackApiArgs, requestBody, resolveMode, stackApiCommand, type Io } from '../../tools/src/stack-api/cli';
+import { formatTable } from '../../tools/src/stack-api/table';
 
 const CLOUD_ENV = { CLICKSTACK_ORG_ID: 'org', CLICKSTACK_SERVICE_ID: 'svc', CLICKSTACK_KEY_ID: 'kid', CLICKSTACK_KEY_SECRET: 'secret' };
 const io = (stdin = ''): Io & { text: () => string } => {
@@ -126,7 +126,7 @@ describe('exit codes of usage errors (nothing is sent)', () => {
   it('--help wins and needs no credentials', async () => {
     const out = io();
     expect(await stackApiCommand(['sources', 'list', '--help'], {}, out)).toBe(0);
-    expect(out.text()).toMatch(/^Usage: dd-otlp-bridge stack dashboards/);
+    expect(out.text()).toMatch(/^Usage: dd-otlp-bridge-tools stack dashboards/);
   });
 
   it('masks the credential in anything it writes, even a message that quotes it', async () => {

@@ -5,9 +5,9 @@
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { REPO_ROOT } from '../../src/tools/collector/build';
-import { authorization, InvalidRequest, InvalidResponse, operationUrl, RATE_LIMIT_RETRIES, rateLimitWait, secretsOf, serviceMessage, ServiceError, StackApiClient, totalOf, type StackMode } from '../../src/tools/stack-api/client';
-import type { AlertInterval, AlertRequest } from '../../src/tools/stack-api/types';
+import { REPO_ROOT } from '../../tools/src/collector/build';
+import { authorization, InvalidRequest, InvalidResponse, operationUrl, RATE_LIMIT_RETRIES, rateLimitWait, secretsOf, serviceMessage, ServiceError, StackApiClient, totalOf, type StackMode } from '../../tools/src/stack-api/client';
+import type { AlertInterval, AlertRequest } from '../../tools/src/stack-api/types';
 import { startOpenApiServer, type OpenApiServer } from '../helpers/openapi-server';
 
 const FIXTURES = join(REPO_ROOT, 'test', 'fixtures', 'stack-api');

@@ -5,8 +5,8 @@
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { REPO_ROOT } from '../../src/tools/collector/build';
-import { DOCUMENT_PATH, describeErrors, fieldName, loadDocument, operations, SchemaValidator, toJsonSchema } from '../../src/tools/stack-api/openapi';
+import { REPO_ROOT } from '../../tools/src/collector/build';
+import { DOCUMENT_PATH, describeErrors, fieldName, loadDocument, operations, SchemaValidator, toJsonSchema } from '../../tools/src/stack-api/openapi';
 
 const PUBLISHED = join(REPO_ROOT, '..', 'shared', 'reference', 'hyperdx-openapi.json');
 const doc = loadDocument();

@@ -1,5 +1,5 @@
 /**
- * OTLP/gRPC exporter. Requests are encoded once by src/otlp/encode and sent as they are by the
+ * OTLP/gRPC exporter. Requests are encoded once by src/core/otlp/encode.ts and sent as they are by the
  * unary client in ./grpc-client, so there is no protobuf → object → protobuf round trip.
  */
 import { readFileSync } from 'node:fs';

@@ -1,7 +1,8 @@
 /**
  * Structured JSON logs, one object per line on stdout, shaped like the collector's own logs
  * (level, ts, msg, fields) so both can be shipped by the same log pipeline. Callers pass fields,
- * never whole requests: API keys must not reach a log line.
+ * never whole requests: API keys must not reach a log line (the sidecar's logger also takes every
+ * configured key out of each line: `redacting`).
  */
 import type { LogLevel } from '../../config';
 
@@ -70,5 +71,31 @@ export function rateLimited(log: Logger, intervalMs: number, now: () => number =
     warn: gate(log.warn, 'warn'),
     error: gate(log.error, 'error'),
     child: (fields) => rateLimited(log.child(fields), intervalMs, now),
+  };
+}
+
+/** `value` as a log line shows it (errors as their fields, whatever has `toJSON` as what that returns), `redact` applied to every string in it. */
+function redactedValue(value: unknown, redact: (text: string) => string): unknown {
+  if (typeof value === 'string') return redact(value);
+  if (value === null || typeof value !== 'object') return value;
+  if (value instanceof Error) return redactedValue(errorFields(value), redact);
+  const withJson = value as { toJSON?: () => unknown };
+  if (typeof withJson.toJSON === 'function') return redactedValue(withJson.toJSON(), redact);
+  if (Array.isArray(value)) return value.map((item) => redactedValue(item, redact));
+  return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, redactedValue(v, redact)]));
+}
+
+/** A logger that applies `redact` to each message and to every string in its fields, its children's too. */
+export function redacting(log: Logger, redact: (text: string) => string): Logger {
+  const scrub =
+    (emit: (msg: string, fields?: Fields) => void) =>
+    (msg: string, fields?: Fields): void =>
+      emit(redact(msg), fields && (redactedValue(fields, redact) as Fields));
+  return {
+    debug: scrub(log.debug),
+    info: scrub(log.info),
+    warn: scrub(log.warn),
+    error: scrub(log.error),
+    child: (fields) => redacting(log.child(redactedValue(fields, redact) as Fields), redact),
   };
 }

@@ -6,12 +6,6 @@
 
 type Labels = Record<string, string>;
 
-/** One family's series as plain data, which crosses a process boundary. */
-export interface FamilySnapshot {
-  name: string;
-  series: { labels: Labels; value: number }[];
-}
-
 abstract class Family {
   protected readonly series = new Map<string, { labels: Labels; value: number }>();
   constructor(
@@ -32,16 +26,6 @@ abstract class Family {
 
   get(labels: Labels = {}): number {
     return this.series.get(labelKey(labels))?.value ?? 0;
-  }
-
-  /** Every series with its value, for another process to add up (add). */
-  snapshot(): FamilySnapshot {
-    return { name: this.name, series: [...this.series.values()].map(({ labels, value }) => ({ labels, value })) };
-  }
-
-  /** Adds another process's series to these: counters and gauges of several workers sum. */
-  addSnapshot(snapshot: FamilySnapshot): void {
-    for (const { labels, value } of snapshot.series) this.cell(labels).value += value;
   }
 
   render(): string {
@@ -122,30 +106,9 @@ export class BridgeMetrics {
 
   render(): string {
     this.sampleMemory();
-    return this.exposition();
-  }
-
-  private exposition(): string {
     return `${this.families()
       .map((f) => f.render())
       .join('\n')}\n`;
-  }
-
-  /** Every series, memory sampled now: what a worker hands the primary for /metrics. */
-  snapshot(): FamilySnapshot[] {
-    this.sampleMemory();
-    return this.families().map((f) => f.snapshot());
-  }
-
-  /**
-   * The exposition of several processes' series summed (each worker's snapshot, and the primary's
-   * own): /metrics of a sidecar with several workers (src/cli/workers/primary.ts).
-   */
-  static renderSum(snapshots: readonly FamilySnapshot[][]): string {
-    const total = new BridgeMetrics();
-    const byName = new Map(total.families().map((f) => [f.name, f]));
-    for (const snapshot of snapshots) for (const family of snapshot) byName.get(family.name)?.addSnapshot(family);
-    return total.exposition();
   }
 
   private families(): Family[] {

@@ -27,16 +27,9 @@ export interface StartTimeOptions {
 
 export const DEFAULT_START_TIME_OPTIONS: StartTimeOptions = { maxEntries: 100_000, idleMs: 15 * 60_000 };
 
-/** Where a stream's last point ended and its window started: what another worker needs to carry the stream on (src/cli/workers/). */
-export interface StreamState {
+interface StreamEntry {
   lastNs: bigint;
   startNs: bigint;
-}
-
-/** `state`'s values, apart from the entry they may be read from (entries are rewritten in place). */
-export const copyOfState = (state: StreamState): StreamState => ({ lastNs: state.lastNs, startNs: state.startNs });
-
-interface StreamEntry extends StreamState {
   idleUntil: number;
 }
 
@@ -64,56 +57,19 @@ export class StreamStartTimes {
     const key = storedKey(identity);
     const seen = this.streams.get(key);
     if (seen && timeNs < seen.lastNs) return timeNs; // a late point: its window is unknown, and the stream's end stays put
-    if (!seen) this.unknownStream(key);
     const startNs = !seen ? timeNs : timeNs === seen.lastNs ? seen.startNs : seen.lastNs;
-    this.changing(key, seen);
-    this.store(key, seen, timeNs, startNs, now);
-    return startNs;
-  }
-
-  private store(key: string, seen: StreamEntry | undefined, lastNs: bigint, startNs: bigint, now: number): void {
     const idleUntil = now + this.options.idleMs;
     if (seen) {
-      seen.lastNs = lastNs;
+      seen.lastNs = timeNs;
       seen.startNs = startNs;
       seen.idleUntil = idleUntil;
       this.streams.set(key, seen);
-    } else this.streams.set(key, { lastNs, startNs, idleUntil });
+    } else this.streams.set(key, { lastNs: timeNs, startNs, idleUntil });
     if (idleUntil < this.lastIdle) this.inOrder = false;
     this.lastIdle = idleUntil;
     this.earliestIdle = Math.min(this.earliestIdle, idleUntil);
     if (this.streams.size > this.options.maxEntries) this.streams.dropOldest();
-  }
-
-  /**
-   * A stream this table does not know yet (by its stored key, see storedKey): with several workers,
-   * another one may be carrying it (src/cli/workers/shared-caches.ts asks); nothing to do in one process.
-   */
-  protected unknownStream(_key: string): void {}
-
-  /**
-   * A stream's state is about to change (`before` undefined: it is new here; the entry itself is
-   * rewritten in place). With several workers a request may be translated twice, and the second
-   * pass must start from the state the first one found (src/cli/workers/shared-caches.ts).
-   */
-  protected changing(_key: string, _before: StreamState | undefined): void {}
-
-  /** A copy of a stream's state, or undefined when this table does not carry it. */
-  stateOf(key: string): StreamState | undefined {
-    const entry = this.streams.get(key);
-    return entry && copyOfState(entry);
-  }
-
-  /** Hands a stream over to another worker: its state, forgotten here. */
-  take(key: string): StreamState | undefined {
-    const state = this.stateOf(key);
-    if (state !== undefined) this.streams.delete(key);
-    return state;
-  }
-
-  /** Carries on a stream another worker handed over (take). */
-  put(key: string, state: StreamState): void {
-    this.store(key, this.streams.get(key), state.lastNs, state.startNs, this.now());
+    return startNs;
   }
 
   get size(): number {

@@ -1,6 +1,8 @@
 /**
  * API-key checks. Keys are compared as SHA-256 digests with timingSafeEqual, so neither a key's
- * content nor its length leaks through response timing. Keys are never logged or echoed.
+ * content nor its length leaks through response timing. Keys are never logged or echoed: paths are
+ * logged as loggablePath leaves them, and configured keys are taken out of every log line and
+ * refusal by keyRedactor.
  */
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { IncomingHttpHeaders } from 'node:http';
@@ -43,11 +45,69 @@ export function presentedKey(headers: IncomingHttpHeaders, query: URLSearchParam
   return first(headers['dd-api-key']) ?? query.get('api_key') ?? query.get('dd-api-key') ?? (fromPath === undefined ? undefined : decodedSegment(fromPath));
 }
 
+/** Rounds of percent-decoding that loggablePath undoes: `%2569` is `%69` after one, `i` after two. */
+const DECODING_ROUNDS = 4;
+const ENCODED_RUN = /(?:%[0-9a-f]{2})+/gi;
+const HAS_ENCODED = /%[0-9a-f]{2}/i;
+
+/** `text` with each run of percent-encoded bytes decoded once, as UTF-8 (a byte that is no UTF-8 becomes U+FFFD). */
+const decodedOnce = (text: string): string => text.replace(ENCODED_RUN, (run) => Buffer.from(run.replace(/%/g, ''), 'hex').toString('utf8'));
+
+/** `path` with nothing percent-encoded left, or undefined when it is encoded more than DECODING_ROUNDS times over. */
+function fullyDecoded(path: string): string | undefined {
+  let decoded = path;
+  for (let round = 0; round < DECODING_ROUNDS && HAS_ENCODED.test(decoded); round++) decoded = decodedOnce(decoded);
+  return HAS_ENCODED.test(decoded) ? undefined : decoded;
+}
+
+/** `path` split at slashes and backslashes, without empty and `.` segments, each `..` taking the one before it away. */
+function resolved(path: string): string {
+  const segments: string[] = [];
+  for (const segment of path.split(/[/\\]/)) {
+    if (segment === '..') segments.pop();
+    else if (segment !== '' && segment !== '.') segments.push(segment);
+  }
+  return `/${segments.join('/')}`;
+}
+
+/** All that follows the first `input` of a path, in any case: where ancient logs agents put the key (`/v1/input/<key>`). */
+const AFTER_INPUT = /(input)(\/?).+$/is;
+
 /**
- * The request path as it may be logged or echoed: normalised, and with the key ancient logs agents
- * put in `/v1/input/<key>` replaced, under every spelling the route table accepts.
+ * The request path as it may be logged: the path only (no query string, fragment, scheme or host),
+ * in the form a server or proxy that decodes it would see — percent-decoded however often it was
+ * encoded, backslashes as slashes, dot segments resolved — with all that follows its first `input`
+ * replaced. Any spelling of `/v1/input/<key>` (`/v1/%69nput/<key>`, `/v1/input%2F<key>`,
+ * `/./v1/input/x/<key>`, `/v1/input\<key>`) thus loses its key, whatever the route table makes of
+ * it and whether the key is configured or not. Configured keys are also taken out of every log
+ * line and refusal wherever they are (keyRedactor). Replies do not echo the path at all.
  */
-export const loggablePath = (url: string): string => normalizePath(url).replace(PATH_KEY, '$1<redacted>');
+export function loggablePath(url: string): string {
+  const decoded = fullyDecoded(normalizePath(url).split('#', 1)[0] as string);
+  return decoded === undefined ? `<a path encoded more than ${DECODING_ROUNDS} times over>` : resolved(decoded).replace(AFTER_INPUT, '$1$2<redacted>');
+}
+
+/** A regex matching `byte` percent-encoded once or more (`%69`, `%2569`). */
+const encodedByte = (byte: number): string => `%(?:25)*${byte.toString(16).padStart(2, '0')}`;
+
+/** A regex matching `c` as it is or as its UTF-8 bytes percent-encoded once or more. */
+const eitherSpelling = (c: string): string => `(?:${c.replace(/[.*+?^${}()|[\]\\/-]/g, '\\$&')}|${[...Buffer.from(c, 'utf8')].map(encodedByte).join('')})`;
+
+/**
+ * Replaces each of `keys` in a text by `<redacted>`: as it is, in any case (a Datadog key is
+ * lower-case hex, so a key echoed lower-cased, as a Content-Encoding name is, is the key), and with
+ * any of its characters percent-encoded once or more, hex digits in any case. The sidecar applies it
+ * to every log line and every refusal, so that a configured key gets out nowhere, wherever a sender
+ * put it.
+ */
+export function keyRedactor(keys: readonly string[]): (text: string) => string {
+  const present = keys.filter((key) => key.length > 0);
+  if (present.length === 0) return (text) => text;
+  // the longest first, so that a key that starts another one never leaves the other's tail behind
+  const alternatives = [...present].sort((a, b) => b.length - a.length).map((key) => [...key].map(eitherSpelling).join(''));
+  const anyKey = new RegExp(alternatives.join('|'), 'gi');
+  return (text) => text.replace(anyKey, '<redacted>');
+}
 
 /** Query parameters whose value is a credential: api_key, dd-api-key, access_token, password, … */
 const SECRET_PARAM = /key|token|secret|passw|pwd|auth|signature|credential/i;

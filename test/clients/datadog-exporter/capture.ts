@@ -1,17 +1,17 @@
 /**
- * Captures the collector's datadog exporter (in our own collector build, otelcol-builder.yaml)
+ * Captures the collector's datadog exporter (in our own collector build, collector/builder.yaml)
  * into test/fixtures/captured/datadog-exporter-<version>/: starts the capture agent, runs the
  * collector with collector.yaml (every Datadog endpoint at the agent), posts the known OTLP input
  * (otlp-input.ts) over OTLP/HTTP JSON, waits until traces, logs, metrics and host metadata have
  * arrived, then stops the collector (which flushes what it holds) and writes the input files
  * beside the captured bytes.
  *
- * Run: DD_BRIDGE_COLLECTOR_CACHE=... node -r ./bench/register.js test/clients/datadog-exporter/capture.ts
+ * Run: DD_BRIDGE_COLLECTOR_CACHE=... node -r ./tools/register.js test/clients/datadog-exporter/capture.ts
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { collectorBinaryPath, DEFAULT_MANIFEST, REPO_ROOT } from '../../../src/tools/collector/build';
+import { collectorBinaryPath, DEFAULT_MANIFEST, REPO_ROOT } from '../../../tools/src/collector/build';
 import { freePort } from '../../helpers/ports';
 import { type CaptureAgent, startCaptureAgent } from '../capture-agent';
 import { logsInput, metricsInput, tracesInput } from './otlp-input';

@@ -11,7 +11,7 @@ import { expectNothingLostInClickHouse } from '../../helpers/delivery';
 import { FAULT_SECONDS, FAULT_TEST_TIMEOUT_MS, sleep } from '../../helpers/timing';
 
 const OUTAGE_MS = 60_000;
-// the exporter retries a queued batch at most 30 s apart (collector-config.yaml retry_on_failure)
+// the exporter retries a queued batch at most 30 s apart (collector/config.yaml retry_on_failure)
 const DELIVERY_TIMEOUT_MS = 90_000;
 
 jest.setTimeout(FAULT_TEST_TIMEOUT_MS + OUTAGE_MS + DELIVERY_TIMEOUT_MS);

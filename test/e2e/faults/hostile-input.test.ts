@@ -3,6 +3,7 @@
  * far too deep, API keys spelled in the path in unusual ways, collector credentials in the
  * endpoint URL, and metric points whose time is 0 or whose rate interval is infinite.
  */
+import { exchange } from '../../helpers/key-leaks';
 import { logRecords, waitFor } from '../../helpers/sink';
 import { pointsNamed } from '../../helpers/sink-metrics';
 import { sampleSum, scrapeMetrics } from '../../helpers/prom';
@@ -51,10 +52,16 @@ describe('hostile input', () => {
   it('API keys in unusual path spellings never appear in output or replies; /V1/INPUT/<key> is accepted and delivered; %ZZ is a 4xx', async () => {
     const run = `key-spellings-${Date.now()}`;
     const spellings = [`/V1/INPUT/${KEY}`, `//v1/input/${KEY}`, `/v1/input//${KEY}`, '/v1/input/%ZZ'];
+    // issue 33: the first three were logged, the last three echoed; sent as written (fetch would normalise them), refused as unknown routes
+    const rawSpellings = [`/v1/%69nput/${KEY}`, `/v1/input%2F${KEY}`, `/v1/input/x/${KEY}`, `/./v1/input/${KEY}`, `/v1/input/../input/${KEY}`, `/v1/input\\${KEY}`];
     const internalBefore = sampleSum(await scrapeMetrics(stack.adminUrl), 'ddbridge_internal_errors_total');
     const replies = new Map<string, { status: number; text: string }>();
     // the bodies name the spelling by number: the key must not reach the sidecar any other way than through the path
     for (const [i, path] of spellings.entries()) replies.set(path, await post(stack, path, JSON.stringify([{ message: `via spelling ${i}`, service: 'keys', ddtags: `run:${run}` }]), false));
+    for (const target of rawSpellings) {
+      const text = await exchange(Number(new URL(stack.intakeUrl).port), { method: 'POST', target });
+      replies.set(target, { status: Number(/^HTTP\/1\.1 (\d{3})/.exec(text)?.[1]), text });
+    }
     const accepted = spellings.filter((p) => (replies.get(p)?.status ?? 0) < 300);
     const delivered = await waitFor(
       () => recordsOfRun(stack, run),
@@ -64,9 +71,10 @@ describe('hostile input', () => {
     const internalAfter = sampleSum(metrics, 'ddbridge_internal_errors_total');
     const hidden = (p: string): string => p.replace(KEY, '<key>');
     const leaks = [...[...replies].filter(([, r]) => r.text.includes(KEY)).map(([p]) => `reply to ${hidden(p)}`), ...(stack.sidecarOutput().includes(KEY) ? ['sidecar output'] : []), ...(metrics.includes(KEY) ? ['/metrics'] : [])];
-    process.stderr.write(`[fault] key spellings: ${spellings.map((p) => `${hidden(p)}=${replies.get(p)?.status}`).join(' ')} delivered=${delivered.length} leaks=[${leaks.join('; ')}] internal-errors=${internalBefore}->${internalAfter}\n`);
+    process.stderr.write(`[fault] key spellings: ${[...replies].map(([p, r]) => `${hidden(p)}=${r.status}`).join(' ')} delivered=${delivered.length} leaks=[${leaks.join('; ')}] internal-errors=${internalBefore}->${internalAfter}\n`);
     expect(leaks).toEqual([]);
     expect(replies.get(`/V1/INPUT/${KEY}`)?.status).toBe(202);
+    for (const target of rawSpellings) expect(replies.get(target)?.status).toBe(400);
     const badEscape = replies.get('/v1/input/%ZZ')?.status ?? 0;
     expect(badEscape).toBeGreaterThanOrEqual(400);
     expect(badEscape).toBeLessThan(500);
