@@ -171,6 +171,16 @@ describe('one pod identity for every signal of a pod', () => {
   });
 });
 
+describe('values a metric cannot hold', () => {
+  it('are left out, not thrown on: memory past 2^53 bytes, an infinite file-system fraction', () => {
+    const series = nodeAgentSeries(TS).map((s) => (s.metric === 'system.mem.used' ? { ...s, points: [{ value: 1e300, timestamp: TS }] } : s.metric === 'kubernetes.node.filesystem.usage_pct' ? { ...s, points: [{ value: 1e-320, timestamp: TS }] } : s));
+    const resources = translate(series, createTranslatorCaches());
+    expect(find(resources, 'k8s.node.memory.usage')).toEqual([]);
+    expect(find(resources, 'k8s.node.filesystem.available')).toEqual([]);
+    expect(find(resources, 'k8s.node.cpu.usage')).toHaveLength(1);
+  });
+});
+
 describe('either name can be switched off', () => {
   const names = (resources: ResourceMetrics[]): string[] => [...new Set(resources.flatMap((r) => r.scopeMetrics.flatMap((s) => s.metrics.map((m) => m.name))))].sort();
 

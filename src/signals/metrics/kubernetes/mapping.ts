@@ -209,12 +209,18 @@ export class KubernetesMapping {
   }
 
   /** One metric per point of `s`, its value `value(point)` (undefined: none). */
-  private emitEach(s: Series, output: Output, { resource, resourceKey }: Resource, value: (v: number) => number | undefined): void {
+  private emitEach(s: Series, output: Output, resource: Resource, value: (v: number) => number | undefined): void {
     for (const p of s.points) {
       const ns = secondsToNanos(p.timestamp);
       const v = Number.isFinite(p.value) ? value(p.value) : undefined;
-      if (ns !== undefined && v !== undefined) this.emit({ resource, resourceKey, metric: metricOf(output, v, ns) });
+      if (ns !== undefined && v !== undefined) this.emitOne(resource, output, v, ns);
     }
+  }
+
+  /** `value` as `output`, unless the metric cannot hold it (metricOf). */
+  private emitOne({ resource, resourceKey }: Resource, output: Output, value: number, timeUnixNano: bigint): void {
+    const metric = metricOf(output, value, timeUnixNano);
+    if (metric !== undefined) this.emit({ resource, resourceKey, metric });
   }
 
   private addToPod(s: Series, origin: MetricOrigin, [field, scale]: [PodField, number]): void {
@@ -283,7 +289,7 @@ export class KubernetesMapping {
       for (const [timestamp, p] of samples) {
         const ns = secondsToNanos(timestamp);
         if (ns === undefined) continue;
-        const out = (output: Output, value: number): void => this.emit({ ...derived, metric: metricOf(output, value, ns) });
+        const out = (output: Output, value: number): void => this.emitOne(derived, output, value, ns);
         if (p.cpu.containers > 0) out(OUTPUTS.podCpu, p.cpu.sum);
         if (p.memory.containers > 0) out(OUTPUTS.podMemory, p.memory.sum);
         const utilization = limitUtilization(p.cpu, p.cpuLimit);
@@ -299,7 +305,7 @@ export class KubernetesMapping {
       for (const [timestamp, n] of known.samples) {
         const ns = secondsToNanos(timestamp);
         if (ns === undefined) continue;
-        const out = (output: Output, value: number): void => this.emit({ ...resource, metric: metricOf(output, value, ns) });
+        const out = (output: Output, value: number): void => this.emitOne(resource, output, value, ns);
         if (n.cpuUser !== undefined && n.cpuSystem !== undefined && n.cores !== undefined) out(OUTPUTS.nodeCpu, ((n.cpuUser + n.cpuSystem) / 100) * n.cores);
         if (n.memoryMiB !== undefined) out(OUTPUTS.nodeMemory, n.memoryMiB * MIB);
         if (n.fsUsed !== undefined && n.fsFraction !== undefined && n.fsFraction > 0) out(OUTPUTS.nodeFsAvailable, n.fsUsed / n.fsFraction - n.fsUsed);

@@ -53,13 +53,16 @@ export const OUTPUTS = {
 } as const;
 
 /**
- * One point of `output` at `timeUnixNano`. An uptime is a cumulative, monotonic Sum of whole
- * seconds that started when the pod or node did: its start time is its time less its value.
+ * One point of `output` at `timeUnixNano`, or undefined for a value it cannot hold (not finite; a
+ * whole number past 2⁵³). An uptime is a cumulative, monotonic Sum of whole seconds that started
+ * when the pod or node did: its start time is its time less its value.
  */
-export function metricOf(output: Output, value: number, timeUnixNano: bigint): Metric {
+export function metricOf(output: Output, value: number, timeUnixNano: bigint): Metric | undefined {
   const base = { name: output.name, unit: output.unit };
-  if (output.kind === 'double') return { ...base, gauge: { dataPoints: [{ attributes: [], startTimeUnixNano: 0n, timeUnixNano, value: { double: value } }] } };
-  const whole = BigInt(Math.round(value));
+  if (output.kind === 'double') return Number.isFinite(value) ? { ...base, gauge: { dataPoints: [{ attributes: [], startTimeUnixNano: 0n, timeUnixNano, value: { double: value } }] } } : undefined;
+  const rounded = Math.round(value);
+  if (!Number.isSafeInteger(rounded)) return undefined;
+  const whole = BigInt(rounded);
   if (output.kind === 'int') return { ...base, gauge: { dataPoints: [{ attributes: [], startTimeUnixNano: 0n, timeUnixNano, value: { int: whole } }] } };
   const started = timeUnixNano - whole * NS_PER_S;
   const point = { attributes: [], startTimeUnixNano: started > 0n ? started : 0n, timeUnixNano, value: { int: whole } };
