@@ -69,6 +69,8 @@ WORKDIR /app
 COPY --from=build --chown=1000:1000 /app/package.json ./
 COPY --from=build --chown=1000:1000 /app/node_modules ./node_modules
 COPY --from=build --chown=1000:1000 /app/dist ./dist
+# the bundled Datadog integration log pipelines (--log-pipelines /app/pipelines/integrations-core)
+COPY --chown=1000:1000 pipelines ./pipelines
 # the image's "node" user
 USER 1000:1000
 EXPOSE 8126 9126

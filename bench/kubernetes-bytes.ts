@@ -14,9 +14,10 @@ import { encodeExportRequests } from '../src/core/otlp/encode';
 import { createTranslatorCaches } from '../src/signals/caches';
 import { translateMetricsToModel } from '../src/signals/metrics/chain';
 import { decodeMetricPayload } from '../src/signals/metrics/parse-v2-proto';
-import type { KubernetesMetricOptions } from '../src/signals/metrics/kubernetes/mapping';
+import type { KubernetesMetricOptions } from '../src/signals/metrics/kubernetes/options';
 import { clusterAgentSeries, containerTags, KSM_HOST, NODE, nodeAgentSeries, PODS, type Pod } from '../test/fixtures/kubernetes/cluster';
 import { encodeMetricPayload } from '../test/fixtures/metrics/agent-payloads';
+import { translationContext } from '../test/helpers/translation';
 import { optionValue } from './args';
 
 /** The kubelet check's other per-container series (kubelet/metadata.csv), sent with high-cardinality tags. */
@@ -90,7 +91,7 @@ for (let i = 0; i < runs; i++) {
   combos.forEach(([, kubernetesMetrics], c) => {
     const result = results[c] as Result;
     const started = process.hrtime.bigint();
-    const { resources } = translateMetricsToModel(decodeMetricPayload(body), createTranslatorCaches({ kubernetesMetrics }), 1_700_000_005_000_000_000n);
+    const { resources } = translateMetricsToModel(decodeMetricPayload(body), translationContext(createTranslatorCaches({ kubernetesMetrics }), 1_700_000_005_000_000_000n));
     const requests = encodeExportRequests({ signal: 'metrics', resources }, 4 * 1024 * 1024);
     result.times.push(Number(process.hrtime.bigint() - started) / 1e6);
     result.bytes = requests.reduce((n, r) => n + r.body.length, 0);

@@ -16,6 +16,7 @@ import { ROUTES, tracerEndpoints } from '../signals/routes';
 import type { IntakeRoute, RouteContext } from '../signals/route';
 import { redacting, type Logger } from '../core/observability/log';
 import { BridgeMetrics } from '../core/observability/metrics';
+import { startLogPipelines } from './log-pipelines';
 import { createTranslatorCaches } from '../signals/caches';
 import { createAdminServer, type HealthState } from '../http/admin-server';
 import { InflightBudget } from '../http/inflight-budget';
@@ -175,6 +176,7 @@ export async function startSidecar(config: Config, given: Logger, overrides: Sid
     }),
     metrics,
   };
+  const stopPipelines = startLogPipelines(config, ctx.caches, log);
   const intake = createIntakeApp(routes, ctx, exporter, optionsFor(config, SERVER_OPTIONS), metrics, log, new InflightBudget(config.maxInflightRequests, config.maxInflightBytes));
   const server = createServer(
     {
@@ -203,6 +205,7 @@ export async function startSidecar(config: Config, given: Logger, overrides: Sid
     metrics,
     async stop() {
       status = 'stopping';
+      stopPipelines();
       const started = Date.now();
       const formerClosed = settlesWithin(Promise.all(former.map((f) => f.close())), config.shutdownGraceMs);
       await shutDown(server, exporter, collector, config.shutdownGraceMs, log);

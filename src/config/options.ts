@@ -36,6 +36,8 @@ export interface Config {
   exportRetryMaxElapsedMs: number;
   decodeJsonMessage: boolean;
   logTextCorrelation: boolean;
+  logPipelines: string[];
+  logPipelineBudgetMs: number;
   semconvOptIn: SemconvOptIn;
   spoolDir: string | undefined;
   spoolMaxBytes: number;
@@ -454,6 +456,24 @@ export const OPTIONS: OptionTable<Config> = [
     help: 'Read injected dd.trace_id/dd.span_id/dd.service/dd.env/dd.version and the level out of plain-text log lines (the body is kept as sent).',
   }),
   option({
+    key: 'logPipelines',
+    flag: '--log-pipelines',
+    env: ['DD_BRIDGE_LOG_PIPELINES'],
+    file: 'logs.pipelines',
+    default: [],
+    parse: (raw) => parseList(raw),
+    help: 'Datadog log pipelines to run, comma-separated folders or files: an integrations-core checkout (or the bundled pipelines/integrations-core), and files `migrate pipelines` writes. Reloaded on SIGHUP. Empty = none.',
+  }),
+  option({
+    key: 'logPipelineBudgetMs',
+    flag: '--log-pipeline-budget-ms',
+    env: ['DD_BRIDGE_LOG_PIPELINE_BUDGET_MS'],
+    file: 'logs.pipeline_budget_ms',
+    default: 5,
+    parse: parsePositiveInt,
+    help: 'Milliseconds one log record may spend in the pipelines (checked before each processor and grok rule); past it the record goes on unparsed and is counted in ddbridge_log_pipeline_records_total.',
+  }),
+  option({
     key: 'traceIdCacheSize',
     flag: '--trace-id-cache-size',
     env: ['DD_BRIDGE_TRACE_ID_CACHE_SIZE'],
@@ -537,7 +557,7 @@ export const OPTIONS: OptionTable<Config> = [
 ];
 
 /** What the routes read (RouteContext.config): encoding, log options, and what /info advertises. */
-export const ROUTE_OPTIONS = ['exportMaxBytes', 'decodeJsonMessage', 'logTextCorrelation', 'listen', 'maxBodyBytes'] as const;
+export const ROUTE_OPTIONS = ['exportMaxBytes', 'decodeJsonMessage', 'logTextCorrelation', 'logPipelineBudgetMs', 'listen', 'maxBodyBytes'] as const;
 export type RouteOptions = Pick<Config, (typeof ROUTE_OPTIONS)[number]>;
 
 /** What the intake server reads per request: auth scope, body limits, decompression. */

@@ -9,7 +9,8 @@ import { enrichers, type ResourceEnricher, type ResourceGroupings } from './shar
 import { PodIdentities } from './shared/pod-identities';
 import { HostMetadataTable, type HostMetadataOptions } from './shared/host-metadata';
 import { PromotionMemos } from './logs/promotion-memo';
-import { DEFAULT_KUBERNETES_METRIC_OPTIONS, type KubernetesMetricOptions } from './metrics/kubernetes/mapping';
+import { DEFAULT_KUBERNETES_METRIC_OPTIONS, type KubernetesMetricOptions } from './metrics/kubernetes/options';
+import { NO_PIPELINES, type PipelineSet } from './logs/pipelines/pipeline-set';
 import { newInternedOrigins, type OriginsByInternedTags } from './metrics/resource';
 import { DEFAULT_START_TIME_OPTIONS, StreamStartTimes, type StartTimeOptions } from './metrics/start-times';
 import { TraceIdCache, type TraceIdCacheOptions } from './shared/trace-id';
@@ -42,6 +43,8 @@ export interface TranslatorCaches {
   serviceIdentities: ServiceIdentities;
   /** whether Kubernetes metrics get their OpenTelemetry names and keep their Datadog ones (metrics/kubernetes/mapping.ts) */
   kubernetesMetrics: KubernetesMetricOptions;
+  /** the Datadog log pipelines in force; `current` is replaced whole on a reload (SIGHUP), never changed in place */
+  logPipelines: { current: PipelineSet };
 }
 
 export interface TranslatorCacheOptions {
@@ -68,5 +71,6 @@ export function createTranslatorCaches(options: Partial<TranslatorCacheOptions> 
     serviceIdentities: new ServiceIdentities(),
     querySummaries: new QuerySummaries(),
     kubernetesMetrics: options.kubernetesMetrics ?? DEFAULT_KUBERNETES_METRIC_OPTIONS,
+    logPipelines: { current: NO_PIPELINES },
   };
 }

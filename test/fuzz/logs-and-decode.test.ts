@@ -10,6 +10,7 @@ import fc from 'fast-check';
 import { fuzzTarget } from '../helpers/fuzz';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { translationContext } from '../helpers/translation';
 
 const chainGoldens = readdirSync(join(__dirname, '..', 'fixtures', 'logs', 'chain')).map((f) => {
   const golden = JSON.parse(readFileSync(join(__dirname, '..', 'fixtures', 'logs', 'chain', f), 'utf8')) as { input: unknown };
@@ -22,7 +23,7 @@ const caches = createTranslatorCaches();
 fuzzTarget('logs-pipeline', logSeeds, (input) => {
   const payload = parseLogsBody(input, new URLSearchParams('ddtags=a:b'));
   const records = logStreamEncoder();
-  translateLogs(payload, 1_700_000_000_000_000_000n, { caches, decodeJsonMessage: true, textCorrelation: true }, records);
+  translateLogs(translationContext(caches, 1_700_000_000_000_000_000n, { decodeJsonMessage: true, logTextCorrelation: true }), records)(payload);
   records.requests(64 * 1024);
 });
 
@@ -67,7 +68,7 @@ describe('fuzz logs-translate', () => {
       fc.property(fc.array(fc.oneof(entry, entryWithJsonMessage, entryWithTextMessage), { maxLength: 20 }), fc.option(fc.string()), (entries, ddtags) => {
         const payload = parseLogsBody(Buffer.from(JSON.stringify(entries)), new URLSearchParams(ddtags ? { ddtags } : {}));
         const records = logStreamEncoder();
-        translateLogs(payload, 1_700_000_000_000_000_000n, { caches, decodeJsonMessage: true, textCorrelation: true }, records);
+        translateLogs(translationContext(caches, 1_700_000_000_000_000_000n, { decodeJsonMessage: true, logTextCorrelation: true }), records)(payload);
         const requests = records.requests(16 * 1024);
         expect(requests.reduce((n, r) => n + r.records, 0)).toBe(payload.entries.length);
       }),
@@ -85,7 +86,7 @@ describe('fuzz text_correlation', () => {
         (message, status) => {
           const payload = parseLogsBody(Buffer.from(JSON.stringify([{ message, status }])), new URLSearchParams());
           // decoding off: a generated line may happen to be a JSON object, whose body decoding replaces
-          const record = translateLogsToModel(payload, 1_700_000_000_000_000_000n, { caches, decodeJsonMessage: false, textCorrelation: true })[0]?.scopeLogs[0]?.logRecords[0];
+          const record = translateLogsToModel(payload, translationContext(caches, 1_700_000_000_000_000_000n, { decodeJsonMessage: false, logTextCorrelation: true }))[0]?.scopeLogs[0]?.logRecords[0];
           expect(record?.body).toEqual({ string: message });
         },
       ),

@@ -18,6 +18,7 @@ import { translateMetrics } from '../../src/signals/metrics/chain';
 import { createTranslatorCaches } from '../../src/signals/caches';
 import { encodeMetricPayload, encodeSketchPayload, v3Body, type V3Series } from '../fixtures/metrics/agent-payloads';
 import { fuzzTarget } from '../helpers/fuzz';
+import { translationContext } from '../helpers/translation';
 
 const asJson = (input: unknown): Buffer => Buffer.from(JSON.stringify(input));
 
@@ -41,7 +42,7 @@ for (const [format, { wire, parse }] of Object.entries(FORMATS)) {
   fuzzTarget(`metrics-${format}`, seeds.length > 0 ? seeds : [Buffer.from('{}')], (input) => {
     // as the routes do: metrics streamed into the encoder, then packed
     const metrics = new MetricStreamEncoder();
-    translateMetrics(parse(input), caches, 1_700_000_000_000_000_000n, metrics);
+    translateMetrics(translationContext(caches, 1_700_000_000_000_000_000n), metrics)(parse(input));
     metrics.requests(64 * 1024);
   });
 }

@@ -26,6 +26,7 @@ import { encodeAgentPayload } from '../fixtures/traces/datadog-proto';
 import { encodeMsgpack, type Encodable } from '../fixtures/traces/msgpack-writer';
 import { clientStatsPayload, statsGroup } from '../fixtures/traces/stats-payloads';
 import { encodeV1Payload } from '../fixtures/traces/v1-payloads';
+import { translationContext } from '../helpers/translation';
 
 const CHAIN = join(__dirname, '..', 'fixtures', 'traces', 'chain');
 /** The v0.4 goldens' JSON bodies (the V1 one is a captured file, seeded below). */
@@ -46,7 +47,7 @@ const RECEIVED = 1_700_000_000_000_000_000n;
 /** As the routes do: spans streamed into the encoder, then packed. */
 function translateAndEncode(payload: DdTracePayload): void {
   const spans = spanStreamEncoder();
-  translateTraces(payload, { caches, receivedAtNs: RECEIVED }, spans);
+  translateTraces(translationContext(caches, RECEIVED), spans)(payload);
   spans.requests(64 * 1024);
 }
 

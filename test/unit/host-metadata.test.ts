@@ -19,6 +19,7 @@ import { HostMetadataTable } from '../../src/signals/shared/host-metadata';
 import { translateTracesToModel } from '../../src/signals/traces/chain';
 import { emptySpan, emptyTracerPayload, chunkOf } from '../../src/signals/traces/datadog';
 import { keyValueJson } from '../helpers/otlp-json';
+import { translationContext } from '../helpers/translation';
 
 const RECEIVED = 1_700_000_000_000_000_000n;
 
@@ -142,7 +143,7 @@ describe('the host at an address', () => {
     const caches = createTranslatorCaches();
     const span = { ...emptySpan(), service: 'go-shop', name: 'http.request', traceId: 1n, spanId: 2n };
     const host = (hostname: string) => {
-      const [spans] = translateTracesToModel({ tracerPayloads: [{ ...emptyTracerPayload(), hostname, chunks: [chunkOf([span])] }] }, { caches, receivedAtNs: RECEIVED, senderHost: 'shop-vm-1' });
+      const [spans] = translateTracesToModel({ tracerPayloads: [{ ...emptyTracerPayload(), hostname, chunks: [chunkOf([span])] }] }, { ...translationContext(caches, RECEIVED), senderHost: 'shop-vm-1' });
       return json(spans?.resource.attributes)['host.name'];
     };
     expect(host('')).toEqual({ stringValue: 'shop-vm-1' });
@@ -164,19 +165,19 @@ describe('every signal from a host that sent metadata carries its host tags', ()
         { metric: 'system.load.1', type: 3, points: [{ timestamp: 1700000000, value: 1 }], resources: [{ type: 'host', name: 'db-1' }] },
       ],
     };
-    const { resources } = translateMetricsToModel(parseSeriesV2Json(Buffer.from(JSON.stringify(body))), caches, RECEIVED);
+    const { resources } = translateMetricsToModel(parseSeriesV2Json(Buffer.from(JSON.stringify(body))), translationContext(caches, RECEIVED));
     hasHostTags(resources[0]?.resource.attributes);
     expect(json(resources[1]?.resource.attributes)).toEqual({ 'host.name': { stringValue: 'db-1' } });
   });
 
   it('logs', () => {
-    const [logs] = translateLogsToModel({ entries: [{ message: 'hi', hostname: 'web-1', service: 'shop' }], queryTags: undefined }, RECEIVED, { caches, decodeJsonMessage: false, textCorrelation: true });
+    const [logs] = translateLogsToModel({ entries: [{ message: 'hi', hostname: 'web-1', service: 'shop' }], queryTags: undefined }, translationContext(caches, RECEIVED, { decodeJsonMessage: false }));
     hasHostTags(logs?.resource.attributes);
   });
 
   it('spans', () => {
     const span = { ...emptySpan(), service: 'shop', name: 'op', resource: 'op', traceId: 1n, spanId: 2n };
-    const [spans] = translateTracesToModel({ tracerPayloads: [{ ...emptyTracerPayload(), hostname: 'web-1', chunks: [chunkOf([span])] }] }, { caches, receivedAtNs: RECEIVED });
+    const [spans] = translateTracesToModel({ tracerPayloads: [{ ...emptyTracerPayload(), hostname: 'web-1', chunks: [chunkOf([span])] }] }, translationContext(caches, RECEIVED));
     hasHostTags(spans?.resource.attributes);
   });
 

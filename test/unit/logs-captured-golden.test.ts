@@ -13,6 +13,7 @@ import { translateLogsToModel } from '../../src/signals/logs/chain';
 import { createTranslatorCaches } from '../../src/signals/caches';
 import { capturedDir, capturedRequests } from '../helpers/captured';
 import { resourceLogsJson } from '../helpers/otlp-json';
+import { translationContext } from '../helpers/translation';
 
 const DIR = join(__dirname, '..', 'fixtures', 'logs', 'captured');
 
@@ -33,7 +34,7 @@ async function translatedCapture(golden: CapturedGolden): Promise<unknown> {
   if (!request) throw new Error(`${golden.capture}: not in ${client}/requests.json`);
   const decoded = await decodeBody(readFileSync(join(dir, body)), request.contentEncoding, { maxDecodedBytes: 64 * 1024 * 1024 });
   const payload = parseLogsBody(decoded, new URLSearchParams());
-  return resourceLogsJson(translateLogsToModel(payload, BigInt(golden.receivedAtNs), { caches: createTranslatorCaches(), decodeJsonMessage: true, textCorrelation: true }));
+  return resourceLogsJson(translateLogsToModel(payload, translationContext(createTranslatorCaches(), BigInt(golden.receivedAtNs), { decodeJsonMessage: true, logTextCorrelation: true })));
 }
 
 describe('log chain over captured real clients', () => {

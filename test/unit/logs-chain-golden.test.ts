@@ -12,6 +12,7 @@ import { encodeExportRequests, logStreamEncoder } from '../../src/core/otlp/enco
 import { translateLogs, translateLogsToModel } from '../../src/signals/logs/chain';
 import { createTranslatorCaches } from '../../src/signals/caches';
 import { resourceLogsJson } from '../helpers/otlp-json';
+import { translationContext } from '../helpers/translation';
 
 const DIR = join(__dirname, '..', 'fixtures', 'logs', 'chain');
 
@@ -38,25 +39,25 @@ describe('log chain goldens', () => {
     const context = () => {
       const caches = createTranslatorCaches();
       for (const [low, high] of Object.entries(golden.traceIdCache ?? {})) caches.traceIds.remember(BigInt(low), BigInt('0x' + high));
-      return { caches, decodeJsonMessage: golden.decodeJsonMessage ?? true, textCorrelation: golden.textCorrelation ?? true };
+      return translationContext(caches, BigInt(golden.receivedAtNs), { decodeJsonMessage: golden.decodeJsonMessage ?? true, logTextCorrelation: golden.textCorrelation ?? true });
     };
-    return { golden, payload, receivedAtNs: BigInt(golden.receivedAtNs), context };
+    return { golden, payload, context };
   };
 
   it.each(files)('%s', (file) => {
-    const { golden, payload, receivedAtNs, context } = load(file);
-    const actual = resourceLogsJson(translateLogsToModel(payload, receivedAtNs, context()));
+    const { golden, payload, context } = load(file);
+    const actual = resourceLogsJson(translateLogsToModel(payload, context()));
     if (process.env.UPDATE_GOLDEN) writeFileSync(join(DIR, file), JSON.stringify({ ...golden, expected: actual }, null, 2) + '\n');
     expect(actual).toEqual(golden.expected);
   });
 
   it.each(files)('%s: streamed into the encoder, the same bytes as the model encoded', (file) => {
-    const { payload, receivedAtNs, context } = load(file);
+    const { payload, context } = load(file);
     // a small limit, so that splitting is compared too
     for (const limit of [4 * 1024 * 1024, 700]) {
       const streamed = logStreamEncoder();
-      translateLogs(payload, receivedAtNs, context(), streamed);
-      const fromModel = encodeExportRequests({ signal: 'logs', resources: translateLogsToModel(payload, receivedAtNs, context()) }, limit);
+      translateLogs(context(), streamed)(payload);
+      const fromModel = encodeExportRequests({ signal: 'logs', resources: translateLogsToModel(payload, context()) }, limit);
       expect(streamed.requests(limit)).toEqual(fromModel);
     }
   });

@@ -26,6 +26,7 @@ import { SCOPE } from '../../src/signals/shared/scope';
 import type { KeyValue, LogRecord, ResourceLogs } from '../../src/core/otlp/model';
 import { parseSpanIdText, parseTraceIdText, spanIdBytes, traceIdBytes, TraceIdCache } from '../../src/signals/shared/trace-id';
 import { resourceLogsJson } from '../helpers/otlp-json';
+import { translationContext } from '../helpers/translation';
 
 /** Nested objects flattened into a plain Map, as the log chain did before its field table: the reference. */
 function flatten(fields: Record<string, JsonValue>): Map<string, JsonValue> {
@@ -159,7 +160,7 @@ describe('promotion memo and identity grouping', () => {
   }
   /** one process's caches, shared by every request of these tests as the sidecar shares them */
   const caches = createTranslatorCaches();
-  const translated = (body: Buffer, query: URLSearchParams): unknown => resourceLogsJson(translateLogsToModel(parseLogsBody(body, query), 7n, { caches, decodeJsonMessage: true, textCorrelation: true }));
+  const translated = (body: Buffer, query: URLSearchParams): unknown => resourceLogsJson(translateLogsToModel(parseLogsBody(body, query), translationContext(caches, 7n, { decodeJsonMessage: true, logTextCorrelation: true })));
 
   const tags = fc.array(fc.constantFrom('env:a', 'env:b', 'team:x', 'image_tag:1', 'image_tag:2', 'foo', 'service:s', 'host:h', 'pod_name:p', 'filename:f', ''), { maxLength: 5 }).map((t) => t.join(','));
   const text = fc.oneof(fc.constantFrom('a', 'b', '', 'h1'), fc.integer({ min: 0, max: 2 }), fc.constant(null));
@@ -213,7 +214,7 @@ describe('promotion memo and identity grouping', () => {
   });
 
   it("keeps a container's promotion from one request to the next, and its resource's KeyValues", () => {
-    const model = (): ResourceLogs[] => translateLogsToModel(parseLogsBody(Buffer.from(JSON.stringify([{ message: 'm', hostname: 'kept', ddtags: 'env:kept,team:x' }])), new URLSearchParams()), 7n, { caches, decodeJsonMessage: true, textCorrelation: true });
+    const model = (): ResourceLogs[] => translateLogsToModel(parseLogsBody(Buffer.from(JSON.stringify([{ message: 'm', hostname: 'kept', ddtags: 'env:kept,team:x' }])), new URLSearchParams()), translationContext(caches, 7n));
     const [first, second] = [model(), model()];
     expect(second[0]!.resource.attributes).toBe(first[0]!.resource.attributes);
   });
@@ -259,7 +260,7 @@ describe('record attributes', () => {
         const ctx = { traceIds: new TraceIdCache(), decodeJsonMessage: true, textCorrelation: true, queryTags: undefined };
         const plain = runLogSteps(createDraft(payload.entries[0] as DatadogLogEntry, 7n), ctx);
         expect(toLogRecord(plain).attributes).toEqual(referenceAttributes(plain));
-        const memoised = translateLogsToModel(payload, 7n, { caches: createTranslatorCaches(), decodeJsonMessage: true, textCorrelation: true });
+        const memoised = translateLogsToModel(payload, translationContext(createTranslatorCaches(), 7n, { decodeJsonMessage: true, logTextCorrelation: true }));
         expect(memoised[0]?.scopeLogs[0]?.logRecords[0]?.attributes).toEqual(referenceAttributes(plain));
       }),
       { numRuns: 1000 },

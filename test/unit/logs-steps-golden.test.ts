@@ -36,7 +36,7 @@ function project(d: LogDraft): Record<string, unknown> {
 }
 
 it('runs the steps in the documented order', () => {
-  expect(LOG_STEPS.map((s) => s.name)).toEqual(['text_correlation', 'decode_json_message', 'timestamps', 'severity', 'resource_promotion', 'trace_correlation', 'otel_origin']);
+  expect(LOG_STEPS.map((s) => s.name)).toEqual(['text_correlation', 'decode_json_message', 'log_pipelines', 'timestamps', 'severity', 'resource_promotion', 'trace_correlation', 'otel_origin']);
 });
 
 describe.each(LOG_STEPS.map((s) => [s.name, s.step] as const))('step %s', (name, step) => {

@@ -33,6 +33,7 @@ import { parseLogsBody } from '../../src/signals/logs/parse';
 import { translateLogsToModel } from '../../src/signals/logs/chain';
 import { createTranslatorCaches } from '../../src/signals/caches';
 import { resourceLogsJson } from '../helpers/otlp-json';
+import { translationContext } from '../helpers/translation';
 
 const DIR = join(__dirname, '..', 'fixtures', 'logs', 'upstream');
 
@@ -189,7 +190,7 @@ function check(golden: UpstreamCase, ours: Json): string[] {
 function translate(golden: UpstreamCase): Json {
   const body = Buffer.from(typeof golden.input === 'string' ? golden.input : JSON.stringify(golden.input));
   const payload = parseLogsBody(body, new URLSearchParams());
-  const resources = translateLogsToModel(payload, BigInt(golden.receivedAtNs), { caches: createTranslatorCaches(), decodeJsonMessage: golden.decodeJsonMessage ?? true, textCorrelation: true });
+  const resources = translateLogsToModel(payload, translationContext(createTranslatorCaches(), BigInt(golden.receivedAtNs), { decodeJsonMessage: golden.decodeJsonMessage ?? true, logTextCorrelation: true }));
   // through JSON text, so `ours` is exactly the OTLP/JSON document (no undefined fields)
   return JSON.parse(JSON.stringify(resourceLogsJson(resources))) as Json;
 }

@@ -4,15 +4,21 @@
  * distribution histogram.
  */
 import { AggregationTemporality, type ExponentialBuckets, type ExponentialHistogramDataPoint } from '../../src/core/otlp/model';
-import { distributionMetric, MAX_BUCKETS } from '../../src/signals/metrics/distribution';
+import { MAX_BUCKETS } from '../../src/signals/metrics/distribution';
 import { bucketIndex, bucketLowerBound, denseBuckets } from '../../src/signals/metrics/exponential';
 import { sketchBuckets, ZERO_THRESHOLD } from '../../src/signals/metrics/sketch-buckets';
-import { sketchMetric } from '../../src/signals/metrics/sketch';
+import { runMetricSteps } from '../../src/signals/metrics/chain';
+import { metricDraft } from '../../src/signals/metrics/draft';
+import type { DistributionSeries, Sketch } from '../../src/signals/metrics/datadog';
 import { newInternedOrigins, newOriginMemo } from '../../src/signals/metrics/resource';
 import { StreamStartTimes } from '../../src/signals/metrics/start-times';
 import type { MetricContext } from '../../src/signals/metrics/context';
 
 const ctx = (): MetricContext => ({ streams: new StreamStartTimes(), internedOrigins: newInternedOrigins(), receivedAtNs: 0n, dropped: {}, origins: newOriginMemo() });
+
+/** One item through the metric steps (chain.ts): its draft, whose `metric` is what the chain hands on. */
+const sketchMetric = (sketch: Sketch, c: MetricContext) => runMetricSteps(metricDraft('sketch', sketch), c);
+const distributionMetric = (series: DistributionSeries, c: MetricContext) => runMetricSteps(metricDraft('distribution', series), c);
 
 /** Position → count of the non-zero entries, the way upstream's test states its expectations. */
 const nonZero = (counts: number[]): Record<number, number> => Object.fromEntries(counts.flatMap((c, i) => (c === 0 ? [] : [[i, c]])));

@@ -20,6 +20,7 @@ import { translateMetrics, translateMetricsToModel } from '../../src/signals/met
 import { createTranslatorCaches } from '../../src/signals/caches';
 import { encodeMetricPayload, encodeSketchPayload, v3Body, type V3Series } from '../fixtures/metrics/agent-payloads';
 import { resourceMetricsJson } from '../helpers/otlp-json-metrics';
+import { translationContext } from '../helpers/translation';
 
 const DIR = join(__dirname, '..', 'fixtures', 'metrics', 'chain');
 
@@ -53,7 +54,7 @@ describe('metric chain goldens', () => {
 
   it.each(files)('%s', (file) => {
     const golden = JSON.parse(readFileSync(join(DIR, file), 'utf8')) as Golden;
-    const { resources, dropped } = translateMetricsToModel(PARSE[golden.format](golden.input), createTranslatorCaches(), BigInt(golden.receivedAtNs));
+    const { resources, dropped } = translateMetricsToModel(PARSE[golden.format](golden.input), translationContext(createTranslatorCaches(), BigInt(golden.receivedAtNs)));
     const actual = resourceMetricsJson(resources);
     if (process.env.UPDATE_GOLDEN) writeFileSync(join(DIR, file), JSON.stringify({ ...golden, expected: actual, dropped }, null, 2) + '\n');
     expect(actual).toEqual(golden.expected);
@@ -66,8 +67,10 @@ describe('metric chain goldens', () => {
     // a small limit, so that splitting is compared too; each side with its own start-time memory
     for (const limit of [4 * 1024 * 1024, 400]) {
       const streamed = new MetricStreamEncoder();
-      const dropped = translateMetrics(PARSE[golden.format](golden.input), createTranslatorCaches(), receivedAtNs, streamed);
-      const model = translateMetricsToModel(PARSE[golden.format](golden.input), createTranslatorCaches(), receivedAtNs);
+      const streamedCtx = translationContext(createTranslatorCaches(), receivedAtNs);
+      translateMetrics(streamedCtx, streamed)(PARSE[golden.format](golden.input));
+      const dropped = streamedCtx.tally;
+      const model = translateMetricsToModel(PARSE[golden.format](golden.input), translationContext(createTranslatorCaches(), receivedAtNs));
       const fromModel = encodeExportRequests({ signal: 'metrics', resources: model.resources }, limit);
       expect(fromModel.length).toBeGreaterThan(0);
       expect(streamed.requests(limit)).toEqual(fromModel);

@@ -15,6 +15,7 @@ import { decodeMetricPayload } from '../../src/signals/metrics/parse-v2-proto';
 import { translateTracesToModel } from '../../src/signals/traces/chain';
 import { chunkOf, emptySpan, emptyTracerPayload } from '../../src/signals/traces/datadog';
 import { encodeMetricPayload } from '../fixtures/metrics/agent-payloads';
+import { translationContext } from '../helpers/translation';
 import { CLUSTER, clusterAgentSeries, type Container, NODE, NODE_STATS, nodeAgentSeries, nodeHostMetadata, PODS, podLogEntries } from '../fixtures/kubernetes/cluster';
 
 const TS = 1_700_000_000;
@@ -33,7 +34,7 @@ function withHostMetadata(caches = createTranslatorCaches()): TranslatorCaches {
   return caches;
 }
 
-const translate = (series: Record<string, unknown>[], caches: TranslatorCaches): ResourceMetrics[] => translateMetricsToModel(decodeMetricPayload(encodeMetricPayload({ series })), caches, RECEIVED).resources;
+const translate = (series: Record<string, unknown>[], caches: TranslatorCaches): ResourceMetrics[] => translateMetricsToModel(decodeMetricPayload(encodeMetricPayload({ series })), translationContext(caches, RECEIVED)).resources;
 
 interface Found {
   resource: Record<string, unknown>;
@@ -156,7 +157,7 @@ describe('one pod identity for every signal of a pod', () => {
 
   it("a pod's log: its directory names the pod, its uid and container; the tags the rest", () => {
     const c = CHECKOUT.containers[0] as Container;
-    const [logs] = translateLogsToModel(parseLogsBody(Buffer.from(JSON.stringify(podLogEntries(CHECKOUT, c, ['paid'], TS * 1000))), new URLSearchParams()), RECEIVED, { caches: withHostMetadata(), decodeJsonMessage: true, textCorrelation: true });
+    const [logs] = translateLogsToModel(parseLogsBody(Buffer.from(JSON.stringify(podLogEntries(CHECKOUT, c, ['paid'], TS * 1000))), new URLSearchParams()), translationContext(withHostMetadata(), RECEIVED));
     expect(plain(logs!.resource.attributes)).toMatchObject({ 'k8s.pod.uid': CHECKOUT.uid, 'k8s.pod.name': CHECKOUT.name, 'k8s.namespace.name': 'shop', 'k8s.container.name': 'checkout', 'container.id': c.id, 'k8s.node.name': NODE });
     expect(plain(logs!.scopeLogs[0]!.logRecords[0]!.attributes)).toMatchObject({ dirname: `/var/log/pods/shop_${CHECKOUT.name}_${CHECKOUT.uid}/checkout` });
   });
@@ -164,9 +165,9 @@ describe('one pod identity for every signal of a pod', () => {
   it('a span that names only its container (a tracer sending directly) gets the pod the container is in', () => {
     const caches = createTranslatorCaches();
     const c = PAYMENTS.containers[0] as Container;
-    translateLogsToModel(parseLogsBody(Buffer.from(JSON.stringify(podLogEntries(PAYMENTS, c, ['charged'], TS * 1000))), new URLSearchParams()), RECEIVED, { caches, decodeJsonMessage: true, textCorrelation: true });
+    translateLogsToModel(parseLogsBody(Buffer.from(JSON.stringify(podLogEntries(PAYMENTS, c, ['charged'], TS * 1000))), new URLSearchParams()), translationContext(caches, RECEIVED));
     const span = { ...emptySpan(), service: 'payments', name: 'http.request', traceId: 7n, spanId: 8n };
-    const [spans] = translateTracesToModel({ tracerPayloads: [{ ...emptyTracerPayload(), containerId: c.id, chunks: [chunkOf([span])] }] }, { caches, receivedAtNs: RECEIVED });
+    const [spans] = translateTracesToModel({ tracerPayloads: [{ ...emptyTracerPayload(), containerId: c.id, chunks: [chunkOf([span])] }] }, translationContext(caches, RECEIVED));
     expect(plain(spans!.resource.attributes)).toMatchObject({ 'container.id': c.id, 'k8s.pod.uid': PAYMENTS.uid, 'k8s.pod.name': PAYMENTS.name, 'k8s.namespace.name': 'shop', 'k8s.container.name': 'payments' });
   });
 });

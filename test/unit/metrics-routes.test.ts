@@ -12,7 +12,8 @@ import { MetricStreamEncoder, type EncodedExport } from '../../src/core/otlp/enc
 import { decodeSketchPayload } from '../../src/signals/metrics/parse-sketches';
 import type { MetricsPayload } from '../../src/signals/metrics/datadog';
 import { decodeMetricPayload, decodeMetricPayloadGeneric } from '../../src/signals/metrics/parse-v2-proto';
-import { readMetricPayloadPieces } from '../../src/signals/metrics/parse-v2-proto-direct';
+import { BODY_START, readMetricPayloadPieces } from '../../src/signals/metrics/parse-v2-proto-direct';
+import { fastElseGeneral } from '../../src/signals/shared/fast-path';
 import { translateMetrics, translateMetricsToModel } from '../../src/signals/metrics/chain';
 import { createTranslatorCaches } from '../../src/signals/caches';
 import { ExportRefusedError } from '../../src/core/errors';
@@ -20,6 +21,7 @@ import { GrpcStatus } from '../../src/core/export/grpc-client';
 import { startSidecar, type Sidecar } from '../../src/cli/sidecar';
 import { lookupType } from '../helpers/otlp-proto';
 import { AGENT_PROTOBUF_HEADERS, agentV3Body, encodeMetricPayload, encodeSketchPayload } from '../fixtures/metrics/agent-payloads';
+import { translationContext } from '../helpers/translation';
 
 const METRICS_REQUEST = lookupType('opentelemetry.proto.collector.metrics.v1.ExportMetricsServiceRequest');
 
@@ -196,7 +198,7 @@ describe('metric routes', () => {
     const res = await post(c.path, await compress(body, 1), AGENT_PROTOBUF_HEADERS);
     expect(res.status).toBe(202);
     const whole = new MetricStreamEncoder();
-    translateMetrics(c.decode(body), createTranslatorCaches(), 0n, whole);
+    translateMetrics(translationContext(createTranslatorCaches(), 0n), whole)(c.decode(body));
     const expected = whole.requests(exportMaxBytes);
     expect(expected.reduce((n, r) => n + r.records, 0)).toBe(c.records);
     expect(exporter.batches).toEqual([expected]);
@@ -452,8 +454,16 @@ describe('metric points whose time or value cannot be stored (issue 21, item 10)
       ],
     });
     let direct: MetricsPayload | undefined;
-    expect(readMetricPayloadPieces(body, Infinity, (piece) => (direct = piece))).toBeUndefined();
-    const results = [direct!, decodeMetricPayloadGeneric(body)].map((payload) => translateMetricsToModel(payload, createTranslatorCaches(), 0n));
+    const gaveUp = fastElseGeneral(
+      (progress): string | undefined => {
+        readMetricPayloadPieces(body, Infinity, (piece) => (direct = piece), progress);
+        return undefined;
+      },
+      () => 'gave up',
+      BODY_START,
+    );
+    expect(gaveUp).toBeUndefined();
+    const results = [direct!, decodeMetricPayloadGeneric(body)].map((payload) => translateMetricsToModel(payload, translationContext(createTranslatorCaches(), 0n)));
     expect(results[0]!.dropped).toEqual({ invalid_timestamp: 1, invalid_value: 3 });
     expect(results[1]).toEqual(results[0]);
     expect(results[0]!.resources.flatMap((r) => r.scopeMetrics.flatMap((s) => s.metrics.map((m) => m.name)))).toEqual(['g']);

@@ -7,7 +7,8 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import protobuf from 'protobufjs';
 import { addDrops, emptyPayload, type MetricsPayload } from '../../src/signals/metrics/datadog';
-import { readMetricPayloadPieces } from '../../src/signals/metrics/parse-v2-proto-direct';
+import { BODY_START, readMetricPayloadPieces, type FieldAt } from '../../src/signals/metrics/parse-v2-proto-direct';
+import { fastElseGeneral } from '../../src/signals/shared/fast-path';
 import { decodeMetricPayload, decodeMetricPayloadGeneric, decodeMetricPayloadInPieces } from '../../src/signals/metrics/parse-v2-proto';
 import { expectFastPathAgrees } from '../helpers/fuzz';
 import { encodeMetricPayload } from '../fixtures/metrics/agent-payloads';
@@ -127,11 +128,21 @@ const edgeSeeds: Buffer[] = [
   ),
 ];
 
+/** Where the direct reader alone gives up, or undefined when it read the whole body. */
+const gaveUpAt = (body: Buffer, pieceSize: number, take: (piece: MetricsPayload) => void): FieldAt | undefined =>
+  fastElseGeneral(
+    (progress): FieldAt | undefined => {
+      readMetricPayloadPieces(body, pieceSize, take, progress);
+      return undefined;
+    },
+    (from) => from,
+    BODY_START,
+  );
+
 /** The direct reader alone: the whole payload in one piece, or undefined where it gives up. */
 function readMetricPayload(body: Buffer): MetricsPayload | undefined {
   let whole: MetricsPayload | undefined;
-  const gaveUp = readMetricPayloadPieces(body, Infinity, (piece) => (whole = piece));
-  return gaveUp ? undefined : whole;
+  return gaveUpAt(body, Infinity, (piece) => (whole = piece)) ? undefined : whole;
 }
 
 /** What `read` returns, or the error it throws. */
@@ -267,7 +278,7 @@ describe('MetricPayload in pieces', () => {
   it('lets the generic path read only the rest, numbering its series from the whole body', () => {
     const tail = encodeMetricPayload({ series: [series({ points: [{ value: 1, timestamp: 2 ** 52 }] })] }); // the direct reader gives up here
     const handed: number[] = [];
-    expect(readMetricPayloadPieces(Buffer.concat([good, tail]), 2, (p) => handed.push(p.series.length))).toEqual({ at: good.length, met: 5 });
+    expect(gaveUpAt(Buffer.concat([good, tail]), 2, (p) => handed.push(p.series.length))).toEqual({ at: good.length, met: 5 });
     expect(handed).toEqual([2, 2, 0]);
     const truncated = Buffer.concat([good, Buffer.from([0x0a, 0x04, 0x22, 0x02, 0x10, 0x80])]);
     expect(answerOf(() => inPieces(truncated, 2).joined)).toContain('MetricPayload.series[5].points[0]: truncated varint');

@@ -17,6 +17,7 @@ import { encodeExportRequests, spanStreamEncoder } from '../../src/core/otlp/enc
 import { translateTraces, translateTracesToModel } from '../../src/signals/traces/chain';
 import { createTranslatorCaches } from '../../src/signals/caches';
 import { resourceSpansJson } from '../helpers/otlp-json-traces';
+import { translationContext } from '../helpers/translation';
 
 const DIR = join(__dirname, '..', 'fixtures', 'traces', 'chain');
 
@@ -49,7 +50,7 @@ describe('trace chain goldens', () => {
     const context = () => {
       const caches = createTranslatorCaches();
       for (const [low, high] of Object.entries(golden.traceIdCache ?? {})) caches.traceIds.remember(BigInt(low), BigInt('0x' + high));
-      return { caches, receivedAtNs: BigInt(golden.receivedAtNs) };
+      return translationContext(caches, BigInt(golden.receivedAtNs));
     };
     return { golden, payload: { tracerPayloads: [tracer] }, context };
   };
@@ -66,7 +67,7 @@ describe('trace chain goldens', () => {
     // a small limit, so that splitting is compared too
     for (const limit of [4 * 1024 * 1024, golden.splitBytes ?? 1100]) {
       const streamed = spanStreamEncoder();
-      translateTraces(payload, context(), streamed);
+      translateTraces(context(), streamed)(payload);
       const fromModel = encodeExportRequests({ signal: 'traces', resources: translateTracesToModel(payload, context()) }, limit);
       expect(streamed.requests(limit)).toEqual(fromModel);
     }

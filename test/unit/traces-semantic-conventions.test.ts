@@ -12,12 +12,13 @@ import { parseJsonTree } from '../../src/signals/traces/parse/json';
 import { parseSpanMap } from '../../src/signals/traces/parse/span-map';
 import { emptyTracerPayload } from '../../src/signals/traces/datadog';
 import { anyValueJson } from '../helpers/otlp-json';
+import { translationContext } from '../helpers/translation';
 
 const span = (json: unknown) => parseSpanMap(parseJsonTree(JSON.stringify(json), 'span'));
 
 function attributesOf(spanJson: unknown, semconv?: SemconvOptIn): Record<string, unknown> {
   const payload: DdTracePayload = { tracerPayloads: [{ ...emptyTracerPayload(), chunks: [chunkOf([span(spanJson)])] }] };
-  const [rs] = translateTracesToModel(payload, { caches: createTranslatorCaches(semconv ? { semconv } : {}), receivedAtNs: 1n });
+  const [rs] = translateTracesToModel(payload, translationContext(createTranslatorCaches(semconv ? { semconv } : {}), 1n));
   return Object.fromEntries(rs!.scopeSpans[0]!.spans[0]!.attributes.map((kv) => [kv.key, anyValueJson(kv.value)]));
 }
 

@@ -15,6 +15,7 @@ import { createTranslatorCaches } from '../../src/signals/caches';
 import { idxTracerPayload, traceIdBytes } from '../fixtures/traces/agent-payloads';
 import { encodeAgentPayload } from '../fixtures/traces/datadog-proto';
 import { encodeMsgpack, type Encodable } from '../fixtures/traces/msgpack-writer';
+import { translationContext } from '../helpers/translation';
 
 const LOW = 2133000431340558749n;
 const FULL = 'f233b7e1421e8bde1d99f09757cf199d';
@@ -23,11 +24,11 @@ const RECEIVED = 1_700_000_000_000_000_000n;
 const span = (spanId: number, parentId: number, meta: Record<string, string> = {}): Record<string, Encodable> => ({ service: 's', name: 'op', trace_id: LOW, span_id: spanId, parent_id: parentId, start: 1, duration: 1, meta });
 const v04 = (...traces: Encodable[][]): ReturnType<typeof parseV04Traces> => parseV04Traces(encodeMsgpack(traces), parseMediaType('application/msgpack'), tracerPayloadFromHeaders({}), 'v0.4');
 const traceIdsOf = (cache: TraceIdCache, tracer: ReturnType<typeof v04>): string[] =>
-  translateTracesToModel({ tracerPayloads: [tracer] }, { caches: { ...createTranslatorCaches(), traceIds: cache }, receivedAtNs: RECEIVED }).flatMap((r) => r.scopeSpans[0]!.spans.map((s) => Buffer.from(s.traceId).toString('hex')));
+  translateTracesToModel({ tracerPayloads: [tracer] }, translationContext({ ...createTranslatorCaches(), traceIds: cache }, RECEIVED)).flatMap((r) => r.scopeSpans[0]!.spans.map((s) => Buffer.from(s.traceId).toString('hex')));
 
 function logTraceId(cache: TraceIdCache, ddTraceId: string): string | undefined {
   const payload = parseLogsBody(Buffer.from(JSON.stringify([{ message: 'm', service: 's', dd: { trace_id: ddTraceId, span_id: '3' } }])), new URLSearchParams());
-  const id = translateLogsToModel(payload, RECEIVED, { caches: { ...createTranslatorCaches(), traceIds: cache }, decodeJsonMessage: true, textCorrelation: true })[0]?.scopeLogs[0]?.logRecords[0]?.traceId;
+  const id = translateLogsToModel(payload, translationContext({ ...createTranslatorCaches(), traceIds: cache }, RECEIVED))[0]?.scopeLogs[0]?.logRecords[0]?.traceId;
   return id && Buffer.from(id).toString('hex');
 }
 
@@ -48,7 +49,7 @@ describe('128-bit trace ids', () => {
     const cache = new TraceIdCache();
     const idx = idxTracerPayload(() => ({ chunks: [{ traceID: traceIdBytes(FULL), spans: [{ spanID: '1' }] }] }));
     const agent = decodeAgentPayload(encodeAgentPayload({ idxTracerPayloads: [idx] }));
-    expect(translateTracesToModel(agent, { caches: { ...createTranslatorCaches(), traceIds: cache }, receivedAtNs: RECEIVED })[0]?.scopeSpans[0]?.spans.map((s) => Buffer.from(s.traceId).toString('hex'))).toEqual([FULL]);
+    expect(translateTracesToModel(agent, translationContext({ ...createTranslatorCaches(), traceIds: cache }, RECEIVED))[0]?.scopeSpans[0]?.spans.map((s) => Buffer.from(s.traceId).toString('hex'))).toEqual([FULL]);
     expect(traceIdsOf(cache, v04([span(5, 1)]))).toEqual([FULL]);
   });
 

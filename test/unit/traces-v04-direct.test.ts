@@ -11,6 +11,17 @@ import { readV04Msgpack } from '../../src/signals/traces/parse/v04-msgpack';
 import { tracerPayloadFromHeaders } from '../../src/signals/traces/parse/tracer-headers';
 import { expectFastPathAgrees } from '../helpers/fuzz';
 import { encodeMsgpack, type Encodable } from '../fixtures/traces/msgpack-writer';
+import { fastElseGeneral } from '../../src/signals/shared/fast-path';
+import { isDecodeDoubt } from '../../src/signals/traces/parse/msgpack-walk';
+
+/** The direct reader alone: its chunks, or undefined where it gives up (the generic path would answer). */
+const direct = (input: Buffer) =>
+  fastElseGeneral(
+    (): ReturnType<typeof readV04Msgpack> | undefined => readV04Msgpack(input),
+    () => undefined,
+    undefined,
+    isDecodeDoubt,
+  );
 
 const MSGPACK = parseMediaType('application/msgpack');
 const CHAIN = join(__dirname, '..', 'fixtures', 'traces', 'chain');
@@ -121,9 +132,9 @@ const identity = tracerPayloadFromHeaders({ 'datadog-meta-lang': 'nodejs' });
 
 /** The direct reader's chunks, or its giving up, checked against the tree path. */
 function compare(input: Buffer): 'direct' | 'tree' {
-  const direct = readV04Msgpack(input);
-  if (direct === undefined) return 'tree';
-  expect(plain(direct)).toEqual(plain(parseV04Tree(input, MSGPACK, 'v0.4')));
+  const chunks = direct(input);
+  if (chunks === undefined) return 'tree';
+  expect(plain(chunks)).toEqual(plain(parseV04Tree(input, MSGPACK, 'v0.4')));
   return 'direct';
 }
 
@@ -152,11 +163,11 @@ describe('v0.4 msgpack direct span reader', () => {
   });
 
   it('gives up on non-string keys, nil spans and anything it cannot decode', () => {
-    expect(readV04Msgpack(encodeMsgpack([[new Map<Encodable, Encodable>([[bin('service'), 'x']])]]))).toBeUndefined();
-    expect(readV04Msgpack(encodeMsgpack([[null]]))).toBeUndefined();
-    expect(readV04Msgpack(encodeMsgpack([[{ trace_id: 1.5 }]]))).toBeUndefined();
-    expect(readV04Msgpack(Buffer.concat([encodeMsgpack([[{ span_id: 1 }]]), Buffer.from([1])]))).toBeUndefined();
-    expect(readV04Msgpack(Buffer.from('dd7fffffff', 'hex'))).toBeUndefined();
+    expect(direct(encodeMsgpack([[new Map<Encodable, Encodable>([[bin('service'), 'x']])]]))).toBeUndefined();
+    expect(direct(encodeMsgpack([[null]]))).toBeUndefined();
+    expect(direct(encodeMsgpack([[{ trace_id: 1.5 }]]))).toBeUndefined();
+    expect(direct(Buffer.concat([encodeMsgpack([[{ span_id: 1 }]]), Buffer.from([1])]))).toBeUndefined();
+    expect(direct(Buffer.from('dd7fffffff', 'hex'))).toBeUndefined();
   });
 
   it('agrees with the tree path on mutated bodies', () => expectFastPathAgrees([...chainSeeds, ...edgeSeeds], compare));

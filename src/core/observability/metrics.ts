@@ -89,6 +89,7 @@ export class BridgeMetrics {
   readonly spoolWriteErrors = new Counter('ddbridge_spool_write_errors_total', 'Failed spool disk operations, by operation (append, fsync, cursor, delete, dead-letter, replay).');
   readonly pointsDropped = new Counter('ddbridge_metric_points_dropped_total', 'Metric points that could not be translated (null values, unknown types, infinite sketch keys), by route and reason.');
   readonly internalErrors = new Counter('ddbridge_internal_errors_total', 'Payloads refused because translating them hit a bug (answered 400 so the sender does not resend forever), by route.');
+  readonly logPipelineRecords = new Counter('ddbridge_log_pipeline_records_total', 'Log records Datadog log pipelines matched, by outcome: applied, or over_budget (past --log-pipeline-budget-ms, sent on unparsed).');
   readonly overloaded = new Counter('ddbridge_overload_rejections_total', 'Requests answered 503 because the in-flight budget was used up, by route.');
 
   readonly residentMemory = new Gauge('process_resident_memory_bytes', 'Resident set size of the sidecar process.');
@@ -131,6 +132,7 @@ export class BridgeMetrics {
       this.spoolWriteErrors,
       this.overloaded,
       this.internalErrors,
+      this.logPipelineRecords,
       this.pointsDropped,
       this.residentMemory,
       this.heapMemory,

@@ -11,6 +11,8 @@ import type { TraceIdCache } from '../shared/trace-id';
 import { FieldsBuilder } from './fields';
 import type { PromotionMemo } from './promotion-memo';
 import type { Step } from '../shared/step';
+import type { PipelineSet } from './pipelines/pipeline-set';
+import type { PipelineStats } from './pipelines/run';
 
 export interface LogDraft {
   /** Not yet consumed fields, flattened to dotted keys; a decoded JSON message is merged in. */
@@ -37,6 +39,12 @@ export interface LogContext {
    * resource step); absent when a step runs on its own.
    */
   promotions?: PromotionMemo;
+  /** Datadog log pipelines to run (log-pipelines.ts); absent or empty: none. */
+  pipelines?: PipelineSet;
+  /** Milliseconds one record may spend in the pipelines before it goes on unparsed. */
+  pipelineBudgetMs?: number;
+  /** Where the pipelines count what they did, per request. */
+  pipelineStats?: PipelineStats;
 }
 
 export type LogStep = Step<LogDraft, LogContext>;

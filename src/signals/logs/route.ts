@@ -8,6 +8,7 @@ import { logStreamEncoder } from '../../core/otlp/encode';
 import { isJson } from '../../core/wire/media-type';
 import { parseLogsBody } from './parse';
 import { translateLogs } from './chain';
+import type { Tally } from '../shared/chain';
 import { exportThen, json, type IntakeRoute } from '../route';
 
 export const logsRoute: IntakeRoute = {
@@ -20,7 +21,10 @@ export const logsRoute: IntakeRoute = {
     if (req.mediaType && !isJson(req.mediaType)) throw new UnsupportedMediaTypeError(`logs: Content-Type ${req.mediaType.essence} is not supported; send application/json`);
     const payload = parseLogsBody(req.body, req.query);
     const records = logStreamEncoder();
-    translateLogs(payload, req.receivedAtNs, { caches: ctx.caches, decodeJsonMessage: ctx.config.decodeJsonMessage, textCorrelation: ctx.config.logTextCorrelation }, records);
+    const tally: Tally = {};
+    translateLogs({ caches: ctx.caches, receivedAtNs: req.receivedAtNs, options: ctx.config, tally }, records)(payload);
+    if (tally.pipeline_applied) ctx.metrics.logPipelineRecords.inc({ outcome: 'applied' }, tally.pipeline_applied);
+    if (tally.pipeline_over_budget) ctx.metrics.logPipelineRecords.inc({ outcome: 'over_budget' }, tally.pipeline_over_budget);
     return exportThen(ctx, records.requests(ctx.config.exportMaxBytes), () => json(202, {}));
   },
 };

@@ -53,6 +53,8 @@ export function timestampToNs(value: JsonValue | undefined): bigint | undefined 
 
 /** The first alias that holds a usable time wins; unusable values stay visible as attributes. */
 export const timestamps: LogStep = (draft) => {
+  // a log pipeline's date remapper set it already
+  if (draft.timeUnixNano !== 0n) return draft;
   for (const key of TIMESTAMP_KEYS) {
     const value = draft.fields.get(key);
     if (value === undefined) continue;

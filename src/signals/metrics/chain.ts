@@ -1,97 +1,69 @@
 /**
  * The metric translator chain. THE ORDER LIVES HERE. Each input item (series, sketch,
- * distribution series, service check) goes through the same steps inside its translator:
- * resource promotion (resource.ts) → data points with ns timestamps and start times
- * (start-times.ts) → values (rate × interval, sketch bins → buckets); then each item goes
- * straight to its resource and metric in the sink (group.ts), so no translated item outlives
- * its own translation. METRIC_STEPS lists the kinds of item in the order they are translated,
- * series first, so the output follows the input; before them, `kubernetes` reads the series
- * HyperDX's Kubernetes views are made from (kubernetes/mapping.ts), whose metrics made of several
- * series are emitted when the request's translation finishes.
+ * distribution series, service check) becomes one draft (draft.ts) that goes through the steps in
+ * order: where it comes from (origin.ts: the resource and the points' attributes), then its points
+ * (points.ts: ns timestamps, delta windows, values). Each item then goes straight to its resource
+ * and metric in the sink (group.ts), so no translated item outlives its own translation. The
+ * payload's items are taken series first, then sketches, distributions and service checks, so the
+ * output follows the input. Last, `kubernetes` reads the series HyperDX's Kubernetes views are made
+ * from (kubernetes/mapping.ts); what it makes of several series is emitted at the translation's
+ * end, once the request's last piece was taken.
  */
 import { addDrops, type DropCounts, type MetricsPayload } from './datadog';
 import type { MetricSink, ResourceMetrics } from '../../core/otlp/model';
 import type { TranslatorCaches } from '../caches';
+import type { Translation, TranslationContext } from '../shared/chain';
 import { ModelMetricSink } from '../shared/model-sink';
-import { runSteps, type NamedStep, type Step } from '../shared/step';
-import type { MetricContext, MetricItem } from './context';
-import { distributionMetric } from './distribution';
-import { KubernetesMapping } from './kubernetes/mapping';
+import { runSteps, type NamedStep } from '../shared/step';
+import type { MetricContext } from './context';
+import { metricDraft, type MetricDraft, type MetricInputs, type MetricKind } from './draft';
 import { MetricGrouper } from './group';
-import { seriesMetric } from './series';
+import { origin } from './origin';
+import { points } from './points';
 import { newOriginMemo } from './resource';
-import { serviceCheckMetric } from './service-check';
-import { sketchMetric } from './sketch';
+import { kubernetesMapping } from './kubernetes/mapping';
+import { kubernetes } from './kubernetes/step';
 
-/** A metric translation's context: the items' (MetricContext) and where translated items go. */
-interface MetricChainContext extends MetricContext {
-  grouper: { add(item: MetricItem): void };
-  /** this request's Kubernetes mapping; undefined when it neither adds nor leaves out anything */
-  kubernetes: KubernetesMapping | undefined;
-}
-
-/** A metrics step translates one kind of item of the payload (piece) it is given. */
-type MetricStep = Step<MetricsPayload, MetricChainContext>;
-
-/** The step that translates each of `items(payload)` with `translate`, handing the result to the grouper. */
-const eachItem =
-  <T>(items: (payload: MetricsPayload) => readonly T[], translate: (item: T, ctx: MetricContext) => MetricItem): MetricStep =>
-  (payload, ctx) => {
-    for (const item of items(payload)) ctx.grouper.add(translate(item, ctx));
-    return payload;
-  };
-
-/** The Kubernetes inputs of the payload, read (and left out when their Datadog names are off) before the series are translated. */
-const kubernetes: MetricStep = (payload, ctx) => {
-  ctx.kubernetes?.collect(payload, ctx);
-  return payload;
-};
-
-export const METRIC_STEPS: readonly NamedStep<MetricsPayload, MetricChainContext>[] = [
+export const METRIC_STEPS: readonly NamedStep<MetricDraft, MetricContext>[] = [
+  { name: 'origin', step: origin },
+  { name: 'points', step: points },
   { name: 'kubernetes', step: kubernetes },
-  { name: 'series', step: eachItem((p) => p.series, seriesMetric) },
-  { name: 'sketches', step: eachItem((p) => p.sketches, sketchMetric) },
-  { name: 'distributions', step: eachItem((p) => p.distributions, distributionMetric) },
-  { name: 'service_checks', step: eachItem((p) => p.serviceChecks, serviceCheckMetric) },
+];
+
+export const runMetricSteps = (draft: MetricDraft, ctx: MetricContext): MetricDraft => runSteps(METRIC_STEPS, draft, ctx);
+
+/** The process caches the metrics chain reads. */
+export type MetricCaches = Pick<TranslatorCaches, 'metricStreams' | 'internedOrigins' | 'enrichment' | 'hosts' | 'kubernetesMetrics'>;
+
+/** A payload's items of each kind, in the order they are translated. */
+const ITEMS: readonly { [K in MetricKind]: [K, (payload: MetricsPayload) => readonly MetricInputs[K][]] }[MetricKind][] = [
+  ['series', (p) => p.series],
+  ['sketch', (p) => p.sketches],
+  ['distribution', (p) => p.distributions],
+  ['service_check', (p) => p.serviceChecks],
 ];
 
 /**
- * One request's translation, fed one payload or several pieces of one (a large body is parsed
- * and translated a piece at a time, route-common.ts): origins are memoized and drops counted
- * across pieces, and every translated metric goes to `sink`.
+ * A request's metrics translation, fed one payload or the pieces of one (a large body is parsed
+ * and translated a piece at a time, route-common.ts): origins are memoized and drops tallied
+ * across pieces, and every translated metric goes to `sink`, merged by resource and name.
  */
-export class MetricTranslation<G, M> {
-  private readonly ctx: MetricChainContext;
-
-  constructor(caches: TranslatorCaches, receivedAtNs: bigint, sink: MetricSink<G, M>) {
-    const grouper = new MetricGrouper(sink, caches.enrichment);
-    const options = caches.kubernetesMetrics;
-    const kubernetes = options.otelNames || !options.datadogNames ? new KubernetesMapping(options, caches.hosts, (item) => grouper.add(item)) : undefined;
-    this.ctx = { streams: caches.metricStreams, internedOrigins: caches.internedOrigins, receivedAtNs, dropped: {}, origins: newOriginMemo(), grouper, kubernetes };
-  }
-
-  add(payload: MetricsPayload): void {
-    addDrops(this.ctx.dropped, payload.dropped);
-    runSteps(METRIC_STEPS, payload, this.ctx);
-  }
-
-  /** Emits what was made of several series of the request (kubernetes/mapping.ts): call once every piece was added. */
-  finish(): void {
-    this.ctx.kubernetes?.finish();
-  }
-
-  /** What the payloads held that the sink did not get, by reason. */
-  get dropped(): DropCounts {
-    return this.ctx.dropped;
-  }
-}
-
-/** Hands every translated metric of `payload` to `sink`; returns what it did not get, by reason. */
-export function translateMetrics<G, M>(payload: MetricsPayload, caches: TranslatorCaches, receivedAtNs: bigint, sink: MetricSink<G, M>): DropCounts {
-  const translation = new MetricTranslation(caches, receivedAtNs, sink);
-  translation.add(payload);
-  translation.finish();
-  return translation.dropped;
+export function translateMetrics<G, M>(ctx: TranslationContext<MetricCaches>, sink: MetricSink<G, M>): Translation<MetricsPayload> {
+  const { caches, receivedAtNs, tally } = ctx;
+  const grouper = new MetricGrouper(sink, caches.enrichment);
+  const kubernetes = kubernetesMapping(caches.kubernetesMetrics, caches.hosts, (item) => grouper.add(item));
+  const stepCtx: MetricContext = { streams: caches.metricStreams, internedOrigins: caches.internedOrigins, receivedAtNs, dropped: tally, origins: newOriginMemo(), kubernetes };
+  const translate: Translation<MetricsPayload> = (payload) => {
+    addDrops(tally, payload.dropped);
+    for (const [kind, items] of ITEMS) {
+      for (const item of items(payload)) {
+        const { origin, metric } = runMetricSteps(metricDraft(kind, item) as MetricDraft, stepCtx);
+        grouper.add({ resource: origin.resource, resourceKey: origin.resourceKey, metric });
+      }
+    }
+  };
+  if (kubernetes) translate.end = () => kubernetes.finish();
+  return translate;
 }
 
 export interface TranslatedMetrics {
@@ -101,8 +73,10 @@ export interface TranslatedMetrics {
 }
 
 /** The translated model itself, for golden files and tests (the routes stream into the encoder). */
-export function translateMetricsToModel(payload: MetricsPayload, caches: TranslatorCaches, receivedAtNs: bigint): TranslatedMetrics {
+export function translateMetricsToModel(payload: MetricsPayload, ctx: TranslationContext<MetricCaches>): TranslatedMetrics {
   const sink = new ModelMetricSink();
-  const dropped = translateMetrics(payload, caches, receivedAtNs, sink);
-  return { resources: sink.resources, dropped };
+  const translate = translateMetrics(ctx, sink);
+  translate(payload);
+  translate.end?.();
+  return { resources: sink.resources, dropped: ctx.tally };
 }

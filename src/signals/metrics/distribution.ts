@@ -7,22 +7,24 @@
  * spread of values lowers the scale until at most MAX_BUCKETS buckets are needed per sign.
  */
 import type { DistributionSeries, DropCounts } from './datadog';
-import type { MetricContext, MetricItem } from './context';
+import type { Metric } from '../../core/otlp/model';
+import type { MetricContext } from './context';
 import { addTo, bucketIndex, denseBuckets, extent, SCALE } from './exponential';
-import { exponentialHistogramMetric, type DistributionSummary } from './exponential-metric';
+import { exponentialHistogram, type DistributionSummary } from './exponential-metric';
+import type { MetricOrigin } from './resource';
 import { ZERO_THRESHOLD } from './sketch-buckets';
 import { isFiniteOrCounted } from './time';
 
 /** The agent's cap on sketch bins. */
 export const MAX_BUCKETS = 4096;
 
-export function distributionMetric(series: DistributionSeries, ctx: MetricContext): MetricItem {
+export function distributionPoints(series: DistributionSeries, origin: MetricOrigin, ctx: MetricContext): Metric {
   const points: DistributionSummary[] = [];
   for (const p of series.points) {
     const values = finiteValues(p.values, ctx.dropped);
     if (values.length > 0) points.push(summarize(p.timestamp, values));
   }
-  return exponentialHistogramMetric(series.metric, series.tags, series.resources, points, ctx);
+  return exponentialHistogram(series.metric, origin, points, ctx);
 }
 
 /**

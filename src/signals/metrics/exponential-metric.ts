@@ -4,11 +4,10 @@
  * same ClickHouse table with the same scale and zero threshold. Windows come from the stream's
  * history: neither payload states its interval.
  */
-import type { MetricResource } from './datadog';
-import { AggregationTemporality, type ExponentialBuckets, type ExponentialHistogramDataPoint } from '../../core/otlp/model';
-import type { MetricContext, MetricItem } from './context';
+import { AggregationTemporality, type ExponentialBuckets, type ExponentialHistogramDataPoint, type Metric } from '../../core/otlp/model';
+import type { MetricContext } from './context';
 import { bigCount } from './exponential';
-import { memoizedOrigin } from './resource';
+import type { MetricOrigin } from './resource';
 import { ZERO_THRESHOLD } from './sketch-buckets';
 import { isFiniteOrCounted, timedPoints } from './time';
 
@@ -25,9 +24,8 @@ export interface DistributionSummary {
   negative: ExponentialBuckets;
 }
 
-export function exponentialHistogramMetric(name: string, tags: readonly string[], resources: readonly MetricResource[], points: readonly DistributionSummary[], ctx: MetricContext): MetricItem {
-  const origin = memoizedOrigin(ctx.origins, ctx.internedOrigins, tags, resources);
-  const { resource, resourceKey, attributes } = origin;
+export function exponentialHistogram(name: string, origin: MetricOrigin, points: readonly DistributionSummary[], ctx: MetricContext): Metric {
+  const { attributes } = origin;
   const stream = ctx.streams.identity('exponential_histogram', name, origin);
   const dataPoints = timedPoints(points, ctx.dropped, (p, timeUnixNano): ExponentialHistogramDataPoint | undefined => {
     // checked before startFor, which remembers the point in its stream's history
@@ -47,5 +45,5 @@ export function exponentialHistogramMetric(name: string, tags: readonly string[]
       zeroThreshold: ZERO_THRESHOLD,
     };
   });
-  return { resource, resourceKey, metric: { name, exponentialHistogram: { dataPoints, aggregationTemporality: AggregationTemporality.Delta } } };
+  return { name, exponentialHistogram: { dataPoints, aggregationTemporality: AggregationTemporality.Delta } };
 }

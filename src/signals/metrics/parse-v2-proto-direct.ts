@@ -5,17 +5,15 @@
  * payload is the agent's most frequent one.
  *
  * It only answers for bodies it reads without a doubt: a truncated or oversized field, a varint
- * past 2^49, a field number 0, a group or an empty metric name makes it give up (undefined), and
- * the generic path reads the body again and gives the only answer, or the error with its field
- * path. For what it accepts it applies the generic path's rules: unknown fields, and known fields
+ * past 2^49, a field number 0, a group or an empty metric name makes it give up (shared/fast-path.ts),
+ * and the generic path reads the body from that top-level field on and gives the only answer, or
+ * the error with its field path. For what it accepts it applies the generic path's rules: unknown fields, and known fields
  * with another wire type, are skipped; the last value of a repeated scalar field wins; a series of
  * an unknown type is dropped and its points counted.
  */
 import { countDrop, emptyPayload, SERIES_TYPE_BY_NUMBER, type MetricResource, type MetricsPayload, type Series, type SeriesPoint, type SeriesType } from './datadog';
 import { stringAt, WireType } from '../../core/wire/proto-reader';
-
-/** Thrown to give up: the generic path decides. */
-const GIVE_UP: unique symbol = Symbol('give up');
+import { GIVE_UP, type Progress } from '../shared/fast-path';
 
 /** A cursor over one body; `end` is the end of the message being read. */
 class Cursor {
@@ -223,20 +221,22 @@ function series(c: Cursor, end: number, payload: MetricsPayload): Series | undef
   return s;
 }
 
-/** Where the direct reader gave up: the top-level field at byte `at`, with `met` series records before it. */
-export interface GaveUpAt {
+/** Where the direct reader has got to: the top-level field at byte `at`, with `met` series records before it. */
+export interface FieldAt {
   at: number;
   met: number;
 }
 
+export const BODY_START: FieldAt = { at: 0, met: 0 };
+
 /**
  * Hands the series of `body` to `take` in order, in pieces of at most `pieceSize` kept series
- * (the last piece may be empty but carries the drop counts). Returns undefined when it read the
- * whole body, or where it gave up, after handing over everything before that field: a
- * MetricPayload's top-level fields are independent records, so the generic path can read the
- * rest from there and give its answer, or its error with the field path, for the rest alone.
+ * (the last piece may be empty but carries the drop counts). When it gives up it has handed over
+ * everything before the top-level field in `progress`: a MetricPayload's top-level fields are
+ * independent records, so the generic path can read the rest from there and give its answer, or
+ * its error with the field path, for the rest alone.
  */
-export function readMetricPayloadPieces(body: Uint8Array, pieceSize: number, take: (piece: MetricsPayload) => void): GaveUpAt | undefined {
+export function readMetricPayloadPieces(body: Uint8Array, pieceSize: number, take: (piece: MetricsPayload) => void, progress: Progress<FieldAt>): void {
   const bytes = Buffer.isBuffer(body) ? body : Buffer.from(body.buffer, body.byteOffset, body.byteLength);
   const c = new Cursor(bytes);
   const end = bytes.length;
@@ -258,10 +258,10 @@ export function readMetricPayloadPieces(body: Uint8Array, pieceSize: number, tak
       } else c.skip(key & 7, end);
     }
   } catch (err) {
-    if (err !== GIVE_UP) throw err;
+    progress.at = { at, met };
+    throw err;
+  } finally {
+    // what was read before the field it stops at, whether it finished or gave up
     take(piece);
-    return { at, met };
   }
-  take(piece);
-  return undefined;
 }

@@ -5,7 +5,8 @@
  */
 import { addDrops, countDrop, emptyPayload, SERIES_TYPE_BY_NUMBER, type MetricResource, type MetricsPayload, type Series, type SeriesPoint, type SeriesType } from './datadog';
 import { decodeProtobuf, fixed64, int64Number, messageAt, readInto, text, varint, type FieldReaders } from '../../core/wire/proto-fields';
-import { readMetricPayloadPieces, type GaveUpAt } from './parse-v2-proto-direct';
+import { fastElseGeneral } from '../shared/fast-path';
+import { BODY_START, readMetricPayloadPieces, type FieldAt } from './parse-v2-proto-direct';
 import type { ProtoReader } from '../../core/wire/proto-reader';
 
 const WHAT = 'v2 series';
@@ -83,12 +84,15 @@ export function decodeMetricPayload(body: Uint8Array): MetricsPayload {
  * direct reader gives up on is read by the generic path from that field on, as the last piece.
  */
 export function decodeMetricPayloadInPieces(body: Uint8Array, pieceSize: number, take: (piece: MetricsPayload) => void): void {
-  const gaveUp = readMetricPayloadPieces(body, pieceSize, take);
-  if (gaveUp) take(decodeMetricPayloadGeneric(body, gaveUp));
+  fastElseGeneral(
+    (progress) => readMetricPayloadPieces(body, pieceSize, take, progress),
+    (from) => take(decodeMetricPayloadGeneric(body, from)),
+    BODY_START,
+  );
 }
 
 /** The body from the top-level field at `from.at` on, its series records numbered from `from.met` in error paths. */
-export function decodeMetricPayloadGeneric(body: Uint8Array, from: GaveUpAt = { at: 0, met: 0 }): MetricsPayload {
+export function decodeMetricPayloadGeneric(body: Uint8Array, from: FieldAt = BODY_START): MetricsPayload {
   return decodeProtobuf(
     WHAT,
     body,

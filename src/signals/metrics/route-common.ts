@@ -15,7 +15,7 @@
  */
 import type { DropCounts, MetricsPayload } from './datadog';
 import { MetricStreamEncoder, type EncodedExport } from '../../core/otlp/encode';
-import { MetricTranslation } from './chain';
+import { translateMetrics } from './chain';
 import { exportThen, json, type IntakeRequest, type IntakeRoute, type RouteContext } from '../route';
 
 const isProbe = (body: Buffer): boolean => body.length <= 8 && body.toString('utf8').trim() === '{}';
@@ -53,10 +53,11 @@ export function metricRoute(spec: MetricRouteSpec): IntakeRoute {
  */
 function translateBody(spec: MetricRouteSpec, req: IntakeRequest, ctx: RouteContext): { requests: EncodedExport[]; dropped: DropCounts } {
   const metrics = new MetricStreamEncoder();
-  const translation = new MetricTranslation(ctx.caches, req.receivedAtNs, metrics);
-  if (!isProbe(req.body)) spec.read(req, (piece) => translation.add(piece));
-  translation.finish();
-  return { requests: metrics.requests(ctx.config.exportMaxBytes), dropped: translation.dropped };
+  const dropped: DropCounts = {};
+  const translate = translateMetrics({ caches: ctx.caches, receivedAtNs: req.receivedAtNs, options: ctx.config, tally: dropped }, metrics);
+  if (!isProbe(req.body)) spec.read(req, translate);
+  translate.end?.();
+  return { requests: metrics.requests(ctx.config.exportMaxBytes), dropped };
 }
 
 /** For a route whose bodies are parsed whole. */

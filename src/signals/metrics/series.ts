@@ -10,14 +10,13 @@
  */
 import { countDrop, type Series } from './datadog';
 import { AggregationTemporality, type Metric, type NumberDataPoint } from '../../core/otlp/model';
-import type { MetricContext, MetricItem } from './context';
-import { memoizedOrigin } from './resource';
+import type { MetricContext } from './context';
+import type { MetricOrigin } from './resource';
 import { windowStarts } from './start-times';
 import { isFiniteOrCounted, timedPoints } from './time';
 
-export function seriesMetric(series: Series, ctx: MetricContext): MetricItem {
-  const origin = memoizedOrigin(ctx.origins, ctx.internedOrigins, series.tags, series.resources, series.sourceTypeName);
-  const { resource, resourceKey, attributes } = origin;
+export function seriesPoints(series: Series, origin: MetricOrigin, ctx: MetricContext): Metric {
+  const { attributes } = origin;
   const name = series.metric;
   let metric: Metric;
   const { dropped } = ctx;
@@ -39,7 +38,7 @@ export function seriesMetric(series: Series, ctx: MetricContext): MetricItem {
     metric = { name, sum: { dataPoints, aggregationTemporality: AggregationTemporality.Delta, isMonotonic: false } };
   }
   if (series.unit) metric.unit = series.unit;
-  return { resource, resourceKey, metric };
+  return metric;
 }
 
 /**

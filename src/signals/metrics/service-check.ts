@@ -5,16 +5,21 @@
  * a timestamp happened when it arrived, not at the epoch.
  */
 import { hostResources, type ServiceCheck } from './datadog';
-import type { MetricContext, MetricItem } from './context';
-import { originOf, promoteOrigin } from './resource';
+import type { Metric } from '../../core/otlp/model';
+import type { MetricContext } from './context';
+import { originOf, promoteOrigin, type MetricOrigin } from './resource';
 import { secondsToNanos } from './time';
 
-export function serviceCheckMetric(check: ServiceCheck, ctx: MetricContext): MetricItem {
+/** The check's host and tags, and its message as a point attribute. */
+export function serviceCheckOrigin(check: ServiceCheck): MetricOrigin {
   const promoted = promoteOrigin(check.tags, hostResources(check.hostName));
   if (check.message !== '') promoted.attributes.set('message', { string: check.message });
-  const { resource, resourceKey, attributes } = originOf(promoted);
+  return originOf(promoted);
+}
+
+export function serviceCheckPoints(check: ServiceCheck, origin: MetricOrigin, ctx: MetricContext): Metric {
   // no timestamp, or one that cannot be a time: when it was received
   const timeUnixNano = (check.timestamp ? secondsToNanos(check.timestamp) : undefined) ?? ctx.receivedAtNs;
-  const dataPoints = [{ attributes, startTimeUnixNano: 0n, timeUnixNano, value: { int: BigInt(check.status) } }];
-  return { resource, resourceKey, metric: { name: check.check, gauge: { dataPoints } } };
+  const dataPoints = [{ attributes: origin.attributes, startTimeUnixNano: 0n, timeUnixNano, value: { int: BigInt(check.status) } }];
+  return { name: check.check, gauge: { dataPoints } };
 }

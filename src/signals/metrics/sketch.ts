@@ -5,18 +5,20 @@
  * sketch.
  */
 import { countDrop, type DropCounts, type Sketch, type SketchPoint } from './datadog';
-import type { MetricContext, MetricItem } from './context';
+import type { Metric } from '../../core/otlp/model';
+import type { MetricContext } from './context';
 import { SCALE } from './exponential';
-import { exponentialHistogramMetric, type DistributionSummary } from './exponential-metric';
+import { exponentialHistogram, type DistributionSummary } from './exponential-metric';
+import type { MetricOrigin } from './resource';
 import { sketchBuckets } from './sketch-buckets';
 
-export function sketchMetric(sketch: Sketch, ctx: MetricContext): MetricItem {
+export function sketchPoints(sketch: Sketch, origin: MetricOrigin, ctx: MetricContext): Metric {
   const points: DistributionSummary[] = [];
   for (const p of sketch.points) {
     const summary = summarize(p, ctx.dropped);
     if (summary) points.push(summary);
   }
-  return exponentialHistogramMetric(sketch.metric, sketch.tags, sketch.resources, points, ctx);
+  return exponentialHistogram(sketch.metric, origin, points, ctx);
 }
 
 function summarize(p: SketchPoint, dropped: DropCounts): DistributionSummary | undefined {

@@ -11,6 +11,7 @@ import { ModelSink } from '../shared/model-sink';
 import type { TranslatorCaches } from '../caches';
 import { ResourceGrouper } from '../shared/group';
 import { runSteps, type NamedStep } from '../shared/step';
+import type { Translation, TranslationContext } from '../shared/chain';
 import { createSpanDraft, type SpanContext, type SpanDraft } from './draft';
 import { database } from './database';
 import { events } from './events';
@@ -43,12 +44,8 @@ export const SPAN_STEPS: readonly NamedStep<SpanDraft, SpanContext>[] = [
 
 export const runSpanSteps = (draft: SpanDraft, ctx: SpanContext): SpanDraft => runSteps(SPAN_STEPS, draft, ctx);
 
-export interface TraceTranslationContext {
-  caches: TranslatorCaches;
-  receivedAtNs: bigint;
-  /** The host the sender runs on when the payload names none (HostMetadataTable.hostAt). */
-  senderHost?: string;
-}
+/** The process caches the traces chain reads. */
+export type TraceCaches = Pick<TranslatorCaches, 'traceIds' | 'enrichment' | 'groupings' | 'serviceIdentities' | 'spanAttributeNames' | 'querySummaries'>;
 
 function chunkPriority(chunk: DdTraceChunk): number | undefined {
   if (chunk.priority !== PRIORITY_NONE) return chunk.priority;
@@ -59,12 +56,16 @@ function chunkPriority(chunk: DdTraceChunk): number | undefined {
   return undefined;
 }
 
-/** Spans sharing a resource share one group of `sink`, in first-seen order. */
-export function translateTraces<G>(payload: DdTracePayload, ctx: TraceTranslationContext, sink: RecordSink<Span, G>): void {
+/** A request's traces translation: spans sharing a resource share one group of `sink`, in first-seen order. */
+export function translateTraces<G>(ctx: TranslationContext<TraceCaches>, sink: RecordSink<Span, G>): Translation<DdTracePayload> {
+  // spans of a chunk share their resource map (see the resource step): most lookups end at the first map
+  const grouper = new ResourceGrouper((resource, scope) => sink.group(resource, scope), ctx.caches.enrichment);
+  return (payload) => translatePayload(payload, ctx, grouper, sink);
+}
+
+function translatePayload<G>(payload: DdTracePayload, ctx: TranslationContext<TraceCaches>, grouper: ResourceGrouper<G>, sink: RecordSink<Span, G>): void {
   const { caches, receivedAtNs } = ctx;
   const highs = learnTraceIdHighs(payload, caches.traceIds);
-  // spans of a chunk share their resource map (see the resource step): most lookups end at the first map
-  const grouper = new ResourceGrouper((resource, scope) => sink.group(resource, scope), caches.enrichment);
   const converted = lastIds();
   const otel = otelOrigins();
   // the trace-agent drops the traces their priority rejected; a tracer sends us all of them (/info)
@@ -98,8 +99,8 @@ export function translateTraces<G>(payload: DdTracePayload, ctx: TraceTranslatio
 }
 
 /** The translated model itself, for golden files and tests (the routes stream into the encoder). */
-export function translateTracesToModel(payload: DdTracePayload, ctx: TraceTranslationContext): ResourceSpans[] {
+export function translateTracesToModel(payload: DdTracePayload, ctx: TranslationContext<TraceCaches>): ResourceSpans[] {
   const sink = new ModelSink<Span>();
-  translateTraces(payload, ctx, sink);
+  translateTraces(ctx, sink)(payload);
   return sink.groups.map((g) => ({ resource: g.resource, scopeSpans: [{ scope: g.scope, spans: g.records }] }));
 }

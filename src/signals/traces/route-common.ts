@@ -20,7 +20,7 @@ export function exportTraces(payload: DdTracePayload, req: IntakeRequest, ctx: R
   const spans = spanStreamEncoder();
   // a trace-agent names its host in the payload; a tracer that sends to us directly may name none
   const senderHost = payload.agent ? undefined : ctx.caches.hosts.hostAt(req.remoteAddress);
-  translateTraces(payload, { caches: ctx.caches, receivedAtNs: req.receivedAtNs, senderHost }, spans);
+  translateTraces({ caches: ctx.caches, receivedAtNs: req.receivedAtNs, options: ctx.config, tally: {}, senderHost }, spans)(payload);
   return exportThen(ctx, spans.requests(ctx.config.exportMaxBytes), reply);
 }
 

@@ -1,9 +1,9 @@
 /**
  * The Datadog agent's Kubernetes and host series (inputs.ts) → the OpenTelemetry metrics HyperDX's
  * Kubernetes views read (outputs.ts), with units converted (docs/translation.md, Kubernetes
- * metrics). One request's mapping: the `kubernetes` step collects what its series say, and once
- * every piece of the request has been through the chain, `finish` emits what takes more than one
- * series:
+ * metrics). One request's mapping: the `kubernetes` step (step.ts) has it read each series, and at
+ * the translation's end (once the request's last piece was taken) `finish` emits what takes more
+ * than one series:
  *
  * - per pod and timestamp (a check run commits all its series at one time): `k8s.pod.cpu.usage`
  *   (cores: the sum of its containers' nanocores / 10⁹), `k8s.pod.memory.usage` (the sum of their
@@ -24,24 +24,16 @@
  * With `datadogNames` off the Kubernetes checks' inputs are left out once read; the system
  * checks' are host metrics and always kept.
  */
-import type { MetricsPayload, Series } from '../datadog';
+import type { Series } from '../datadog';
 import type { KeyValue } from '../../../core/otlp/model';
 import type { HostMetadataTable } from '../../shared/host-metadata';
 import { resourceKey } from '../../shared/resource-promotion';
-import type { MetricContext, MetricItem } from '../context';
-import { memoizedOrigin, type MetricOrigin } from '../resource';
+import type { MetricItem } from '../context';
+import type { MetricOrigin } from '../resource';
 import { secondsToNanos } from '../time';
 import { KUBERNETES_INPUTS, mayBeInput, type Input, type InputRole } from './inputs';
+import type { KubernetesMetricOptions } from './options';
 import { metricOf, OUTPUTS, POD_PHASES, READY_STATUS, type Output } from './outputs';
-
-export interface KubernetesMetricOptions {
-  /** emit the OpenTelemetry-named metrics (outputs.ts) */
-  otelNames: boolean;
-  /** keep the Kubernetes checks' Datadog-named series they are made from */
-  datadogNames: boolean;
-}
-
-export const DEFAULT_KUBERNETES_METRIC_OPTIONS: KubernetesMetricOptions = { otelNames: true, datadogNames: true };
 
 const NODE = 'k8s.node.name';
 const UID = 'k8s.pod.uid';
@@ -127,27 +119,18 @@ export class KubernetesMapping {
     private readonly emit: (item: MetricItem) => void,
   ) {}
 
-  /** The step: reads every input of `payload`; leaves the Kubernetes checks' out when their Datadog names are off. */
-  collect(payload: MetricsPayload, ctx: MetricContext): void {
-    let kept: Series[] | undefined;
-    const { series } = payload;
-    for (let i = 0; i < series.length; i++) {
-      const s = series[i] as Series;
-      const input = mayBeInput(s.metric) && s.type === 'gauge' ? KUBERNETES_INPUTS.get(s.metric) : undefined;
-      if (input !== undefined) {
-        if (this.options.otelNames) this.take(s, input, ctx);
-        if (!this.options.datadogNames && input.check !== 'system') {
-          kept ??= series.slice(0, i);
-          continue;
-        }
-      }
-      kept?.push(s);
-    }
-    if (kept !== undefined) payload.series = kept;
+  /**
+   * Reads `s` (its origin already built) when it is an input; true when it is to be left out, its
+   * Datadog name being off (the kubernetes step, step.ts).
+   */
+  read(s: Series, origin: MetricOrigin): boolean {
+    const input = mayBeInput(s.metric) && s.type === 'gauge' ? KUBERNETES_INPUTS.get(s.metric) : undefined;
+    if (input === undefined) return false;
+    if (this.options.otelNames) this.take(s, input, origin);
+    return !this.options.datadogNames && input.check !== 'system';
   }
 
-  private take(s: Series, input: Input, ctx: MetricContext): void {
-    const origin = memoizedOrigin(ctx.origins, ctx.internedOrigins, s.tags, s.resources, s.sourceTypeName);
+  private take(s: Series, input: Input, origin: MetricOrigin): void {
     const podField = POD_FIELDS[input.role];
     if (podField !== undefined) this.addToPod(s, origin, podField);
     else if (input.role === 'containerRestarts') this.restarts(s, origin);
@@ -313,4 +296,9 @@ export class KubernetesMapping {
       }
     }
   }
+}
+
+/** The request's mapping, when the options leave it anything to do; `emit` takes what it makes. */
+export function kubernetesMapping(options: KubernetesMetricOptions, hosts: HostMetadataTable, emit: (item: MetricItem) => void): KubernetesMapping | undefined {
+  return options.otelNames || !options.datadogNames ? new KubernetesMapping(options, hosts, emit) : undefined;
 }

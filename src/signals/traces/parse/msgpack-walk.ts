@@ -1,14 +1,12 @@
 /**
  * The cursor helpers of the direct msgpack readers (v04-msgpack.ts, v05-msgpack.ts). Each reads
  * a header or scalar through the same checks MsgpackReader.value makes, or throws GIVE_UP when
- * the bytes hold something a direct reader does not take on: the caller then parses the body the
- * generic way, whose answer (or error) is the only one.
+ * the bytes hold something a direct reader does not take on (shared/fast-path.ts): the body is
+ * then parsed the generic way, whose answer (or error) is the only one.
  */
 import { MAX_MSGPACK_DEPTH, MsgpackError, MsgpackReader } from '../../../core/wire/msgpack';
+import { GIVE_UP } from '../../shared/fast-path';
 import { FieldError, i64, u64 } from './fields';
-
-/** Thrown to give up: the generic path decides. */
-export const GIVE_UP: unique symbol = Symbol('give up');
 
 /** Length of the array starting here (after the checks `value` makes), or give up. */
 export function arrayHeader(r: MsgpackReader, depth: number): number {
@@ -93,14 +91,13 @@ export function i64At(r: MsgpackReader, depth: number): bigint {
   return i64(r.value(depth));
 }
 
-/** `read`'s answer for the body, or undefined when it gave up or the body did not decode: the generic path then answers. */
-export function readDirect<T>(body: Uint8Array, read: (r: MsgpackReader) => T): T | undefined {
+/** `read`'s answer for the whole body; gives up (GIVE_UP) when bytes are left over. */
+export function readDirect<T>(body: Uint8Array, read: (r: MsgpackReader) => T): T {
   const r = new MsgpackReader(body, MAX_MSGPACK_DEPTH);
-  try {
-    const out = read(r);
-    return r.done ? out : undefined;
-  } catch (err) {
-    if (err === GIVE_UP || err instanceof MsgpackError || err instanceof FieldError) return undefined;
-    throw err;
-  }
+  const out = read(r);
+  if (!r.done) throw GIVE_UP;
+  return out;
 }
+
+/** A body that did not decode, met by a direct reader: the generic path says what is wrong and where. */
+export const isDecodeDoubt = (err: unknown): boolean => err instanceof MsgpackError || err instanceof FieldError;

@@ -17,7 +17,8 @@
 import { chunkOf, type DdSpan, type DdTraceChunk } from '../datadog';
 import type { MsgpackReader } from '../../../core/wire/msgpack';
 import { f64, int, str } from './fields';
-import { arrayHeader, GIVE_UP, i64At, key, mapHeader, readDirect, u64At } from './msgpack-walk';
+import { GIVE_UP } from '../../shared/fast-path';
+import { arrayHeader, i64At, key, mapHeader, readDirect, u64At } from './msgpack-walk';
 import { SPAN_FIELDS } from './span-map';
 
 /** A span's maps until the span says otherwise; replaced by a map of its own at the end. */
@@ -135,8 +136,8 @@ function span(r: MsgpackReader, depth: number): DdSpan {
   return s;
 }
 
-/** The chunks of a v0.4 msgpack body, or undefined to let the generic path answer. */
-export const readV04Msgpack = (body: Uint8Array): DdTraceChunk[] | undefined =>
+/** The chunks of a v0.4 msgpack body; gives up (shared/fast-path.ts) to let the generic path answer. */
+export const readV04Msgpack = (body: Uint8Array): DdTraceChunk[] =>
   readDirect(body, (r) => {
     const traces = arrayHeader(r, 0);
     const chunks: DdTraceChunk[] = [];

@@ -8,6 +8,8 @@ import type { MediaType } from '../../../core/wire/media-type';
 import { decodeTree, isMsgpackBody, parsing } from './body';
 import { each } from './fields';
 import { parseSpanMap } from './span-map';
+import { fastElseGeneral } from '../../shared/fast-path';
+import { isDecodeDoubt } from './msgpack-walk';
 import { readV04Msgpack } from './v04-msgpack';
 
 /**
@@ -16,8 +18,8 @@ import { readV04Msgpack } from './v04-msgpack';
  */
 export function parseV04Traces(body: Buffer, mediaType: MediaType | undefined, identity: DdTracerPayload, what: string): DdTracerPayload {
   return parsing(what, () => {
-    const direct = body.length > 0 && isMsgpackBody(body, mediaType) ? readV04Msgpack(body) : undefined;
-    return { ...identity, chunks: direct ?? parseV04Tree(body, mediaType, what) };
+    const tree = (): DdTraceChunk[] => parseV04Tree(body, mediaType, what);
+    return { ...identity, chunks: body.length > 0 && isMsgpackBody(body, mediaType) ? fastElseGeneral(() => readV04Msgpack(body), tree, undefined, isDecodeDoubt) : tree() };
   });
 }
 

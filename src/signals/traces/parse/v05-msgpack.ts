@@ -10,7 +10,8 @@
 import { chunkOf, type DdSpan, type DdTraceChunk } from '../datadog';
 import type { MsgpackReader } from '../../../core/wire/msgpack';
 import { f64, int } from './fields';
-import { arrayHeader, GIVE_UP, i64At, key, mapHeader, readDirect, u64At } from './msgpack-walk';
+import { GIVE_UP } from '../../shared/fast-path';
+import { arrayHeader, i64At, key, mapHeader, readDirect, u64At } from './msgpack-walk';
 
 const COLUMNS = 12;
 
@@ -72,7 +73,7 @@ function span(r: MsgpackReader, depth: number, strings: readonly string[]): DdSp
 }
 
 /** The chunks of a v0.5 msgpack body, or undefined to let the generic path answer. */
-export const readV05Msgpack = (body: Uint8Array): DdTraceChunk[] | undefined =>
+export const readV05Msgpack = (body: Uint8Array): DdTraceChunk[] =>
   readDirect(body, (r) => {
     if (arrayHeader(r, 0) !== 2) throw GIVE_UP;
     const strings: string[] = new Array(arrayHeader(r, 1));

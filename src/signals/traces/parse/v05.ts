@@ -8,6 +8,8 @@ import { decodeMsgpack, type MsgValue } from '../../../core/wire/msgpack';
 import { parsing } from './body';
 import { array, at, each, f64, FieldError, int, map, str } from './fields';
 import { SPAN_FIELDS } from './span-map';
+import { fastElseGeneral } from '../../shared/fast-path';
+import { isDecodeDoubt } from './msgpack-walk';
 import { readV05Msgpack } from './v05-msgpack';
 
 type Column = (span: DdSpan, value: MsgValue, strings: readonly string[]) => void;
@@ -58,7 +60,15 @@ function parseSpan(v: MsgValue, strings: readonly string[]): DdSpan {
 
 /** msgpack read straight into spans (v05-msgpack.ts); a body that reader gives up on is decoded into a tree and coerced, whose answer or error decides. */
 export function parseV05Traces(body: Buffer, identity: DdTracerPayload, what: string): DdTracerPayload {
-  return parsing(what, () => ({ ...identity, chunks: readV05Msgpack(body) ?? parseV05Tree(body) }));
+  return parsing(what, () => ({
+    ...identity,
+    chunks: fastElseGeneral(
+      () => readV05Msgpack(body),
+      () => parseV05Tree(body),
+      undefined,
+      isDecodeDoubt,
+    ),
+  }));
 }
 
 /** The generic path: the decoded tree, coerced column by column. */

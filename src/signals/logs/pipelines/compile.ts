@@ -1,0 +1,133 @@
+/**
+ * Specs (spec.ts) to runnable pipelines: queries parsed, grok rules compiled, every processor a
+ * closure over what it needs. What cannot be compiled (a query that does not parse, a grok rule
+ * using a regex feature JavaScript lacks) is reported with its path, and the rest of the
+ * pipeline still runs, as Datadog runs the rest of a pipeline past a processor that does nothing.
+ */
+import type { JsonValue } from '../../../core/wire/json';
+import { compileGrok, runGrok } from './grok/compile';
+import type { PipelineLog } from './log';
+import { parseQuery, type Query } from './query';
+import { matches } from './query-match';
+import { arithmetic } from './processors/arithmetic';
+import { arrayProcessor } from './processors/array';
+import { category } from './processors/category';
+import { lookup } from './processors/lookup';
+import { geoIpParser, urlParser, userAgentParser } from './processors/parsers';
+import { attributeRemapper, reservedRemapper } from './processors/remappers';
+import type { ProcessorStep } from './processors/step';
+import { stringBuilder } from './processors/string-builder';
+import { BudgetExceeded } from './grok/compile';
+import type { GrokSpec, PipelineSpec, ProcessorSpec, Unsupported } from './types';
+
+export interface CompiledPipeline {
+  name: string;
+  filter: Query;
+  /** The query's text, for indexing by source (pipeline-set.ts). */
+  filterText: string;
+  steps: ProcessorStep[];
+}
+
+/** Texts longer than this are not grok-parsed (a line that long is a dump, not a log line). */
+export const MAX_GROK_INPUT = 64 * 1024;
+
+/** Counts the engine keeps for /metrics. */
+export const engineCounters = { grokInputTooLong: 0 };
+
+function setExtracted(log: PipelineLog, name: string, value: JsonValue): void {
+  if (name !== '') {
+    log.set(name, value);
+    return;
+  }
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) return;
+  for (const key in value) log.set(key, value[key] as JsonValue);
+}
+
+function grokStep(spec: GrokSpec, path: string, unsupported: Unsupported[]): ProcessorStep {
+  const { rules, unsupported: bad } = compileGrok(spec.supportRules, spec.matchRules, path);
+  unsupported.push(...bad);
+  return (log, deadline) => {
+    const value = log.get(spec.source);
+    if (typeof value !== 'string') return;
+    // Datadog's intake trims the message: a line's trailing blanks are not part of its last value
+    const text = spec.source === 'message' ? value.trim() : value;
+    if (text.length > MAX_GROK_INPUT) {
+      engineCounters.grokInputTooLong++;
+      return;
+    }
+    const extracted = runGrok(rules, text, deadline);
+    if (extracted) for (const [name, value] of extracted) setExtracted(log, name, value);
+  };
+}
+
+/** Runs `steps` in order, checking the record's budget before each. */
+export function runSteps(steps: readonly ProcessorStep[], log: PipelineLog, deadline: number): void {
+  for (let i = 0; i < steps.length; i++) {
+    if (performance.now() > deadline) throw new BudgetExceeded();
+    (steps[i] as ProcessorStep)(log, deadline);
+  }
+}
+
+function processorStep(spec: ProcessorSpec, path: string, unsupported: Unsupported[]): ProcessorStep | undefined {
+  switch (spec.type) {
+    case 'pipeline': {
+      const nested = compilePipeline(spec, path, unsupported);
+      if (!nested) return undefined;
+      return (log, deadline) => {
+        if (matches(nested.filter, log)) runSteps(nested.steps, log, deadline);
+      };
+    }
+    case 'grok-parser':
+      return grokStep(spec, path, unsupported);
+    case 'attribute-remapper':
+      return attributeRemapper(spec);
+    case 'date-remapper':
+    case 'status-remapper':
+    case 'service-remapper':
+    case 'message-remapper':
+    case 'trace-id-remapper':
+    case 'span-id-remapper':
+      return reservedRemapper(spec);
+    case 'category-processor':
+      return category(spec);
+    case 'url-parser':
+      return urlParser(spec);
+    case 'user-agent-parser':
+      return userAgentParser(spec);
+    case 'geo-ip-parser':
+      return geoIpParser(spec);
+    case 'arithmetic-processor':
+      return arithmetic(spec);
+    case 'string-builder-processor':
+      return stringBuilder(spec);
+    case 'lookup-processor':
+      return lookup(spec);
+    case 'array-processor':
+      return arrayProcessor(spec);
+  }
+}
+
+/** The pipeline ready to run, or undefined when it is disabled or its filter does not parse (reported). */
+export function compilePipeline(spec: PipelineSpec, where: string, unsupported: Unsupported[]): CompiledPipeline | undefined {
+  const path = where === '' ? spec.name : `${where} > ${spec.name}`;
+  if (!spec.enabled) return undefined;
+  let filter: Query;
+  try {
+    filter = parseQuery(spec.filter);
+  } catch (e) {
+    unsupported.push({ path, reason: (e as Error).message });
+    return undefined;
+  }
+  const steps: ProcessorStep[] = [];
+  for (const p of spec.processors) {
+    if (!p.enabled) continue;
+    const at = `${path} > ${p.name || p.type}`;
+    try {
+      const step = processorStep(p, p.type === 'pipeline' ? path : at, unsupported);
+      if (step) steps.push(step);
+    } catch (e) {
+      unsupported.push({ path: at, reason: (e as Error).message });
+    }
+  }
+  return { name: spec.name, filter, filterText: spec.filter, steps };
+}

@@ -1,0 +1,181 @@
+/**
+ * A grok parser: match rules tried in order, the first that matches the whole text wins (an
+ * implicit `^…$`). Each rule compiles to one JavaScript expression in which every `%{…}` block
+ * that extracts is a numbered group; rules referenced by name (support rules, or match rules
+ * defined above) are inlined. A rule that cannot be compiled (an unknown matcher, a regex feature
+ * JavaScript lacks) is left out and reported; the others still run.
+ */
+import type { JsonValue } from '../../../../core/wire/json';
+import type { Unsupported } from '../types';
+import { filterOf, type Filter } from './filters';
+import { translateJavaRegex } from './java-regex';
+import { builtInMatcher } from './matchers';
+import { enableLinearFallback, runsInLinearTime, UNBOUNDED_INPUT_LIMIT } from './regex-safety';
+import { piecesOf, ruleLines, type Block, type RuleText } from './syntax';
+
+interface Capture {
+  group: number;
+  /** Attribute path; '' merges an object result into the root. */
+  name: string;
+  convert: (text: string) => JsonValue | undefined;
+  filter: Filter | undefined;
+}
+
+export interface CompiledRule {
+  name: string;
+  regex: RegExp;
+  captures: Capture[];
+  /** Whether V8's linear-time engine can take over this expression when it backtracks too much (regex-safety.ts). */
+  bounded: boolean;
+}
+
+/** What a rule's pattern expands to before numbering: source with placeholders and its captures. */
+interface Expanded {
+  source: string;
+  captures: Omit<Capture, 'group'>[];
+  ignoreCase: boolean;
+  dotAll: boolean;
+}
+
+const MAX_DEPTH = 16;
+/** Marks where a capture's group opens in an expanded source, replaced by `(` once groups are numbered. */
+const OPEN_CAPTURE = '\u0000';
+
+class RuleCompiler {
+  private readonly expanded = new Map<string, Expanded>();
+  private readonly texts = new Map<string, RuleText>();
+
+  constructor(support: RuleText[]) {
+    for (const rule of support) this.texts.set(rule.name, rule);
+  }
+
+  define(rule: RuleText): void {
+    this.texts.set(rule.name, rule);
+  }
+
+  expand(name: string, depth: number): Expanded {
+    const known = this.expanded.get(name);
+    if (known) return known;
+    const rule = this.texts.get(name);
+    if (!rule) throw new Error(`no rule or matcher named ${name}`);
+    if (depth > MAX_DEPTH) throw new Error(`rule ${name} refers to itself`);
+    const out: Expanded = { source: '', captures: [], ignoreCase: false, dotAll: false };
+    for (const piece of piecesOf(rule.pattern)) {
+      if (piece.kind === 'regex') {
+        const t = translateJavaRegex(piece.text);
+        out.source += t.source;
+        out.ignoreCase ||= t.ignoreCase;
+        out.dotAll ||= t.dotAll;
+      } else this.expandBlock(piece.block, depth, out);
+    }
+    this.expanded.set(name, out);
+    return out;
+  }
+
+  private expandBlock(block: Block, depth: number, out: Expanded): void {
+    const filter = block.filter ? filterOf(block.filter.name, block.filter.args, block.filter.bare) : undefined;
+    const matcher = builtInMatcher(block.matcher.name, block.matcher.args);
+    if (matcher) {
+      out.ignoreCase ||= matcher.ignoreCase === true;
+      out.dotAll ||= matcher.dotAll === true;
+      if (block.extract === '' && !filter) {
+        out.source += `(?:${matcher.source})`;
+        return;
+      }
+      out.source += `${OPEN_CAPTURE}${matcher.source})`;
+      out.captures.push({ name: block.extract, convert: matcher.convert, filter });
+      return;
+    }
+    const inner = this.expand(block.matcher.name, depth + 1);
+    out.ignoreCase ||= inner.ignoreCase;
+    out.dotAll ||= inner.dotAll;
+    if (block.extract === '' && !filter) {
+      out.source += `(?:${inner.source})`;
+      out.captures.push(...inner.captures);
+      return;
+    }
+    // `%{rule:name}`: the rule's whole text under `name`, its own extractions beside it
+    out.source += `${OPEN_CAPTURE}${inner.source})`;
+    out.captures.push({ name: block.extract, convert: (t) => t, filter }, ...inner.captures);
+  }
+}
+
+/** Numbers the capture groups in source order (placeholders open them left to right, captures list them in that order). */
+function numbered(expanded: Expanded, name: string): CompiledRule {
+  const source = expanded.source.split(OPEN_CAPTURE).join('(');
+  const captures = expanded.captures.map((c, i) => ({ ...c, group: i + 1 }));
+  const flags = `${expanded.ignoreCase ? 'i' : ''}${expanded.dotAll ? 's' : ''}`;
+  // Java's `$` also matches before a final line break
+  const full = `^(?:${source})(?:\\r?\\n)?$`;
+  return { name, regex: new RegExp(full, flags), captures, bounded: runsInLinearTime(full, flags) };
+}
+
+export interface GrokCompileResult {
+  rules: CompiledRule[];
+  unsupported: Unsupported[];
+}
+
+export function compileGrok(supportRules: string, matchRules: string, path: string): GrokCompileResult {
+  enableLinearFallback();
+  const unsupported: Unsupported[] = [];
+  let support: RuleText[] = [];
+  let match: RuleText[] = [];
+  try {
+    support = ruleLines(supportRules);
+    match = ruleLines(matchRules);
+  } catch (e) {
+    unsupported.push({ path, reason: (e as Error).message });
+  }
+  const compiler = new RuleCompiler(support);
+  const rules: CompiledRule[] = [];
+  for (const rule of match) {
+    compiler.define(rule);
+    try {
+      rules.push(numbered(compiler.expand(rule.name, 0), rule.name));
+    } catch (e) {
+      unsupported.push({ path: `${path} > rule ${rule.name}`, reason: (e as Error).message });
+    }
+  }
+  return { rules, unsupported };
+}
+
+/** What a grok parser extracted, in order: attribute paths ('' for a root merge) and values. */
+export type Extracted = [string, JsonValue][];
+
+/** Thrown between rules once a record's time budget is spent (run.ts). */
+export class BudgetExceeded extends Error {}
+
+/** The extraction of the first rule that matches `text`; undefined when none does. */
+export function runGrok(rules: readonly CompiledRule[], text: string, deadline: number): Extracted | undefined {
+  for (const rule of rules) {
+    if (performance.now() > deadline) throw new BudgetExceeded();
+    if (!rule.bounded && text.length > UNBOUNDED_INPUT_LIMIT) continue;
+    const m = rule.regex.exec(text);
+    if (m) return extract(rule, m);
+  }
+  return undefined;
+}
+
+/** Datadog leaves out null and empty values: '', [] and {}. */
+export function isEmpty(value: JsonValue | undefined): boolean {
+  if (value === undefined || value === null || value === '') return true;
+  if (Array.isArray(value)) return value.length === 0;
+  if (typeof value === 'object') {
+    for (const _ in value) return false;
+    return true;
+  }
+  return false;
+}
+
+function extract(rule: CompiledRule, m: RegExpExecArray): Extracted {
+  const out: Extracted = [];
+  for (const capture of rule.captures) {
+    const raw = m[capture.group];
+    if (raw === undefined) continue;
+    let value = capture.convert(raw);
+    if (value !== undefined && capture.filter) value = capture.filter(value);
+    if (isEmpty(value)) continue;
+    out.push([capture.name, value as JsonValue]);
+  }
+  return out;
+}

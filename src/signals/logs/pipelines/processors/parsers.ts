@@ -1,0 +1,49 @@
+/**
+ * The URL, user-agent and GeoIP parsers: the first source present, parsed into details under the
+ * target. The sidecar has no GeoIP database, so the GeoIP parser writes what Datadog writes for an
+ * address its database does not know (`{}`); docs/translation.md says so.
+ */
+import type { JsonValue } from '../../../../core/wire/json';
+import type { GeoIpParserSpec, UrlParserSpec, UserAgentParserSpec } from '../types';
+import { urlDetails } from './url';
+import { userAgentDetails } from './user-agent';
+import { firstPresent, type ProcessorStep } from './step';
+
+const textOf = (found: [string, JsonValue] | undefined): string | undefined => (found && typeof found[1] === 'string' ? found[1] : undefined);
+
+export function urlParser(spec: UrlParserSpec): ProcessorStep {
+  return (log) => {
+    const url = textOf(firstPresent(log, spec.sources));
+    if (url === undefined) return;
+    const details = urlDetails(url);
+    if (!details) return;
+    if (spec.normalizeEndingSlashes && typeof details.path === 'string' && details.path.length > 1) details.path = details.path.replace(/\/+$/, '');
+    log.set(spec.target, details);
+  };
+}
+
+function decoded(text: string): string {
+  try {
+    return decodeURIComponent(text.replace(/\+/g, ' '));
+  } catch {
+    return text;
+  }
+}
+
+export function userAgentParser(spec: UserAgentParserSpec): ProcessorStep {
+  return (log) => {
+    const ua = textOf(firstPresent(log, spec.sources));
+    if (ua === undefined) return;
+    log.set(spec.target, userAgentDetails(spec.encoded ? decoded(ua) : ua));
+  };
+}
+
+const IP = /^(?:(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)\.){3}(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)$|^[0-9A-Fa-f:]*:[0-9A-Fa-f:.]*$/;
+
+export function geoIpParser(spec: GeoIpParserSpec): ProcessorStep {
+  return (log) => {
+    const ip = textOf(firstPresent(log, spec.sources));
+    if (ip === undefined || !IP.test(ip.trim())) return;
+    log.set(spec.target, {});
+  };
+}
