@@ -9,6 +9,7 @@ import { enrichers, type ResourceEnricher, type ResourceGroupings } from './shar
 import { PodIdentities } from './shared/pod-identities';
 import { HostMetadataTable, type HostMetadataOptions } from './shared/host-metadata';
 import { PromotionMemos } from './logs/promotion-memo';
+import { NodeHosts } from './metrics/kubernetes/node-hosts';
 import { DEFAULT_KUBERNETES_METRIC_OPTIONS, type KubernetesMetricOptions } from './metrics/kubernetes/options';
 import { NO_PIPELINES, type PipelineSet } from './logs/pipelines/pipeline-set';
 import { newInternedOrigins, type OriginsByInternedTags } from './metrics/resource';
@@ -43,6 +44,8 @@ export interface TranslatorCaches {
   serviceIdentities: ServiceIdentities;
   /** whether Kubernetes metrics get their OpenTelemetry names and keep their Datadog ones (metrics/kubernetes/mapping.ts) */
   kubernetesMetrics: KubernetesMetricOptions;
+  /** the hosts that sent kubelet series: Kubernetes nodes (metrics/kubernetes/node-hosts.ts) */
+  kubernetesNodes: NodeHosts;
   /** the Datadog log pipelines in force; `current` is replaced whole on a reload (SIGHUP), never changed in place */
   logPipelines: { current: PipelineSet };
 }
@@ -71,6 +74,7 @@ export function createTranslatorCaches(options: Partial<TranslatorCacheOptions> 
     serviceIdentities: new ServiceIdentities(),
     querySummaries: new QuerySummaries(),
     kubernetesMetrics: options.kubernetesMetrics ?? DEFAULT_KUBERNETES_METRIC_OPTIONS,
+    kubernetesNodes: new NodeHosts(),
     logPipelines: { current: NO_PIPELINES },
   };
 }

@@ -172,6 +172,22 @@ describe('one pod identity for every signal of a pod', () => {
   });
 });
 
+describe('a host that is no Kubernetes node', () => {
+  it('gets no node metrics from its system series: it sent no kubelet series and names no node', () => {
+    const system = nodeAgentSeries(TS).filter((s) => String(s.metric).startsWith('system.'));
+    const resources = translate(system, createTranslatorCaches());
+    expect(find(resources, 'k8s.node.cpu.usage')).toEqual([]);
+    expect(find(resources, 'system.cpu.user')).toHaveLength(1);
+    // once its agent ran the kubelet check, its system series are a node's
+    const caches = createTranslatorCaches();
+    translate(
+      nodeAgentSeries(TS).filter((s) => String(s.metric).startsWith('kubernetes.')),
+      caches,
+    );
+    expect(find(translate(system, caches), 'k8s.node.cpu.usage')).toHaveLength(1);
+  });
+});
+
 describe('values a metric cannot hold', () => {
   it('are left out, not thrown on: memory past 2^53 bytes, an infinite file-system fraction', () => {
     const series = nodeAgentSeries(TS).map((s) => (s.metric === 'system.mem.used' ? { ...s, points: [{ value: 1e300, timestamp: TS }] } : s.metric === 'kubernetes.node.filesystem.usage_pct' ? { ...s, points: [{ value: 1e-320, timestamp: TS }] } : s));

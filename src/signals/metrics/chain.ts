@@ -33,7 +33,7 @@ export const METRIC_STEPS: readonly NamedStep<MetricDraft, MetricContext>[] = [
 export const runMetricSteps = (draft: MetricDraft, ctx: MetricContext): MetricDraft => runSteps(METRIC_STEPS, draft, ctx);
 
 /** The process caches the metrics chain reads. */
-export type MetricCaches = Pick<TranslatorCaches, 'metricStreams' | 'internedOrigins' | 'enrichment' | 'hosts' | 'kubernetesMetrics'>;
+export type MetricCaches = Pick<TranslatorCaches, 'metricStreams' | 'internedOrigins' | 'enrichment' | 'hosts' | 'kubernetesMetrics' | 'kubernetesNodes'>;
 
 /** A payload's items of each kind, in the order they are translated. */
 const ITEMS: readonly { [K in MetricKind]: [K, (payload: MetricsPayload) => readonly MetricInputs[K][]] }[MetricKind][] = [
@@ -51,7 +51,7 @@ const ITEMS: readonly { [K in MetricKind]: [K, (payload: MetricsPayload) => read
 export function translateMetrics<G, M>(ctx: TranslationContext<MetricCaches>, sink: MetricSink<G, M>): Translation<MetricsPayload> {
   const { caches, receivedAtNs, tally } = ctx;
   const grouper = new MetricGrouper(sink, caches.enrichment);
-  const kubernetes = kubernetesMapping(caches.kubernetesMetrics, caches.hosts, (item) => grouper.add(item));
+  const kubernetes = kubernetesMapping(caches.kubernetesMetrics, caches.hosts, caches.kubernetesNodes, (item) => grouper.add(item));
   const stepCtx: MetricContext = { streams: caches.metricStreams, internedOrigins: caches.internedOrigins, receivedAtNs, dropped: tally, origins: newOriginMemo(), kubernetes };
   const translate: Translation<MetricsPayload> = (payload) => {
     addDrops(tally, payload.dropped);

@@ -16,8 +16,8 @@
  * node readiness. Derived metrics carry only resource attributes: a pod's are its pod-level ones
  * (no container, and no service: a pod's containers may serve several), a node's its node, host,
  * cluster and cloud. The node of a node agent's series is its `kube_node` tag, its host
- * metadata's node (host-metadata.ts), else its host name when the request holds kubelet series of
- * that host: the agent reports its own node's pods. A pod's uid is not among the node agent's
+ * metadata's node (host-metadata.ts), else its host name when that host sent kubelet series
+ * (node-hosts.ts): the agent reports its own node's pods. Other hosts' system series are not read. A pod's uid is not among the node agent's
  * tags: kube_state_metrics' pod series say it (`uid`), and PodIdentities adds it to the pod's
  * other resources when their groups are opened.
  *
@@ -32,6 +32,7 @@ import type { MetricItem } from '../context';
 import type { MetricOrigin } from '../resource';
 import { secondsToNanos } from '../time';
 import { KUBERNETES_INPUTS, mayBeInput, type Input, type InputRole } from './inputs';
+import type { NodeHosts } from './node-hosts';
 import type { KubernetesMetricOptions } from './options';
 import { metricOf, OUTPUTS, POD_PHASES, READY_STATUS, type Output } from './outputs';
 
@@ -96,26 +97,37 @@ function tagOf(tags: readonly string[], key: string): string | undefined {
   return undefined;
 }
 
-const attribute = (resource: readonly KeyValue[], key: string): string | undefined => {
-  const value = resource.find((kv) => kv.key === key)?.value;
-  return value && 'string' in value && value.string !== '' ? value.string : undefined;
-};
+/** A resource's string attribute `key` (a loop, not find: this runs for every system series). */
+function attribute(resource: readonly KeyValue[], key: string): string | undefined {
+  for (const kv of resource) if (kv.key === key) return 'string' in kv.value && kv.value.string !== '' ? kv.value.string : undefined;
+  return undefined;
+}
 
 function withAttribute(resource: KeyValue[], key: string, value: string | undefined): KeyValue[] {
   if (value === undefined || resource.some((kv) => kv.key === key)) return resource;
   return [...resource, { key, value: { string: value } }];
 }
 
-export class KubernetesMapping {
-  private readonly pods = new Map<string, { resource: KeyValue[]; host: string | undefined; samples: Map<number, PodSample> }>();
-  private readonly hosts = new Map<string, Host>();
-  private readonly kubeletHosts = new Set<string>();
+/** What a request's inputs said; made at the first input, so a request with none allocates nothing. */
+interface Collected {
+  pods: Map<string, { resource: KeyValue[]; host: string | undefined; samples: Map<number, PodSample> }>;
+  hosts: Map<string, Host>;
   /** derived resources, by the origin's resource array, kind and node: built once per request */
-  private readonly resources = new Map<KeyValue[], Map<string, Resource>>();
+  resources: Map<KeyValue[], Map<string, Resource>>;
+}
+
+export class KubernetesMapping {
+  private collected: Collected | undefined;
+
+  private get state(): Collected {
+    this.collected ??= { pods: new Map(), hosts: new Map(), resources: new Map() };
+    return this.collected;
+  }
 
   constructor(
     private readonly options: KubernetesMetricOptions,
     private readonly hostTable: HostMetadataTable,
+    private readonly nodeHosts: NodeHosts,
     private readonly emit: (item: MetricItem) => void,
   ) {}
 
@@ -125,12 +137,14 @@ export class KubernetesMapping {
    */
   read(s: Series, origin: MetricOrigin): boolean {
     const input = mayBeInput(s.metric) && s.type === 'gauge' ? KUBERNETES_INPUTS.get(s.metric) : undefined;
-    if (input === undefined) return false;
+    // a process that never saw a node has no host whose system series make a node's metrics
+    if (input === undefined || (input.check === 'system' && this.nodeHosts.size === 0)) return false;
     if (this.options.otelNames) this.take(s, input, origin);
     return !this.options.datadogNames && input.check !== 'system';
   }
 
   private take(s: Series, input: Input, origin: MetricOrigin): void {
+    if (input.check === 'kubelet') this.kubeletHost(origin);
     const podField = POD_FIELDS[input.role];
     if (podField !== undefined) this.addToPod(s, origin, podField);
     else if (input.role === 'containerRestarts') this.restarts(s, origin);
@@ -141,7 +155,7 @@ export class KubernetesMapping {
   }
 
   private restarts(s: Series, origin: MetricOrigin): void {
-    const host = this.kubeletHost(origin);
+    const host = attribute(origin.resource, HOST);
     const node = host === undefined ? undefined : this.nodeOf(host, attribute(origin.resource, NODE));
     this.emitEach(s, OUTPUTS.containerRestarts, this.resourceOf(origin, 'container', node), (v) => v);
   }
@@ -167,10 +181,11 @@ export class KubernetesMapping {
 
   /** A pod's or node's resource from a series' origin (with the node and pod uid its tags say), memoized per request. */
   private resourceOf(origin: MetricOrigin, kind: 'pod' | 'container' | 'node', node?: string, uid?: string): Resource {
-    let byKind = this.resources.get(origin.resource);
+    const { resources } = this.state;
+    let byKind = resources.get(origin.resource);
     if (byKind === undefined) {
       byKind = new Map();
-      this.resources.set(origin.resource, byKind);
+      resources.set(origin.resource, byKind);
     }
     const key = `${kind}\u0000${node ?? ''}\u0000${uid ?? ''}`;
     let built = byKind.get(key);
@@ -210,13 +225,14 @@ export class KubernetesMapping {
     const namespace = tagOf(s.tags, 'kube_namespace');
     const name = tagOf(s.tags, 'pod_name');
     if (namespace === undefined || name === undefined) return;
-    const host = this.kubeletHost(origin);
+    const host = attribute(origin.resource, HOST);
     const key = `${namespace}\u0000${name}`;
-    let pod = this.pods.get(key);
+    const { pods } = this.state;
+    let pod = pods.get(key);
     if (pod === undefined) {
       const { resource } = this.resourceOf(origin, 'pod');
       pod = { resource: resource.filter((kv) => !kv.key.startsWith('service.')), host, samples: new Map() };
-      this.pods.set(key, pod);
+      pods.set(key, pod);
     }
     for (const p of s.points) {
       if (!Number.isFinite(p.value)) continue;
@@ -230,20 +246,21 @@ export class KubernetesMapping {
     }
   }
 
-  /** The host of a kubelet series, noted as a node agent's. */
-  private kubeletHost(origin: MetricOrigin): string | undefined {
+  /** The host of a kubelet series, noted as a node (node-hosts.ts). */
+  private kubeletHost(origin: MetricOrigin): void {
     const host = attribute(origin.resource, HOST);
-    if (host !== undefined) this.kubeletHosts.add(host);
-    return host;
+    if (host !== undefined) this.nodeHosts.note(host);
   }
 
   private addToHost(s: Series, origin: MetricOrigin, field: keyof NodeSample): void {
     const host = attribute(origin.resource, HOST);
     if (host === undefined) return;
-    let known = this.hosts.get(host);
+    let known = this.collected?.hosts.get(host);
     if (known === undefined) {
+      // a host that is no node (it never sent kubelet series and says no node) has nothing to read
+      if (this.nodeOf(host, attribute(origin.resource, NODE)) === undefined) return;
       known = { origin, node: undefined, samples: new Map() };
-      this.hosts.set(host, known);
+      this.state.hosts.set(host, known);
     }
     known.node ??= attribute(origin.resource, NODE);
     for (const p of s.points) {
@@ -259,13 +276,16 @@ export class KubernetesMapping {
 
   /** The node a host's series describe: their `kube_node`, its host metadata's, else the host itself when it runs the kubelet check. */
   private nodeOf(host: string, tagged: string | undefined): string | undefined {
-    const fromMetadata = this.hostTable.attributesOf(host);
-    return tagged ?? (fromMetadata && attribute(fromMetadata, NODE)) ?? (this.kubeletHosts.has(host) ? host : undefined);
+    if (tagged !== undefined) return tagged;
+    const fromMetadata = this.hostTable.size === 0 ? undefined : this.hostTable.attributesOf(host);
+    return (fromMetadata && attribute(fromMetadata, NODE)) ?? (this.nodeHosts.has(host) ? host : undefined);
   }
 
   /** Emits what needed several series, once the request's series are all read. */
   finish(): void {
-    for (const { resource: own, host, samples } of this.pods.values()) {
+    if (this.collected === undefined) return;
+    const { pods, hosts } = this.collected;
+    for (const { resource: own, host, samples } of pods.values()) {
       // the node agent reports its own node's pods
       const resource = withAttribute(own, NODE, host === undefined ? undefined : this.nodeOf(host, attribute(own, NODE)));
       const derived = { resource, resourceKey: resourceKey(resource) };
@@ -281,7 +301,7 @@ export class KubernetesMapping {
         if (memoryUtilization !== undefined) out(OUTPUTS.podMemoryLimitUtilization, memoryUtilization);
       }
     }
-    for (const [host, known] of this.hosts) {
+    for (const [host, known] of hosts) {
       const node = this.nodeOf(host, known.node);
       if (node === undefined) continue;
       const resource = this.resourceOf(known.origin, 'node', node);
@@ -299,6 +319,6 @@ export class KubernetesMapping {
 }
 
 /** The request's mapping, when the options leave it anything to do; `emit` takes what it makes. */
-export function kubernetesMapping(options: KubernetesMetricOptions, hosts: HostMetadataTable, emit: (item: MetricItem) => void): KubernetesMapping | undefined {
-  return options.otelNames || !options.datadogNames ? new KubernetesMapping(options, hosts, emit) : undefined;
+export function kubernetesMapping(options: KubernetesMetricOptions, hosts: HostMetadataTable, nodeHosts: NodeHosts, emit: (item: MetricItem) => void): KubernetesMapping | undefined {
+  return options.otelNames || !options.datadogNames ? new KubernetesMapping(options, hosts, nodeHosts, emit) : undefined;
 }
