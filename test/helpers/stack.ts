@@ -23,7 +23,7 @@ interface FileSinkStack extends CommonStackOptions {
 /** The collector writes to this ClickHouse (ClickStack's tables, `create_schema`) through its persistent queue. */
 interface ClickHouseStack extends CommonStackOptions {
   sink: 'clickhouse';
-  clickhouse: Pick<TestClickHouse, 'tcpEndpoint'>;
+  clickhouse: Pick<TestClickHouse, 'tcpEndpoint' | 'credentials'>;
 }
 
 interface CommonStackOptions {
@@ -138,7 +138,7 @@ export async function startStack(options: StackOptions = {}): Promise<TestStack>
   const collectorEnv: NodeJS.ProcessEnv = {
     ...collectorListenEnv({ grpc: grpcPort, http: httpPort, health: healthPort, metrics: metricsPort }),
     COLLECTOR_BATCH_TIMEOUT: '100ms',
-    ...(options.sink === 'clickhouse' ? { ...clickHouseSinkEnv(options.clickhouse.tcpEndpoint, queueDir), DB_TTL: NO_TTL } : { FILE_SINK_DIR: sinkDir }),
+    ...(options.sink === 'clickhouse' ? { ...clickHouseSinkEnv(options.clickhouse.tcpEndpoint, options.clickhouse.credentials.collector, queueDir), DB_TTL: NO_TTL } : { FILE_SINK_DIR: sinkDir }),
     ...(options.authToken ? { OTLP_AUTH_TOKEN: options.authToken } : {}),
     ...options.collectorEnv,
   };

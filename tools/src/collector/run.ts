@@ -7,6 +7,7 @@ import { createWriteStream, existsSync, mkdirSync, readFileSync, type WriteStrea
 import { request } from 'node:http';
 import { dirname, join } from 'node:path';
 import { parseDocument } from 'yaml';
+import type { ClickHouseLogin } from '../clickhouse/credentials';
 import { REPO_ROOT } from './build';
 
 export const BASE_CONFIG = join(REPO_ROOT, 'collector', 'config.yaml');
@@ -43,11 +44,14 @@ const extensionsOf = (file: string): string[] => {
  */
 /**
  * The collector's environment for writing to a ClickHouse that the exporter sets up itself
- * (create_schema): the endpoint, the persistent queue's folder, and the exponential-histogram
- * table under the name HyperDX's metrics auto-detection looks for (see collector/config.yaml).
+ * (create_schema): the endpoint and its login, the persistent queue's folder, and the
+ * exponential-histogram table under the name HyperDX's metrics auto-detection looks for (see
+ * collector/config.yaml).
  */
-export const clickHouseSinkEnv = (tcpEndpoint: string, queueDir: string): NodeJS.ProcessEnv => ({
+export const clickHouseSinkEnv = (tcpEndpoint: string, login: ClickHouseLogin, queueDir: string): NodeJS.ProcessEnv => ({
   DB_ENDPOINT: tcpEndpoint,
+  DB_USER: login.user,
+  DB_PASSWORD: login.password,
   COLLECTOR_QUEUE_DIR: queueDir,
   DB_EXP_HISTOGRAM_TABLE: 'otel_metrics_exp_histogram',
 });
