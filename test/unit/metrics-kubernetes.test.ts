@@ -7,6 +7,7 @@
 import type { AnyValue, KeyValue, Metric, NumberDataPoint, ResourceMetrics } from '../../src/core/otlp/model';
 import { AggregationTemporality } from '../../src/core/otlp/model';
 import { createTranslatorCaches, type TranslatorCaches } from '../../src/signals/caches';
+import { PodIdentities } from '../../src/signals/shared/pod-identities';
 import { hostMetadataOf } from '../../src/signals/events/host-metadata';
 import { translateLogsToModel } from '../../src/signals/logs/chain';
 import { parseLogsBody } from '../../src/signals/logs/parse';
@@ -195,6 +196,21 @@ describe('values a metric cannot hold', () => {
     expect(find(resources, 'k8s.node.memory.usage')).toEqual([]);
     expect(find(resources, 'k8s.node.filesystem.available')).toEqual([]);
     expect(find(resources, 'k8s.node.cpu.usage')).toHaveLength(1);
+  });
+});
+
+describe('the pod table', () => {
+  const kv = (pairs: Record<string, string>): KeyValue[] => Object.entries(pairs).map(([key, v]) => ({ key, value: { string: v } }));
+
+  it('gives a resource array it saw before what it learned since, and forgets a pod after its TTL', () => {
+    let now = 0;
+    const table = new PodIdentities({ maxPods: 10, ttlMs: 1000 }, () => now);
+    const metric = kv({ 'k8s.namespace.name': 'shop', 'k8s.pod.name': 'p' });
+    expect(table.enrich(metric)).toBe(metric);
+    table.enrich(kv({ 'k8s.namespace.name': 'shop', 'k8s.pod.name': 'p', 'k8s.pod.uid': 'u-1' }));
+    expect(plain(table.enrich(metric))).toMatchObject({ 'k8s.pod.uid': 'u-1' });
+    now = 1000;
+    expect(table.enrich(metric)).toBe(metric);
   });
 });
 

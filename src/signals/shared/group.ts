@@ -18,8 +18,8 @@ export interface ResourceEnricher {
   enrich(resource: KeyValue[]): KeyValue[];
 }
 
-/** The enrichers in order, each seeing what the ones before added. */
-export const enrichers = (...all: ResourceEnricher[]): ResourceEnricher => ({ enrich: (resource) => all.reduce((r, e) => e.enrich(r), resource) });
+/** `first`, then `then` on what `first` made: once per group opened, so two calls rather than a loop over a list. */
+export const enrichers = (first: ResourceEnricher, then: ResourceEnricher): ResourceEnricher => ({ enrich: (resource) => then.enrich(first.enrich(resource)) });
 
 interface Grouping {
   attributes: KeyValue[];

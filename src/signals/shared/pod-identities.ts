@@ -8,8 +8,9 @@
  * (namespace and name) teaches this table the pod's uid and node when it says them, and a
  * container id the pod it belongs to; a resource that names a pod, or only a container (a tracer
  * that sends directly says only `container.id`), gets what the table knows and it lacks
- * (docs/translation.md, Kubernetes). Learning and adding happen once per resource group of a
- * request (group.ts). Bounded and expiring: a pod no signal named for an hour is forgotten.
+ * (docs/translation.md, Kubernetes). Learning and adding happen when a resource's group is
+ * opened (group.ts), once per resource array while the table does not change (`enriched`). Bounded
+ * and expiring: a pod no signal named for an hour is forgotten.
  */
 import type { AnyValue, KeyValue } from '../../core/otlp/model';
 import { ExpiringMap } from './recency-map';
@@ -66,17 +67,47 @@ function said(resource: readonly KeyValue[]): Said {
 
 const podKey = (namespace: string, pod: string): string => `${namespace}\u0000${pod}`;
 
+/** What enrich last made of a resource array, while the table has not changed since. */
+interface Enriched {
+  version: number;
+  at: number;
+  out: KeyValue[];
+}
+
 export class PodIdentities {
   private readonly pods: ExpiringMap<string, PodFacts>;
   private readonly containers: ExpiringMap<string, ContainerFacts>;
+  /**
+   * Resources are shared arrays (a metric origin, a log or span resource map's KeyValues, kept
+   * across requests), so a group opened for a known resource costs a lookup, not a scan, a
+   * learning and a merge: a plain agent's series open a group for nearly every series (their pod
+   * tags differ), and that scan was most of what this table cost (bench/ab.ts). Redone when the
+   * table learned something new, and at least every half TTL, so that what a resource teaches does
+   * not expire while it is still sent. Weak, so a resource nobody holds takes its entry with it.
+   */
+  private readonly enriched = new WeakMap<KeyValue[], Enriched>();
+  /** bumped whenever a pod's or container's facts change */
+  private version = 0;
 
-  constructor(options: PodIdentityOptions = DEFAULT_POD_IDENTITY_OPTIONS, now: () => number = Date.now) {
+  constructor(
+    private readonly options: PodIdentityOptions = DEFAULT_POD_IDENTITY_OPTIONS,
+    private readonly now: () => number = Date.now,
+  ) {
     this.pods = new ExpiringMap(options.maxPods, options.ttlMs, now);
     this.containers = new ExpiringMap(options.maxPods, options.ttlMs, now);
   }
 
   /** `resource` with the pod attributes the table knows and it lacks, after learning what it says; `resource` itself when it gains none. */
   enrich(resource: KeyValue[]): KeyValue[] {
+    const last = this.enriched.get(resource);
+    const at = this.now();
+    if (last !== undefined && last.version === this.version && at - last.at < this.options.ttlMs / 2) return last.out;
+    const out = this.enrichAnew(resource);
+    this.enriched.set(resource, { version: this.version, at, out });
+    return out;
+  }
+
+  private enrichAnew(resource: KeyValue[]): KeyValue[] {
     const own = said(resource);
     this.learn(own);
     const where = own.namespace && own.pod ? { namespace: own.namespace, pod: own.pod, container: undefined } : own.containerId ? this.containers.get(own.containerId) : undefined;
@@ -99,8 +130,14 @@ export class PodIdentities {
     const key = podKey(namespace, pod);
     if (uid !== undefined || node !== undefined) {
       const known = this.pods.get(key);
-      this.pods.set(key, { uid: uid ?? known?.uid, node: node ?? known?.node });
+      const facts = { uid: uid ?? known?.uid, node: node ?? known?.node };
+      if (facts.uid !== known?.uid || facts.node !== known?.node) this.version++;
+      this.pods.set(key, facts);
     }
-    if (containerId !== undefined) this.containers.set(containerId, { namespace, pod, container });
+    if (containerId !== undefined) {
+      const known = this.containers.get(containerId);
+      if (known?.namespace !== namespace || known.pod !== pod || known.container !== container) this.version++;
+      this.containers.set(containerId, { namespace, pod, container });
+    }
   }
 }
