@@ -17,6 +17,10 @@ const SOURCES = { metric: 'm1', log: 'l1' };
 const NO_VARS = defaultsContext([]);
 
 /** The chart series one metric expression draws. */
+/** A monitor with no thresholds of its own, notifying a mapped webhook, as translated. */
+const searchMonitorPlan = (type: string, query: string, sources: Parameters<typeof translateMonitor>[2]) =>
+  translateMonitor(readMonitor({ name: 'm', type, query, message: '@webhook-ops', options: {} }), 'f', sources, { byHandle: new Map([['ops', 'w-ops']]), fallback: undefined }, 0);
+
 function seriesOf(query: string, ctx: Parameters<typeof addExpression>[2] = NO_VARS) {
   const s = emptySeries();
   addExpression(s, parseMetricExpression(query), ctx);
@@ -92,6 +96,12 @@ describe('where tags land', () => {
       metricType: 'gauge',
     });
     expect(s.groupBy).toEqual(["ResourceAttributes['service.name']"]);
+  });
+
+  it('reads `key:` as the empty value of that key (said: HyperDX also matches a missing tag) and a bare tag as the bridge splits it', () => {
+    const s = seriesOf('sum:gunicorn.workers{state:,ready}');
+    expect(s.selects[0]?.where).toBe('Attributes.state:"" AND Attributes.unnamed_ready:"ready"');
+    expect(s.notes).toContain('state: (the empty value) also matches points without the tag (HyperDX reads a missing tag as empty)');
   });
 
   it('applies a template variable default with its prefix, negated', () => {
@@ -297,13 +307,7 @@ describe('APM span queries (issue 37: a trace source)', () => {
   });
 
   it('a trace-analytics monitor becomes a saved search over the trace source and its alert', () => {
-    const plan = translateMonitor(
-      readMonitor({ name: 'errors', type: 'trace-analytics alert', query: 'trace-analytics("service:web status:error").rollup("count").last("5m") > 10', message: '@webhook-ops', options: {} }),
-      'f',
-      SPANS,
-      { byHandle: new Map([['ops', 'w-ops']]), fallback: undefined },
-      0,
-    );
+    const plan = searchMonitorPlan('trace-analytics alert', 'trace-analytics("service:web status:error").rollup("count").last("5m") > 10', SPANS);
     expect(plan.target).toMatchObject({ kind: 'search', search: { sourceId: 't1', where: '(SpanAttributes.datadog.service:"web" OR (ServiceName:"web" AND NOT SpanAttributes.datadog.service:*)) StatusCode:"Error"' } });
     expect(plan.alert).toMatchObject({ source: 'saved_search', interval: '5m', threshold: 10, thresholdType: 'above_exclusive' });
   });
@@ -332,13 +336,7 @@ describe('Datadog events (issue 37 item 4: log records of the Logs source)', () 
 });
 
 it('an event monitor becomes a saved search over the event records of the Logs source and its alert', () => {
-  const plan = translateMonitor(
-    readMonitor({ name: 'seagence errors', type: 'event-v2 alert', query: 'events("status:error source:seagence").rollup("count").last("5m") > 0', message: '@webhook-ops', options: {} }),
-    'f',
-    SOURCES,
-    { byHandle: new Map([['ops', 'w-ops']]), fallback: undefined },
-    0,
-  );
+  const plan = searchMonitorPlan('event-v2 alert', 'events("status:error source:seagence").rollup("count").last("5m") > 0', SOURCES);
   expect(plan.target).toMatchObject({ kind: 'search', search: { sourceId: 'l1', where: '(SeverityText:"error" LogAttributes.datadog.event.source_type_name:"seagence") AND LogAttributes.datadog.event.title:*' } });
   expect(plan.alert).toMatchObject({ source: 'saved_search', interval: '5m', threshold: 0, thresholdType: 'above_exclusive' });
 });

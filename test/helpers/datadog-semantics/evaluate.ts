@@ -67,7 +67,7 @@ export interface Modes {
   formulaZero: boolean;
   /** a wildcard value matches its pattern (Datadog) or any value containing its text, in any case (HyperDX's search) */
   wildcardContains: boolean;
-  /** a log search's `""` matches an empty attribute (Datadog) or also a missing one (HyperDX) */
+  /** a log search's `""` (a metric filter's `key:`) matches an empty attribute (tag) (Datadog) or also a missing one (HyperDX) */
   missingIsEmpty: boolean;
   /** a series' `hostname` tag is its own (Datadog) or its host (the bridge writes both to host.name) */
   hostnameIsHost: boolean;
@@ -143,7 +143,7 @@ export function tagValuesOf(s: Pick<SentSeries, 'host' | 'tags'>, key: string, h
 }
 
 /** How a tile reads tags where it says HyperDX reads them otherwise (Modes). */
-type TagModes = Pick<Modes, 'wildcardContains' | 'hostnameIsHost'>;
+type TagModes = Pick<Modes, 'wildcardContains' | 'hostnameIsHost' | 'missingIsEmpty'>;
 
 function tagMatches(s: SentSeries, key: string, value: string | undefined, modes: TagModes): boolean {
   if (value === undefined) {
@@ -152,7 +152,8 @@ function tagMatches(s: SentSeries, key: string, value: string | undefined, modes
     return colon < 0 ? s.tags.includes(key) : tagMatches(s, key.slice(0, colon), key.slice(colon + 1), modes);
   }
   const test = value.includes('*') && value !== '*' ? wildcardTest(value, modes.wildcardContains) : value === '*' ? () => true : (v: string) => v === value;
-  return tagValuesOf(s, key, modes.hostnameIsHost).some(test);
+  const values = tagValuesOf(s, key, modes.hostnameIsHost);
+  return values.some(test) || (value === '' && modes.missingIsEmpty && values.length === 0);
 }
 
 /** A variable's default as a filter: `*` (or none) keeps everything; several values: any of them. */
@@ -228,10 +229,18 @@ function methodEffects(t: MetricTerm, ctx: Ctx, kind: SentSeries['kind']): { sca
   return { scale };
 }
 
+/**
+ * `trace.<op>.hits` and the like: Datadog derives them from the tracer's APM stats, which the bridge
+ * writes as its own metrics (dd.trace.*); the workload sends series, not APM stats.
+ */
+const APM_STATS = /^trace\./;
+const APM_STATS_REASON = 'an APM stats metric (trace.…): the workload sends series, not the tracer stats it is derived from';
+
 /** A metric query per interval and group: each kept series' per-interval value, combined by the space aggregator. */
 export function metricGrid(t: MetricTerm, ctx: Ctx): Grid {
   const space = SPACE[t.space];
   if (space === undefined) throw new NotModelled(`the ${t.space} space aggregator`);
+  if (APM_STATS.test(t.metric)) throw new NotModelled(APM_STATS_REASON);
   const kept = (ctx.data.series.get(t.metric) ?? []).filter((s) => seriesMatches(t.filter, s, ctx.variables, ctx.modes));
   const cells = new Map<string, Map<number, number[]>>();
   for (const s of kept) {
@@ -423,6 +432,7 @@ export function reduceGrid(grid: Operand, aggregator: string): Operand {
 export function flatMetric(t: MetricTerm, ctx: Ctx, dropGroups: boolean): Grid {
   const space = SPACE[t.space];
   if (space === undefined) throw new NotModelled(`the ${t.space} space aggregator`);
+  if (APM_STATS.test(t.metric)) throw new NotModelled(APM_STATS_REASON);
   const kept = (ctx.data.series.get(t.metric) ?? []).filter((s) => seriesMatches(t.filter, s, ctx.variables, ctx.modes));
   const values = new Map<string, number[]>();
   for (const s of kept) {

@@ -8,7 +8,8 @@
 /** A tag filter inside `{…}`. */
 export type Filter =
   | { kind: 'any' }
-  | { kind: 'tag'; key: string; value: string }
+  /** `key:value` (`key:` has the empty value); a bare tag `foo` is `bare`, its whole text in `key` */
+  | { kind: 'tag'; key: string; value: string; bare?: true }
   /** a template variable, `$scope` (its default is applied by the caller); `host:$h.value` names the tag itself */
   | { kind: 'var'; name: string; key?: string }
   | { kind: 'not'; filter: Filter }
@@ -129,7 +130,7 @@ function parseFilterTerm(r: Reader): Filter {
   if (r.eat('$')) return { kind: 'var', name: r.word(/[A-Za-z0-9_.-]/, 'a template variable name').replace(/\.value$/, '') };
   const term = r.word(/[^,{}()\s]/, 'a tag filter');
   const colon = term.indexOf(':');
-  if (colon < 0) return { kind: 'tag', key: term, value: '' };
+  if (colon < 0) return { kind: 'tag', key: term, value: '', bare: true };
   const value = term.slice(colon + 1);
   if (value.startsWith('$')) return { kind: 'var', name: value.slice(1).replace(/\.value$/, ''), key: term.slice(0, colon) };
   return { kind: 'tag', key: term.slice(0, colon), value };

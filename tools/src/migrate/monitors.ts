@@ -197,7 +197,7 @@ function serviceCheckTarget(monitor: DatadogMonitor, sources: Sources, index: nu
     .filter((t) => t !== '*' && t !== '')
     .map((t) => {
       const colon = t.indexOf(':');
-      return filterToLucene(METRIC_TAGS, { kind: 'tag', key: colon < 0 ? t : t.slice(0, colon), value: colon < 0 ? '' : t.slice(colon + 1) }, defaultsContext([]));
+      return filterToLucene(METRIC_TAGS, colon < 0 ? { kind: 'tag', key: t, value: '', bare: true } : { kind: 'tag', key: t.slice(0, colon), value: t.slice(colon + 1) }, defaultsContext([]));
     })
     .join(' AND ');
   const groupBy = quotedList(by).filter((t) => t !== '*' && t !== '');

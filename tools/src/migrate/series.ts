@@ -97,9 +97,9 @@ const QUANTILES: ReadonlyMap<string, number> = new Map([
 
 const letter = (i: number): string => String.fromCharCode(65 + i);
 
-/** A tag term as the agent would have sent it, split the way the bridge splits it. */
-function tagTerm(scope: TagScope, key: string, value: string): string {
-  const [k, v] = value === '' ? (splitTag(key) ?? [key, '']) : [key, value];
+/** A tag term as the agent would have sent it, split the way the bridge splits it (a bare tag `foo` as `unnamed_foo:foo`). */
+function tagTerm(scope: TagScope, key: string, value: string, bare = false): string {
+  const [k, v] = bare ? (splitTag(key) ?? [key, '']) : [key, value];
   const column = tagColumn(scope.table, k, scope.optIn, scope.apm);
   return `${luceneField(column)}:${column.list && !v.includes('*') ? listValue(v) : luceneValue(v)}`;
 }
@@ -120,7 +120,7 @@ function variableTerm(scope: TagScope, name: string, ctx: QueryContext, negated:
   const values = variable.defaults;
   if (values.length === 0 || values.some(isEverything)) return '';
   const tagKey = key ?? variable.prefix;
-  const terms = values.map((value) => (tagKey ? tagTerm(scope, tagKey, value) : tagTerm(scope, value, '')));
+  const terms = values.map((value) => (tagKey ? tagTerm(scope, tagKey, value) : tagTerm(scope, value, '', true)));
   return terms.length === 1 ? terms[0]! : `(${terms.join(' OR ')})`;
 }
 
@@ -129,7 +129,7 @@ export function filterToLucene(scope: TagScope, filter: Filter, ctx: QueryContex
     case 'any':
       return '';
     case 'tag':
-      return tagTerm(scope, filter.key, filter.value);
+      return tagTerm(scope, filter.key, filter.value, filter.bare);
     case 'var':
       return variableTerm(scope, filter.name, ctx, negated, filter.key);
     case 'not': {
@@ -281,17 +281,22 @@ function filterTerms(filter: Filter): Extract<Filter, { kind: 'tag' | 'var' }>[]
 }
 
 /** The tag keys a filter names (a variable's when it names one). */
-const filterKeys = (filter: Filter): string[] => filterTerms(filter).flatMap((t) => (t.kind === 'var' ? (t.key ? [t.key] : []) : [t.value === '' ? (splitTag(t.key)?.[0] ?? t.key) : t.key]));
+const filterKeys = (filter: Filter): string[] => filterTerms(filter).flatMap((t) => (t.kind === 'var' ? (t.key ? [t.key] : []) : [t.bare ? (splitTag(t.key)?.[0] ?? t.key) : t.key]));
 
 /** The tag values of a filter that hold a wildcard (`host:web-*`), other than a lone `*`. */
 const wildcardValues = (filter: Filter): string[] => filterTerms(filter).flatMap((t) => (t.kind === 'tag' && t.value.includes('*') && t.value !== '*' ? [t.value] : []));
+
+/** The keys a filter names with the empty value (`key:`). */
+const emptyValued = (filter: Filter): string[] => filterTerms(filter).flatMap((t) => (t.kind === 'tag' && !t.bare && t.value === '' ? [t.key] : []));
+
+export const emptyValueNote = (key: string): string => `${key}: (the empty value) also matches points without the tag (HyperDX reads a missing tag as empty)`;
 
 /** One metric query → its select, and what it approximates. */
 function metricSelect(mq: MetricQuery, ctx: QueryContext, notes: string[] = []): SelectItem {
   const metric = metricOf(mq, ctx);
   notes.push(...metric.notes);
   if (metric.type === 'gauge') notes.push(GAUGE_INTERVAL_NOTE);
-  notes.push(...wildcardValues(mq.filter).map(wildcardNote));
+  notes.push(...wildcardValues(mq.filter).map(wildcardNote), ...emptyValued(mq.filter).map(emptyValueNote));
   for (const tag of mq.groupBy) if (tagColumn('metrics', tag).list) notes.push(`split by ${tag}: a series with several ${tag} values is drawn in the group of its first (the bridge writes them as one list)`);
   if ([...mq.groupBy, ...filterKeys(mq.filter)].includes('hostname')) notes.push(HOSTNAME_NOTE);
   const where = [...metric.where, filterToLucene(tagScopeOf(mq, ctx), mq.filter, ctx)].filter((w) => w !== '').join(' AND ');
