@@ -14,7 +14,7 @@
  * A migrated tile that says it approximates (its notes) is compared against what it says it
  * draws instead: `Modes` switches each documented difference to the HyperDX side.
  */
-import { type DatadogLog, fieldsOf, matches, readSearch, type Search } from './log-search';
+import { type DatadogLog, eventSearchText, fieldsOf, matches, readSearch, type Search } from './log-search';
 import type { MetricTerm, TagFilter, Term } from './metric-query';
 import { wildcardTest } from './wildcard';
 
@@ -520,7 +520,8 @@ function eventStatus(status: string, fold: boolean): string {
 }
 
 export function logGrid(q: LogQuery, ctx: Ctx, perInterval: boolean): Grid {
-  const text = withDefaults(q.search, ctx.variables);
+  const defaulted = withDefaults(q.search, ctx.variables);
+  const text = q.events ? eventSearchText(defaulted) : defaulted;
   const search = readSearch(ctx.modes.dropEmptyTerms ? text.replace(/(^|[\s(])-?@?[A-Za-z_][\w.-]*:(?=$|[\s)])/g, '$1') : text);
   for (const field of [...fieldsOf(search).keys(), ...q.groupBy, ...(q.measure ? [q.measure.startsWith('@') ? q.measure : `@${q.measure}`] : [])])
     if (RESERVED.test(field)) throw new NotModelled(`a log search on ${field.replace(/^@(dd\.|syslog\.).*/, '@$1…')}, a field the intake takes for the log's own`);

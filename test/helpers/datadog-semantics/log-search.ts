@@ -167,6 +167,12 @@ export interface SearchModes {
   status?: (text: string) => string;
 }
 
+/**
+ * The older event stream's plural field names (`sources:x`, `hosts:h`) as the event fields they
+ * name: an event's source type and host.
+ */
+export const eventSearchText = (text: string): string => text.replace(/(^|[\s(-])(source|host)s:/g, '$1$2:');
+
 export const DATADOG_SEARCH: SearchModes = { contains: false, missingIsEmpty: false };
 
 function matchValue(value: Value, actual: string | number | boolean | undefined, modes: SearchModes): boolean {

@@ -18,7 +18,7 @@
 import { AGENT_PROTOBUF_HEADERS, agentZstd, encodeMetricPayload } from '../../fixtures/metrics/agent-payloads';
 import { shipEntriesAsAgent } from '../agent-logs';
 import type { Dataset, SentSeries, Variable, Window } from './evaluate';
-import { type DatadogLog, fieldsOf, matches, readSearch, type Search, type Value } from './log-search';
+import { type DatadogLog, eventSearchText, fieldsOf, matches, readSearch, type Search, type Value } from './log-search';
 import { type MetricTerm, metricTerms, readQueries, type TagFilter } from './metric-query';
 import { RESERVED, withDefaults } from './evaluate';
 
@@ -292,7 +292,7 @@ const ALERT_TYPES = new Set(['error', 'warning', 'info', 'success']);
  * Datadog takes an unknown one), a title (its message), tags; no attributes.
  */
 function eventsFor(need: LogNeed, index: number, window: Window): DatadogLog[] {
-  return logsFor({ ...need, measure: undefined }, index, window).map((log) => {
+  return logsFor({ ...need, search: eventSearchText(need.search), measure: undefined }, index, window).map((log) => {
     const status = log.status === 'ok' ? 'success' : log.status === 'warn' ? 'warning' : log.status;
     // an event's service is its service tag (the bridge files one without under its source type)
     const service = log.tags.find((t) => t.startsWith('service:'))?.slice('service:'.length) ?? '';
