@@ -328,6 +328,16 @@ describe('Datadog events (issue 37 item 4: log records of the Logs source)', () 
     });
   });
 
+  it("events split by status: success is drawn as the bridge's info, said", () => {
+    const tile = widgetTile(
+      { type: 'timeseries', title: 'runs', requests: [{ response_format: 'timeseries', queries: [{ name: 'query1', data_source: 'events', search: { query: 'census.syncs.completed' }, compute: { aggregation: 'count' }, group_by: [{ facet: 'status' }] }] }] },
+      NO_VARS,
+      SOURCES,
+    );
+    expect(tile.status).toBe('approximated');
+    expect(tile.notes).toContain("runs: an event's success and info are one level in the bridge (info): split by status, success is drawn as info");
+  });
+
   it("an event's success is the bridge's info: said", () => {
     const tile = widgetTile({ type: 'event_stream', title: 'stream', query: 'status:success source:isdown' }, NO_VARS, SOURCES);
     expect(tile.config).toEqual({ displayType: 'search', sourceId: 'l1', select: '', where: '(SeverityText:"info" LogAttributes.datadog.event.source_type_name:"isdown") AND LogAttributes.datadog.event.title:*', whereLanguage: 'lucene' });

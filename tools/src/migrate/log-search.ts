@@ -85,6 +85,9 @@ const EVENT_FIELDS: ReadonlyMap<string, string | Column> = new Map<string, strin
   ['hosts', { map: 'ResourceAttributes', key: 'host.name' }],
 ]);
 
+/** What an event's status reads in the bridge (src/signals/events/translate.ts levels an alert type). */
+export const EVENT_LEVELS_NOTE = "an event's success and info are one level in the bridge (info)";
+
 /** An event's alert type as the bridge levels it: success is info. */
 const eventStatus = (value: string): string => (/^(success|ok)$/i.test(value) ? 'info' : statusName(value));
 
@@ -97,7 +100,7 @@ export const EVENT_SEARCH: SearchSchema = {
   column: (key) => EVENT_FIELDS.get(key) ?? LOG_SEARCH.column(key),
   rename: (column) => (column === 'SeverityText' ? eventStatus : undefined),
   term: (key, value, _match, notes) => {
-    if (key === 'status' && /^"?(success|ok|info)"?$/i.test(value)) notes.push("an event's success and info are one level in the bridge (info): either matches both");
+    if (key === 'status' && /^"?(success|ok|info)"?$/i.test(value)) notes.push(`${EVENT_LEVELS_NOTE}: either matches both`);
     return undefined;
   },
 };

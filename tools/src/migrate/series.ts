@@ -11,7 +11,7 @@ import { splitTag } from '../../../src/signals/shared/resource-promotion';
 import { listValue, luceneField, luceneValue, sqlField, tagColumn, type Table, wildcardNote } from './attributes';
 import type { NamedQuery, TemplateVariable } from './datadog';
 import type { Sources } from './plan';
-import { EVENT_SEARCH, eventsOnly, holdingFacets, LOG_SEARCH, type SearchSchema, searchFieldSql, spanSearch, translateSearch, withVariableDefaults } from './log-search';
+import { EVENT_LEVELS_NOTE, EVENT_SEARCH, eventsOnly, holdingFacets, LOG_SEARCH, type SearchSchema, searchFieldSql, spanSearch, translateSearch, withVariableDefaults } from './log-search';
 import { Unsupported } from './unsupported';
 import { type Expr, type Filter, type MetricQuery, metricQueriesOf, parseMetricExpression } from './metric-query';
 import { bundledMetricTypes, type MetricTypes } from './metric-types';
@@ -472,6 +472,7 @@ function searchSelect(q: NamedQuery, ctx: QueryContext, notes: string[]): { sele
   const interval = (q.compute as { interval?: number } | undefined)?.interval;
   if (interval !== undefined) notes.push(`the ${interval / 60_000}-minute rollup of "${q.name}" dropped: HyperDX picks the interval`);
   const facets = (q.group_by ?? []).map((g) => g.facet);
+  if (q.data_source === 'events' && facets.includes('status')) notes.push(`${EVENT_LEVELS_NOTE}: split by status, success is drawn as info`);
   const aggregation = q.compute?.aggregation ?? 'count';
   // a measure or unique count reads the records that hold the attribute (HyperDX would read a missing one as 0 or '')
   const measured = aggregation !== 'count' && q.compute?.metric ? [measureFacet(q.compute.metric)] : [];
