@@ -152,6 +152,10 @@ describe('log search', () => {
 });
 
 describe('log search, what HyperDX reads otherwise', () => {
+  it('a search of any attribute (`*:value`) is not migrated, said (HyperDX reads `*` as a field and its SQL fails)', () => {
+    expect(() => translateLogSearch('*:(*permissions OR denied*) -status:info')).toThrow('the search matches any attribute (*:value), which HyperDX has no equivalent of');
+  });
+
   const notesOf = (search: string): string[] => {
     const notes: string[] = [];
     translateLogSearch(search, notes);

@@ -214,6 +214,8 @@ const FIELD_TERM = /(^|[\s(])([-!]?)(@?[A-Za-z_][\w.-]*):("(?:[^"\\]|\\.)*"|\([^
  */
 export function translateSearch(query: string, schema: SearchSchema, notes: string[] = []): string {
   if (/(^|[\s(-])#\w/.test(query)) throw new Unsupported(`the search reads calculated fields (#name), which HyperDX has no equivalent of`);
+  // HyperDX's Lucene reads `*` as a field name and its SQL fails (`lower(*)`)
+  if (/(^|[\s(-])\*:/.test(query)) throw new Unsupported('the search matches any attribute (*:value), which HyperDX has no equivalent of');
   const trimmed = query
     // `@@attr` (a doubled @) is the attribute
     .replace(/(^|[\s(-])@@/g, '$1@')
