@@ -17,7 +17,7 @@ const RECEIVED = 1_795_298_400_000_000_000n;
 function translate(entry: Record<string, string>): { record: LogRecord; attributes: Record<string, unknown>; overBudget: number } {
   const caches = createTranslatorCaches();
   caches.logPipelines.current = set;
-  const ctx = translationContext(caches, RECEIVED, { logPipelineBudgetMs: 1000 });
+  const ctx = translationContext(caches, RECEIVED, { logPipelineBudgetMs: 60_000 });
   const [resourceLogs] = translateLogsToModel({ entries: [{ status: 'info', timestamp: 1795298399000, hostname: 'web-1', ...entry }], queryTags: undefined }, ctx);
   const record = resourceLogs?.scopeLogs[0]?.logRecords[0] as LogRecord;
   return { record, attributes: Object.fromEntries(record.attributes.map((kv) => [kv.key, anyValueJson(kv.value)])), overBudget: ctx.tally.pipeline_over_budget ?? 0 };
@@ -57,4 +57,12 @@ it('a source no pipeline names goes through as before', () => {
   expect(record.severityText).toBe('info');
   expect(attributes['http.status_code']).toBeUndefined();
   expect(record.timeUnixNano).toBe(1795298399000n * 1_000_000n);
+});
+
+it('a `message` a grok rule extracts is an attribute beside the whole line, as Datadog keeps both', () => {
+  const line = '12115:M 08 Jan 17:45:41.572 # Server started, Redis version 3.0.6';
+  const { record, attributes } = translate({ ddsource: 'redis', service: 'cache', message: line });
+  expect(record.body).toEqual({ string: line });
+  expect(attributes.message).toEqual({ stringValue: 'Server started, Redis version 3.0.6' });
+  expect(record.severityText).toBe('warn');
 });

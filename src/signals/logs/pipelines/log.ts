@@ -1,12 +1,16 @@
 /**
  * The log a pipeline works on. Attributes are kept flat under dotted keys, as the logs chain holds
  * them (fields.ts), so a record goes in and out without reshaping; an attribute path that names
- * an object (`http` when `http.url` is set) is read by gathering the keys under it. `message` is
- * the one reserved attribute a path reaches: grok parsers and remappers read it by that name.
+ * an object (`http` when `http.url` is set) is read by gathering the keys under it. The official
+ * message is apart: a grok rule's `%{data:message}` writes a `message` attribute and leaves the
+ * official message as it was (Datadog's expected results list both: redis_tests.yaml); a path
+ * `message` reads that attribute once it exists, the official message before, and the message
+ * remapper makes it official.
  */
 import type { JsonValue } from '../../../core/wire/json';
-import { isNonEmptyObject } from '../../shared/attributes';
 import type { LogView } from './types';
+
+const CUSTOM = 'custom.';
 
 export class PipelineLog implements LogView {
   message = '';
@@ -25,12 +29,18 @@ export class PipelineLog implements LogView {
   serviceRemapped = false;
   messageRemapped = false;
 
-  /** The value at `path`: a key, or the object the keys below it make; undefined when neither. */
+  /**
+   * The value at `path`: a key, or the object the keys below it make; `message` is the official
+   * message until a processor writes a `message` attribute.
+   */
   get(path: string): JsonValue | undefined {
-    if (path === 'message') return this.message;
     const direct = this.attributes.get(path);
     if (direct !== undefined) return direct;
-    return this.objectAt(path);
+    const found = this.objectAt(path) ?? (path === 'message' ? this.message : undefined);
+    // Datadog holds a log's attributes under `custom` (its test results are written that way),
+    // and a path through it reaches them: activemq's lookup reads `custom.type` for `type`
+    if (found === undefined && path.startsWith(CUSTOM)) return this.get(path.slice(CUSTOM.length));
+    return found;
   }
 
   has(path: string): boolean {
@@ -39,16 +49,22 @@ export class PipelineLog implements LogView {
 
   /** Sets `path`, replacing whatever was at or below it; an object is kept flat under dotted keys. */
   set(path: string, value: JsonValue): void {
-    if (path === 'message') {
-      this.message = typeof value === 'string' ? value : JSON.stringify(value);
-      return;
-    }
     this.delete(path);
     flattenInto(this.attributes, path, value);
   }
 
+  /** Sets `path` without removing what is beside an object's members (compile.ts writes grok's extractions so). */
+  merge(path: string, value: JsonValue): void {
+    if (value === null || typeof value !== 'object' || Array.isArray(value) || Object.keys(value).length === 0) {
+      this.set(path, value);
+      return;
+    }
+    // a value that is not an object is replaced, as `set` would
+    this.attributes.delete(path);
+    for (const key in value) this.merge(`${path}.${key}`, value[key] as JsonValue);
+  }
+
   delete(path: string): void {
-    if (path === 'message') return;
     this.attributes.delete(path);
     const prefix = `${path}.`;
     for (const key of this.attributes.keys()) if (key.startsWith(prefix)) this.attributes.delete(key);
@@ -67,12 +83,35 @@ export class PipelineLog implements LogView {
   }
 }
 
+/**
+ * Datadog keeps no null, `[]` or `{}` attribute, at any depth and inside arrays' objects (zeek's
+ * `"err":null` and `"extracted":[]`, wazuh's `"decoder":{}`, Azure's `targetResources[0]` members
+ * are absent from their expected results); an object left with nothing is itself dropped.
+ */
 function flattenInto(into: Map<string, JsonValue>, path: string, value: JsonValue): void {
-  if (!isNonEmptyObject(value)) {
+  if (value === null) return;
+  if (typeof value !== 'object') {
     into.set(path, value);
     return;
   }
+  if (Array.isArray(value)) {
+    if (value.length > 0) into.set(path, value.map(prunedElement));
+    return;
+  }
   for (const key in value) flattenInto(into, `${path}.${key}`, value[key] as JsonValue);
+}
+
+/** An array element: an object loses its null and empty members; the element itself stays. */
+function prunedElement(value: JsonValue): JsonValue {
+  if (value === null || typeof value !== 'object') return value;
+  if (Array.isArray(value)) return value.map(prunedElement);
+  const out: Record<string, JsonValue> = {};
+  for (const key in value) {
+    const member = prunedElement(value[key] as JsonValue);
+    if (member === null || (typeof member === 'object' && Object.keys(member).length === 0)) continue;
+    out[key] = member;
+  }
+  return out;
 }
 
 /** Writes `value` at `keys` inside `object`, making the objects on the way (a scalar on the way is replaced). */

@@ -12,7 +12,7 @@ import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import type { JsonValue } from '../../../core/wire/json';
-import { compilePipeline, type CompiledPipeline } from './compile';
+import { compilePipeline, warmUp, type CompiledPipeline } from './compile';
 import type { Query } from './query';
 import { readPipeline } from './spec';
 import type { Unsupported } from './types';
@@ -100,7 +100,9 @@ export function loadPipelines(paths: readonly string[]): LoadedPipelines {
       const { pipeline, unsupported: bad } = readPipeline(definition, file);
       unsupported.push(...bad);
       const compiled = compilePipeline(pipeline, file, unsupported);
-      if (compiled) into.push(compiled);
+      if (!compiled) continue;
+      warmUp(compiled);
+      into.push(compiled);
     }
   };
   for (const path of paths) {
