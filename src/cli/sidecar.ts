@@ -5,7 +5,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { keyChecker, keyRedactor, redactUrl } from '../signals/shared/api-keys';
-import { acceptedKeys, EXPORT_OPTIONS, optionsFor, ROUTE_OPTIONS, SERVER_OPTIONS, type Config, type HostPort } from '../config';
+import { acceptedKeys, ConfigError, EXPORT_OPTIONS, optionsFor, ROUTE_OPTIONS, SERVER_OPTIONS, type Config, type HostPort } from '../config';
 import { zstdImplementation } from '../http/decode';
 import { CoalescingExporter } from '../core/export/coalescing-exporter';
 import type { Exporter } from '../core/export/exporter';
@@ -140,11 +140,30 @@ export interface SidecarOverrides {
   routes?: readonly IntakeRoute[];
 }
 
+const isLoopback = (host: string): boolean => host === 'localhost' || host === '::1' || host.startsWith('127.');
+
+/**
+ * An intake without keys accepts every request: fine on loopback (a local stack, tests), refused
+ * beyond it unless the operator says so (--allow-open-intake): nothing runs open by default.
+ */
+function refuseOpenIntake(config: Config, log: Logger): void {
+  if (isLoopback(config.listen.host)) {
+    log.warn('no API keys configured: the intake accepts every request on loopback; set OTLP_AUTH_TOKEN or DD_BRIDGE_API_KEYS to require DD-API-KEY');
+    return;
+  }
+  const at = `${config.listen.host}:${config.listen.port}`;
+  if (!config.allowOpenIntake)
+    throw new ConfigError(`the intake would listen on ${at}, beyond this host, without API keys: set OTLP_AUTH_TOKEN or DD_BRIDGE_API_KEYS (the keys agents send), or --allow-open-intake (DD_BRIDGE_ALLOW_OPEN_INTAKE=true) to accept every request`);
+  log.warn('no API keys configured and --allow-open-intake: the intake accepts every request from any host', { listen: at });
+}
+
 export async function startSidecar(config: Config, given: Logger, overrides: SidecarOverrides = {}): Promise<Sidecar> {
   const keys = acceptedKeys(config);
   // whatever a line is about (a sender's header, a collector's error), no configured key is in it
   const redactKeys = keyRedactor(keys);
   const log = redacting(given, redactKeys);
+  // before anything listens: a refused start leaves no port open
+  if (config.enabled && keys.length === 0) refuseOpenIntake(config, log);
   const metrics = new BridgeMetrics();
   let status: HealthState['status'] = config.enabled ? 'ok' : 'disabled';
   let intakeListen: string | undefined;
@@ -157,7 +176,6 @@ export async function startSidecar(config: Config, given: Logger, overrides: Sid
     return { intakeAddress: undefined, adminAddress, metrics, stop: () => closeNow(admin) };
   }
 
-  if (keys.length === 0) log.warn('no API keys configured: the intake accepts every request; set OTLP_AUTH_TOKEN or DD_BRIDGE_API_KEYS to require DD-API-KEY');
   const { exporter, collector, former } = overrides.exporter ? { exporter: overrides.exporter, collector: undefined, former: [] } : createExporter(config, metrics, log);
   const routes = overrides.routes ?? ROUTES;
   const ctx: RouteContext = {

@@ -46,6 +46,7 @@ export interface Config {
   maxInflightBytes: number;
   shutdownGraceMs: number;
   reusePort: boolean;
+  allowOpenIntake: boolean;
   traceIdCacheSize: number;
   traceIdCacheTtlMs: number;
   metricStreamsMax: number;
@@ -166,9 +167,18 @@ export const OPTIONS: OptionTable<Config> = [
     flag: '--listen',
     env: ['DD_BRIDGE_LISTEN'],
     file: 'listen',
-    default: { host: '0.0.0.0', port: 8126 },
+    default: { host: '127.0.0.1', port: 8126 },
     parse: parseHostPort,
-    help: 'Intake address (host:port) that agents and tracers send to.',
+    help: 'Intake address (host:port) that agents and tracers send to: loopback unless set (0.0.0.0:8126 for agents on other hosts; the image sets it). Beyond loopback it needs API keys, or --allow-open-intake.',
+  }),
+  option({
+    key: 'allowOpenIntake',
+    flag: '--allow-open-intake',
+    env: ['DD_BRIDGE_ALLOW_OPEN_INTAKE'],
+    file: 'allow_open_intake',
+    default: false,
+    parse: parseBool,
+    help: 'Serve an intake listening beyond loopback without API keys (every request accepted). Off: such a sidecar refuses to start and says what to set.',
   }),
   option({
     key: 'reusePort',

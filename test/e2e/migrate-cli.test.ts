@@ -64,17 +64,19 @@ describe('migrate dashboards', () => {
     const run = await runCli(['dashboards', join(FIXTURES, 'dashboards')], env);
     noSecret(run);
     expect(run.status).toBe(0);
-    expect(run.err).toContain(`migrate dashboards: ${DASHBOARD_FILES.length} items: ${DASHBOARD_FILES.length} created, 0 updated, 0 skipped, 0 failed`);
+    expect(run.err).toContain(`migrate dashboards: ${DASHBOARD_FILES.length} items: ${DASHBOARD_FILES.length} created, 0 updated, 0 unchanged, 0 skipped, 0 failed`);
     const dashboards = await list('dashboards');
     expect(dashboards).toHaveLength(DASHBOARD_FILES.length);
     expect(server.requests.filter((r) => r.status >= 400)).toEqual([]);
     firstTiles = new Map(dashboards.map((d) => [d.name as string, (d.tiles as Json[]).map((t) => t.id as string)]));
   });
 
-  it('a re-run updates the same dashboards, keeping their tile ids', async () => {
+  it('a re-run finds the same dashboards unchanged and sends nothing; their tile ids stay', async () => {
+    const writes = server.requests.filter((r) => r.method !== 'GET').length;
     const run = await runCli(['dashboards', join(FIXTURES, 'dashboards')], env);
     expect(run.status).toBe(0);
-    expect(run.err).toContain(`${DASHBOARD_FILES.length} items: 0 created, ${DASHBOARD_FILES.length} updated`);
+    expect(run.err).toContain(`${DASHBOARD_FILES.length} items: 0 created, 0 updated, ${DASHBOARD_FILES.length} unchanged`);
+    expect(server.requests.filter((r) => r.method !== 'GET').length).toBe(writes);
     const dashboards = await list('dashboards');
     expect(dashboards).toHaveLength(DASHBOARD_FILES.length);
     for (const d of dashboards) expect((d.tiles as Json[]).map((t) => t.id)).toEqual(firstTiles.get(d.name as string));
@@ -104,7 +106,7 @@ describe('migrate monitors', () => {
     noSecret(run);
     expect(run.status).toBe(0);
     const used = MONITOR_FILES.length - SKIPPED_MONITORS;
-    expect(run.err).toContain(`migrate monitors: ${MONITOR_FILES.length} items: ${used} created, 0 updated, ${SKIPPED_MONITORS} skipped, 0 failed`);
+    expect(run.err).toContain(`migrate monitors: ${MONITOR_FILES.length} items: ${used} created, 0 updated, 0 unchanged, ${SKIPPED_MONITORS} skipped, 0 failed`);
     const dashboards = await list('dashboards');
     expect(dashboards.map((d) => d.name)).toEqual(['Datadog monitors (migrated)']);
     expect((dashboards[0]!.tiles as Json[]).length).toBe(used - 1);
@@ -115,11 +117,11 @@ describe('migrate monitors', () => {
     await alertTargetsExist();
   });
 
-  it('a re-run updates them all and duplicates nothing', async () => {
+  it('a re-run finds them unchanged and duplicates nothing', async () => {
     const before = await list('alerts');
     const run = await runCli(['monitors', ...MONITOR_ARGS], env);
     expect(run.status).toBe(0);
-    expect(run.err).toContain(`0 created, ${MONITOR_FILES.length - SKIPPED_MONITORS} updated`);
+    expect(run.err).toContain(`0 created, 0 updated, ${MONITOR_FILES.length - SKIPPED_MONITORS} unchanged`);
     expect(await list('dashboards')).toHaveLength(1);
     expect(await list('saved-searches')).toHaveLength(1);
     const after = await list('alerts');
@@ -187,9 +189,15 @@ describe('dashboards/validate (issue 27)', () => {
     const stored = (await list('dashboards')).find((d) => d.name === 'IIS - Metrics')!;
     expect(stored.filters).toEqual([expect.objectContaining({ name: 'exclude_site', expression: "Attributes['site']", id: expect.any(String) })]);
     expect(stored.savedFilterValues).toEqual([{ type: 'sql', condition: "Attributes['site'] NOT IN ('total')" }]);
-    // a re-run checks again, then updates (filters keep their ids)
-    const again = server.requests.length;
+    // a re-run of the same export sends nothing; a changed export (same file name, so the same
+    // identity) is checked again, then updated (filters keep their ids)
+    const same = server.requests.length;
     expect((await runCli(['dashboards', join(FIXTURES, 'dashboards', 'iis.json')], env)).status).toBe(0);
+    expect(ops(same).filter((o) => o !== 'listSources' && o !== 'listDashboards')).toEqual([]);
+    const changed = join(mkdtempSync(join(tmpdir(), 'migrate-iis-')), 'iis.json');
+    writeFileSync(changed, readFileSync(join(FIXTURES, 'dashboards', 'iis.json'), 'utf8').replace('"layout_type"', '"description":"changed","layout_type"'));
+    const again = server.requests.length;
+    expect((await runCli(['dashboards', changed], env)).status).toBe(0);
     expect(ops(again).filter((o) => o !== 'listSources' && o !== 'listDashboards')).toEqual(['validateDashboard', 'updateDashboard']);
     expect((await list('dashboards')).find((d) => d.name === 'IIS - Metrics')!.filters).toEqual(stored.filters);
     expect((await runCli(['dashboards', join(FIXTURES, 'dashboards'), '--delete'], env)).status).toBe(0);
@@ -200,7 +208,7 @@ describe('dashboards/validate (issue 27)', () => {
     const run = await runCli(['dashboards', join(FIXTURES, 'dashboards', 'zookeeper.json'), '--metric-source', '65f5e4a3b9e77c001a000bad'], env);
     expect(run.status).toBe(1);
     expect(run.err).toContain('failed (refused by dashboards/validate: Could not find the following source IDs: 65f5e4a3b9e77c001a000bad)');
-    expect(run.err).toContain('1 items: 0 created, 0 updated, 0 skipped, 1 failed');
+    expect(run.err).toContain('1 items: 0 created, 0 updated, 0 unchanged, 0 skipped, 1 failed');
     expect(ops(from)).not.toContain('createDashboard');
     expect(await list('dashboards')).toEqual([]);
   });
@@ -248,8 +256,9 @@ describe('--metric-types', () => {
     const typed = await runCli(['monitors', file, '--dry-run', '--metric-types', metadata], {});
     expect(typed.status).toBe(0);
     expect(typed.out).toContain('"metricType": "sum"');
+    // without the flag, the integrations-core types bundled with the tool say the same
     const untyped = await runCli(['monitors', file, '--dry-run'], {});
-    expect(untyped.out).toContain('"metricType": "gauge"');
+    expect(untyped.out).toContain('"metricType": "sum"');
   });
 
   it('a file that is not a metadata.csv is a usage error naming it (exit 2)', async () => {

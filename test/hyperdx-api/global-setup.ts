@@ -6,20 +6,23 @@
  * (`npm run hyperdx-api:prepare`), as .ci/run does to time it.
  */
 import collectorSetup from '../helpers/global-setup';
-import { ensureApiNode, ensureFerretDb, ensureHyperdxApi } from './setup';
+import { createLogger } from '../../src/core/observability/log';
+import { prepareHyperdxApi } from './setup';
 
-function prepareApi(): void {
-  const log = (line: string): void => void process.stderr.write(`hyperdx-api setup: ${line}\n`);
+async function prepareApi(): Promise<void> {
+  const log = createLogger('info', { component: 'hyperdx-api setup' }, (line) => process.stderr.write(`${line}\n`));
   const started = Date.now();
-  const node = ensureApiNode(log);
-  ensureFerretDb(log);
-  ensureHyperdxApi(log, node);
-  log(`ready in ${Math.round((Date.now() - started) / 1000)} s`);
+  await prepareHyperdxApi(log);
+  log.info('ready', { seconds: Math.round((Date.now() - started) / 1000) });
 }
 
 export default async function globalSetup(): Promise<void> {
-  prepareApi();
+  await prepareApi();
   await collectorSetup();
 }
 
-if (require.main === module) prepareApi();
+if (require.main === module)
+  prepareApi().catch((err: unknown) => {
+    process.stderr.write(`${(err as Error).message}\n`);
+    process.exit(1);
+  });

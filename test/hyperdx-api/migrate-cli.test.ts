@@ -45,7 +45,7 @@ describe('dashboards', () => {
   it('are created on the server, tiles over its Metrics and Logs sources', async () => {
     const run = await migrate(['dashboards', join(FIXTURES, 'dashboards')]);
     expectDone(run);
-    expect(run.err).toContain(`${DASHBOARDS} items: ${DASHBOARDS} created, 0 updated`);
+    expect(run.err).toContain(`${DASHBOARDS} items: ${DASHBOARDS} created, 0 updated, 0 unchanged`);
     const stored = await list('dashboards');
     expect(stored).toHaveLength(DASHBOARDS);
     const used = new Set(stored.flatMap((d) => (d.tiles as Created[]).map((t) => (t.config as { sourceId?: string }).sourceId).filter(Boolean)));
@@ -53,10 +53,10 @@ describe('dashboards', () => {
     tileIds = new Map(stored.map((d) => [d.name as string, (d.tiles as Created[]).map((t) => t.id)]));
   });
 
-  it('a re-run updates them in place', async () => {
+  it('a re-run finds them unchanged', async () => {
     const run = await migrate(['dashboards', join(FIXTURES, 'dashboards')]);
     expectDone(run);
-    expect(run.err).toContain(`0 created, ${DASHBOARDS} updated`);
+    expect(run.err).toContain(`0 created, 0 updated, ${DASHBOARDS} unchanged`);
     const stored = await list('dashboards');
     expect(new Map(stored.map((d) => [d.name as string, (d.tiles as Created[]).map((t) => t.id)]))).toEqual(tileIds);
   });
@@ -77,7 +77,7 @@ describe('monitors', () => {
   it('become tiles, a saved search and alerts on the server', async () => {
     const run = await migrate(monitorArgs());
     expectDone(run);
-    expect(run.err).toContain(`${MONITORS} items: ${ALERTS} created, 0 updated, 2 skipped`);
+    expect(run.err).toContain(`${MONITORS} items: ${ALERTS} created, 0 updated, 0 unchanged, 2 skipped`);
     expect(await list('alerts')).toHaveLength(ALERTS);
     expect(await list('saved-searches')).toHaveLength(1);
     await targetsExist();
@@ -87,7 +87,7 @@ describe('monitors', () => {
     const before = (await list('alerts')).map((a) => a.id).sort();
     const run = await migrate(monitorArgs());
     expectDone(run);
-    expect(run.err).toContain(`0 created, ${ALERTS} updated`);
+    expect(run.err).toContain(`0 created, 0 updated, ${ALERTS} unchanged`);
     expect((await list('alerts')).map((a) => a.id).sort()).toEqual(before);
     expect(await list('dashboards')).toHaveLength(1);
     await targetsExist();

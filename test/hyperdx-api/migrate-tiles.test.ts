@@ -191,12 +191,8 @@ async function formulaPoints(config: TileConfig, range: ChartRange): Promise<Poi
     metricTables: source.metricTables,
     filters: [],
   };
-  const node = ensureApiNode(() => {});
-  const commonUtils = join(
-    ensureHyperdxApi(() => {}, node),
-    'packages',
-    'common-utils',
-  );
+  const node = ensureApiNode();
+  const commonUtils = join(ensureHyperdxApi(), 'packages', 'common-utils');
   const run = spawnSync(node, [join(__dirname, 'render-tile.js')], { input: JSON.stringify({ commonUtils, clickhouseUrl: running.ch.httpUrl, config: chart }), encoding: 'utf8', timeout: 60_000 });
   if (run.status !== 0) throw new Error(`render-tile.js exited ${run.status}: ${run.stderr}`);
   const rows = JSON.parse(run.stdout) as Record<string, unknown>[];
@@ -233,7 +229,8 @@ describe('the Postgres - Metrics dashboard', () => {
     const run = await migrate(['dashboards', join(FIXTURES, 'dashboards', 'postgres-metrics.json')]);
     expect({ status: run.status, err: run.err }).toEqual({ status: 0, err: expect.stringContaining('1 created') });
     const [dashboard] = await api<Created[]>('GET', '/dashboards');
-    tiles = (dashboard!.tiles as Created[]).filter((t) => (t.config as TileConfig).displayType !== 'markdown');
+    // a title ending in [≈] marks a tile whose widget is approximated (here: system.* metrics of unknown type, read as gauges)
+    tiles = (dashboard!.tiles as Created[]).filter((t) => (t.config as TileConfig).displayType !== 'markdown').map((t) => ({ ...t, name: (t.name as string).replace(/ \[≈\]$/, '') }));
   }, 60_000);
 
   it('has one metric tile per Datadog widget', () => {

@@ -82,10 +82,10 @@ async function registerUser(baseUrl: string): Promise<string> {
   return accessKey;
 }
 
-export async function startHyperdxApi(log: (line: string) => void = () => {}): Promise<HyperdxApi> {
-  const node = ensureApiNode(log);
-  const ferretdb = ensureFerretDb(log);
-  const apiDir = join(ensureHyperdxApi(log, node), 'packages', 'api');
+export async function startHyperdxApi(): Promise<HyperdxApi> {
+  const node = ensureApiNode();
+  const ferretdb = ensureFerretDb();
+  const apiDir = join(ensureHyperdxApi(), 'packages', 'api');
   const state = mkdtempSync(join(tmpdir(), 'ddb-hyperdx-api-'));
   const [mongoPort, apiPort, opampPort] = [await freePort(), await freePort(), await freePort()];
   const db = start(ferretdb, ['--handler=sqlite', `--sqlite-url=file:${state}/`, `--state-dir=${state}`, `--listen-addr=127.0.0.1:${mongoPort}`, '--debug-addr=-', '--telemetry=disable', '--log-level=warn'], { cwd: state, env: {} });
@@ -158,8 +158,8 @@ export interface SeededApi {
  * The server with what an operator sets up first: the fixture's sources (over a connection to
  * `clickhouseUrl`) and a webhook.
  */
-export async function startSeededHyperdxApi(log: (line: string) => void, clickhouseUrl = DEFAULT_CLICKHOUSE_URL): Promise<SeededApi> {
-  const api = await startHyperdxApi(log);
+export async function startSeededHyperdxApi(clickhouseUrl = DEFAULT_CLICKHOUSE_URL): Promise<SeededApi> {
+  const api = await startHyperdxApi();
   try {
     const sourceIds = await createSources(api, clickhouseUrl);
     const webhookId = (await apiPost(api, '/webhooks', { name: 'ops', service: 'generic', url: 'https://hooks.example.com/alert' })).id;
@@ -178,7 +178,7 @@ export async function startSeededHyperdxApi(log: (line: string) => void, clickho
 export function seededApiForSuite(clickhouseUrl?: () => string): SeededApi {
   const seeded = {} as SeededApi;
   beforeAll(async () => {
-    Object.assign(seeded, await startSeededHyperdxApi((line) => process.stderr.write(`${line}\n`), clickhouseUrl?.()));
+    Object.assign(seeded, await startSeededHyperdxApi(clickhouseUrl?.()));
   }, 180_000);
   afterAll(async () => {
     await seeded.api?.stop();

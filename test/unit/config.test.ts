@@ -6,10 +6,10 @@ import { acceptedKeys, ConfigError, EXPORT_OPTIONS, helpText, loadConfig, OPTION
 const load = (argv: string[], env: NodeJS.ProcessEnv = {}) => loadConfig(parseArgs(argv), env);
 
 describe('config', () => {
-  it('has sensible defaults: intake off on :8126, admin on loopback only, OTLP to localhost:4317, 64 MiB decoded limit', () => {
+  it('has sensible defaults: intake off on loopback :8126, admin on loopback only, OTLP to localhost:4317, 64 MiB decoded limit', () => {
     const c = load([]);
     expect(c.enabled).toBe(false);
-    expect(c.listen).toEqual({ host: '0.0.0.0', port: 8126 });
+    expect(c.listen).toEqual({ host: '127.0.0.1', port: 8126 });
     // /health and /metrics ask for no key: reachable from elsewhere only when configured so
     expect(c.adminListen).toEqual({ host: '127.0.0.1', port: 9126 });
     expect(c.otlpEndpoint).toBe('http://localhost:4317');

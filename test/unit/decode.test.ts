@@ -23,6 +23,8 @@ const TEXT = fixture('text.txt');
 
 /** zstd paths this runtime can run; fzstd always, the addon where installed, native from Node 22.15 / 23.8. */
 const ZSTD_IMPLEMENTATIONS: ZstdImplementation[] = availableZstdImplementations();
+/** The optional zstd-napi addon installed (tools/bootstrap.js builds it where it can, and says when it cannot). */
+const HAS_ADDON = ZSTD_IMPLEMENTATIONS.includes('addon');
 
 /** node:zlib's zstd encoder when the runtime has one (not in @types/node 20). */
 const zstdCompressSync = (zlib as unknown as { zstdCompressSync?: (data: Buffer, options?: object) => Buffer }).zstdCompressSync;
@@ -431,7 +433,7 @@ describe('zstd output bound from block headers', () => {
     }
   });
 
-  it('decodes a body whose bound passes the cap but whose content fits (fzstd takes it)', async () => {
+  (HAS_ADDON ? it : it.skip)('decodes a body whose bound passes the cap but whose content fits (fzstd takes it)', async () => {
     // 162,120 bytes in compressed blocks of up to 128 KiB each: the bound is above the content size
     const x40 = fixture('text-x40.zst');
     const size = parseZstdFrameHeader(x40, 0).contentSize!;
@@ -443,9 +445,9 @@ describe('zstd output bound from block headers', () => {
 describe('zstd implementation', () => {
   it('prefers libzstd (zstd-napi), then node:zlib where the runtime has it (a feature test), then fzstd', () => {
     const hasNative = typeof (zlib as unknown as Record<string, unknown>).createZstdDecompress === 'function';
-    expect(ZSTD_IMPLEMENTATIONS).toEqual(['addon', ...(hasNative ? ['native'] : []), 'fzstd']);
-    expect(zstdImplementation).toBe('addon');
-    expect(isZstdNative()).toBe(false);
+    expect(ZSTD_IMPLEMENTATIONS).toEqual([...(HAS_ADDON ? ['addon'] : []), ...(hasNative ? ['native'] : []), 'fzstd']);
+    expect(zstdImplementation).toBe(ZSTD_IMPLEMENTATIONS[0]);
+    expect(isZstdNative()).toBe(!HAS_ADDON && hasNative);
   });
 
   it('is used by decodeBody for zstd and zstd1', async () => {

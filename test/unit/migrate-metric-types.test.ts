@@ -6,7 +6,7 @@
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { parseMetadataCsv, readMetricTypes } from '../../tools/src/migrate/metric-types';
+import { bundledMetricTypes, NO_METRIC_TYPES, parseMetadataCsv, readMetricTypes } from '../../tools/src/migrate/metric-types';
 import { parseMetricExpression } from '../../tools/src/migrate/metric-query';
 import { addExpression, DEFAULT_SETTINGS, defaultsContext, emptySeries } from '../../tools/src/migrate/series';
 
@@ -57,13 +57,21 @@ describe('the table a query reads', () => {
   const types = readMetricTypes([POSTGRES]);
 
   it('a count metric queried without .as_count() reads the sum table once its type is known', () => {
-    expect(tableOf('avg:postgresql.bgwriter.checkpoints_timed{*}')).toBe('gauge');
+    expect(tableOf('avg:postgresql.bgwriter.checkpoints_timed{*}', NO_METRIC_TYPES)).toBe('gauge');
     expect(tableOf('avg:postgresql.bgwriter.checkpoints_timed{*}', types)).toBe('sum');
   });
 
   it("a known gauge stays in the gauge table whatever the query's methods say", () => {
-    expect(tableOf('sum:postgresql.connections{*}.as_count()')).toBe('sum');
+    expect(tableOf('sum:postgresql.connections{*}.as_count()', NO_METRIC_TYPES)).toBe('sum');
     expect(tableOf('sum:postgresql.connections{*}.as_count()', types)).toBe('gauge');
+  });
+
+  it("integrations-core's types are known without --metric-types, and agree with the check's own file", () => {
+    const bundled = bundledMetricTypes();
+    expect(bundled.size).toBe(31_357);
+    expect(bundled.get('postgresql.bgwriter.checkpoints_timed')).toBe('count');
+    expect(bundled.get('postgresql.connections')).toBe('gauge');
+    expect(tableOf('avg:postgresql.bgwriter.checkpoints_timed{*}')).toBe('sum');
   });
 
   it("a check's rate reads the gauge table, a distribution the exponential-histogram table", () => {
@@ -72,6 +80,6 @@ describe('the table a query reads', () => {
       ['request.latency', 'distribution'],
     ] as const);
     expect(tableOf('sum:postgresql.function.calls{*}.as_count()', more)).toBe('gauge');
-    expect(tableOf('avg:request.latency{*}', more)).toBe('exponential histogram');
+    expect(tableOf('count:request.latency{*}', more)).toBe('exponential histogram');
   });
 });

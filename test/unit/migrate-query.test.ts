@@ -9,7 +9,8 @@ import { readDashboard, readMonitor } from '../../tools/src/migrate/datadog';
 import { widgetTile } from '../../tools/src/migrate/dashboards';
 import { translateLogSearch } from '../../tools/src/migrate/log-search';
 import { parseMetricExpression, parseMetricQueries, QueryError } from '../../tools/src/migrate/metric-query';
-import { handlesOf, translateMonitor } from '../../tools/src/migrate/monitors';
+import { translateMonitor } from '../../tools/src/migrate/monitors';
+import { handlesOf } from '../../tools/src/migrate/notifications';
 import { addExpression, defaultsContext, emptySeries } from '../../tools/src/migrate/series';
 
 const SOURCES = { metric: 'm1', log: 'l1' };
@@ -182,13 +183,13 @@ describe('monitors', () => {
     const plan = translateMonitor(monitor('avg(last_5m):avg:system.cpu.user{env:prod} by {host} > 90'), 'f', SOURCES, webhooks, 0);
     // HyperDX takes each gauge series' last point in the interval: Datadog's avg over the window is reported
     expect(plan.outcome).toBe('partial');
-    expect(plan.notes).toEqual([expect.stringContaining("time aggregation avg(last_5m): HyperDX reads each gauge series' last point")]);
+    expect(plan.notes).toEqual([expect.stringContaining("time aggregation avg(last_5m): HyperDX reads each gauge series' last point"), expect.stringContaining('system.cpu.user: its type is not known')]);
     expect(plan.target).toMatchObject({ kind: 'tile', tile: { config: { groupBy: "ResourceAttributes['host.name']" } } });
     expect(plan.alert).toMatchObject({ threshold: 90, thresholdType: 'above_exclusive', interval: '5m', source: 'tile', channel: { type: 'webhook', webhookId: 'w-ops' } });
   });
 
   it("a gauge monitor on the window's last point translates in full", () => {
-    const plan = translateMonitor(monitor('last(last_5m):avg:system.cpu.user{env:prod} by {host} > 90'), 'f', SOURCES, webhooks, 0);
+    const plan = translateMonitor(monitor('last(last_5m):avg:postgresql.connections{env:prod} by {host} > 90'), 'f', SOURCES, webhooks, 0);
     expect(plan.notes).toEqual([]);
     expect(plan.outcome).toBe('full');
   });
@@ -202,7 +203,7 @@ describe('monitors', () => {
   it('an unmapped handle is reported and, without a fallback, no alert is made', () => {
     const plan = translateMonitor(monitor('avg(last_5m):avg:x{*} > 90', '@slack-team'), 'f', SOURCES, webhooks, 0);
     expect(plan.alert).toBeUndefined();
-    expect(plan.notes).toEqual(expect.arrayContaining(['notification @slack-team not mapped (give --webhook slack-team=ID)']));
+    expect(plan.notes).toEqual(expect.arrayContaining(['notification @slack-team not mapped (give it in --notify-map, or --webhook slack-team=ID)']));
   });
 
   it.each([

@@ -6,6 +6,7 @@
  * then common-utils, then the app's `next build`. Everything runs offline except the npm
  * registry (packages, the Node it needs, the fonts); telemetry is off.
  */
+import { buildOnce, step } from '../build-cache';
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { delimiter, join } from 'node:path';
@@ -65,21 +66,19 @@ function readBuild(dir: string): HyperdxBuild {
   return { root, appDir: join(root, 'packages', 'app'), nodeBin };
 }
 
-/** One long step with a progress line before and after, so a user knows what the minutes are for. */
-async function step(log: Logger, index: number, what: string, action: () => Promise<void>): Promise<void> {
-  const started = Date.now();
-  log.info(`hyperdx build ${index}/5: ${what}`);
-  await action();
-  log.info(`hyperdx build ${index}/5 done`, { seconds: Math.round((Date.now() - started) / 1000) });
-}
-
-/** Returns the build for the source, building it first when the cache has none. */
+/**
+ * Returns the build for the source, building it first when the cache has none; a second process
+ * asking for the same source meanwhile waits for this build (build-cache.ts).
+ */
 export async function ensureHyperdx(log: Logger, options: HyperdxBuildOptions = {}): Promise<HyperdxBuild> {
   const source = resolveSource(options.source);
   const cacheRoot = options.cacheRoot ?? DEFAULT_HYPERDX_CACHE;
   const dir = join(cacheRoot, sourceHash(source));
-  if (existsSync(join(dir, MARKER))) return readBuild(dir);
+  const built = (): HyperdxBuild | undefined => (existsSync(join(dir, MARKER)) ? readBuild(dir) : undefined);
+  return built() ?? buildOnce(`${dir}.lock`, `HyperDX (${source})`, log, built, () => buildHyperdx(source, dir, cacheRoot, log));
+}
 
+async function buildHyperdx(source: string, dir: string, cacheRoot: string, log: Logger): Promise<HyperdxBuild> {
   const root = join(dir, 'hyperdx');
   const logFile = join(dir, 'build.log');
   rmSync(root, { recursive: true, force: true });
@@ -89,14 +88,14 @@ export async function ensureHyperdx(log: Logger, options: HyperdxBuildOptions = 
   const nodeBin = await ensureNode(log);
   const node = join(nodeBin, 'node');
   const fontsDir = join(cacheRoot, 'fontsource');
-  await step(log, 1, 'unpacking the source', () => unpackSource(source, root, logFile));
+  await step(log, 'hyperdx build 1/5: unpacking the source', () => unpackSource(source, root, logFile));
   const yarn = yarnOf(root);
   const appDir = join(root, 'packages', 'app');
-  await step(log, 2, 'fetching fonts from the npm registry (@fontsource)', () => fetchFontsource(appGoogleFonts(appDir), fontsDir, logFile));
+  await step(log, 'hyperdx build 2/5: fetching fonts from the npm registry (@fontsource)', () => fetchFontsource(appGoogleFonts(appDir), fontsDir, logFile));
   // skip-build: no package's install script is needed for the app, and some would fetch binaries
-  await step(log, 3, 'yarn install (the npm registry)', () => run(node, [yarn, 'install', '--mode=skip-build'], buildEnv(nodeBin), logFile, root));
-  await step(log, 4, 'building packages/common-utils', () => run(node, [yarn, 'run', 'build'], buildEnv(nodeBin), logFile, join(root, 'packages', 'common-utils')));
-  await step(log, 5, 'building packages/app (next build)', () => run(node, [yarn, 'run', 'build'], buildEnv(nodeBin, fontEnv(fontsDir)), logFile, appDir));
+  await step(log, 'hyperdx build 3/5: yarn install (the npm registry)', () => run(node, [yarn, 'install', '--mode=skip-build'], buildEnv(nodeBin), logFile, root));
+  await step(log, 'hyperdx build 4/5: building packages/common-utils', () => run(node, [yarn, 'run', 'build'], buildEnv(nodeBin), logFile, join(root, 'packages', 'common-utils')));
+  await step(log, 'hyperdx build 5/5: building packages/app (next build)', () => run(node, [yarn, 'run', 'build'], buildEnv(nodeBin, fontEnv(fontsDir)), logFile, appDir));
   writeFileSync(join(dir, MARKER), JSON.stringify({ source, nodeBin, builtAt: new Date().toISOString() }, null, 2));
   log.info('HyperDX built', { dir, seconds: Math.round((Date.now() - started) / 1000) });
   return { root, appDir, nodeBin };

@@ -3,7 +3,7 @@
  * saved searches and alerts, through the same management API client and credentials as
  * `stack …`. Dispatched before the sidecar's option parser (its flags are its own).
  */
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ConfigError, optionOf, resolveSetting } from '../../../src/config';
 import { InvalidRequest, secretsOf, StackApiClient } from '../stack-api/client';
@@ -12,10 +12,12 @@ import type { Source } from '../stack-api/types';
 import { type Api, applyDashboards, applyMonitors, checkDashboards, deleteDashboards, deleteMonitors, type ItemResult, MONITORS_DASHBOARD } from './apply';
 import { translateDashboard } from './dashboards';
 import { ExportError, looksLikeMonitor, readDashboard, readMonitor } from './datadog';
-import { filesUnder } from './files';
+import { exportFiles } from './files';
 import { readMetricTypes } from './metric-types';
-import { translateMonitor, type WebhookMap } from './monitors';
+import { translateMonitor } from './monitors';
+import type { WebhookMap } from './notifications';
 import type { DashboardPlan, MonitorPlan, PlanItem, Sources } from './plan';
+import { itemText, reportJson, totalsText } from './report';
 import type { TranslationSettings } from './series';
 
 /** The sidecar's own option (one definition): queries must name attributes as that run writes them. */
@@ -47,6 +49,7 @@ Modes:
 Translation:
   --metric-source ID     HyperDX source for metric tiles   } default: the instance's only source
   --log-source ID        HyperDX source for log searches    } of that kind (placeholder offline)
+  --notify-map FILE      JSON {"@slack-ops": "<webhook id>", …}: Datadog handles → HyperDX webhooks
   --webhook NAME=ID      a monitor's @NAME (or @webhook-NAME) notifies HyperDX webhook ID (repeatable)
   --default-webhook ID   webhook for monitors none of whose handles map (without it they get no alert)
   --metric-types FILE|DIR
@@ -64,8 +67,10 @@ Connection: as \`stack\` (see \`dd-otlp-bridge-tools stack dashboards --help\`):
 (HYPERDX_PERSONAL_API_KEY) for open source; --org, --service, --key-id, --key-secret
 (CLICKSTACK_*) for Managed ClickStack. --verbose prints one line per request.
 
-Output: one line per item (what was done, "partial" or "skipped" with the reasons) on stderr,
-then a summary line. Exit status: 0 done (partial items included), 1 the service refused or
+Output: one line per item on stderr (created, updated, unchanged, skipped, failed), each
+approximated widget (≈, how) and dropped one (✗, why), then a summary and the totals;
+--report FILE writes the same per widget and per monitor as JSON. Items are keyed by Datadog id
+(else file path), never by name; a re-run sends nothing for what did not change. Exit status: 0 done (partial items included), 1 the service refused or
 failed for some item, 2 usage error or an input file that is not a Datadog export.
 `;
 
@@ -74,7 +79,7 @@ type Kind = (typeof KINDS)[number];
 
 const BOOLEAN_FLAGS = new Set(['--dry-run', '--delete', '--verbose', '--help']);
 const CONNECTION_FLAGS = ['--base-url', '--org', '--service', '--key-id', '--key-secret', '--api-key'];
-const VALUE_FLAGS = new Set([...CONNECTION_FLAGS, '--out', '--metric-source', '--log-source', '--default-webhook', SEMCONV.flag]);
+const VALUE_FLAGS = new Set([...CONNECTION_FLAGS, '--out', '--metric-source', '--log-source', '--default-webhook', '--notify-map', '--report', SEMCONV.flag]);
 
 interface Invocation {
   kind: Kind;
@@ -85,9 +90,29 @@ interface Invocation {
   metricTypes: string[];
 }
 
+/**
+ * `--notify-map FILE`: a JSON object from Datadog handles (`@slack-ops`, `@pagerduty-db`,
+ * `@webhook-x`, `@someone@example.com`; the `@` optional) to HyperDX webhook ids.
+ */
+function readNotifyMap(file: string): Map<string, string> {
+  let raw: unknown;
+  try {
+    raw = JSON.parse(readFileSync(file, 'utf8'));
+  } catch (err) {
+    throw new ConfigError(`--notify-map ${file}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
+  }
+  if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) throw new ConfigError(`--notify-map ${file}: expected a JSON object of "@handle": "webhook id"`);
+  const map = new Map<string, string>();
+  for (const [handle, id] of Object.entries(raw)) {
+    if (typeof id !== 'string' || id === '') throw new ConfigError(`--notify-map ${file}: "${handle}": expected a webhook id, got ${JSON.stringify(id)}`);
+    map.set(handle.replace(/^@/, ''), id);
+  }
+  return map;
+}
+
 /** `--webhook NAME=ID`, repeatable: a monitor's `@NAME` (or `@webhook-NAME`) → webhook ID. */
-function webhookMap(pairs: readonly string[]): Map<string, string> {
-  const webhooks = new Map<string, string>();
+function webhookMap(pairs: readonly string[], notifyMap: string | undefined): Map<string, string> {
+  const webhooks = notifyMap === undefined ? new Map<string, string>() : readNotifyMap(notifyMap);
   for (const pair of pairs) {
     const sep = pair.lastIndexOf('=');
     if (sep <= 0 || sep === pair.length - 1) throw new ConfigError(`--webhook: expected NAME=ID, got "${pair}"`);
@@ -98,7 +123,7 @@ function webhookMap(pairs: readonly string[]): Map<string, string> {
 
 export function parseMigrateArgs(argv: readonly string[]): Invocation | 'help' {
   const { flags, repeated, positionals } = parseArgList(argv, { booleans: BOOLEAN_FLAGS, values: VALUE_FLAGS, repeatable: new Set(['--webhook', '--metric-types']), command: 'migrate' });
-  const webhooks = webhookMap(repeated.get('--webhook') ?? []);
+  const webhooks = webhookMap(repeated.get('--webhook') ?? [], flags.get('--notify-map'));
   if (flags.has('--help')) return 'help';
   const [kind, ...paths] = positionals;
   if (!KINDS.includes(kind as Kind)) throw new ConfigError(`${kind === undefined ? 'say what to migrate' : `unknown "${kind}"`}: migrate dashboards|monitors FILE|DIR…`);
@@ -110,29 +135,41 @@ export function parseMigrateArgs(argv: readonly string[]): Invocation | 'help' {
 
 interface Loaded {
   plans: PlanItem[];
-  /** files that are not a Datadog export of this kind */
-  rejected: string[];
+  /** files that could not be read or translated, with the reason */
+  rejected: { file: string; reason: string }[];
 }
 
+/** An export larger than this is refused unread: Datadog's own are well under a megabyte. */
+export const MAX_EXPORT_BYTES = 20 * 1024 * 1024;
+
+function readExport(file: string): unknown {
+  const size = statSync(file).size;
+  if (size > MAX_EXPORT_BYTES) throw new ExportError(`${size} bytes; an export is read up to ${MAX_EXPORT_BYTES} bytes`);
+  try {
+    return JSON.parse(readFileSync(file, 'utf8'));
+  } catch (err) {
+    throw new ExportError(`not JSON (${(err as Error).message})`);
+  }
+}
+
+/**
+ * Every file is read and translated on its own: whatever one file holds (not JSON, another kind,
+ * over the limits, or a translation that fails), it fails that file, named, and the others go on.
+ */
 function loadPlans(inv: Invocation, sources: Sources, settings: TranslationSettings, say: (t: string) => void): Loaded {
   const webhookMap: WebhookMap = { byHandle: inv.webhooks, fallback: inv.flags.get('--default-webhook') };
   const plans: PlanItem[] = [];
-  const rejected: string[] = [];
-  for (const file of filesUnder(inv.paths, (f) => f.endsWith('.json'))) {
+  const rejected: Loaded['rejected'] = [];
+  for (const { file, identity } of exportFiles(inv.paths)) {
     try {
-      let raw: unknown;
-      try {
-        raw = JSON.parse(readFileSync(file, 'utf8'));
-      } catch (err) {
-        throw new ExportError(`not JSON (${(err as Error).message})`);
-      }
+      const raw = readExport(file);
       const isMonitor = looksLikeMonitor(raw);
       if (isMonitor !== (inv.kind === 'monitors')) throw new ExportError(`this is a Datadog ${isMonitor ? 'monitor' : 'dashboard'}: use migrate ${isMonitor ? 'monitors' : 'dashboards'}`);
-      plans.push(inv.kind === 'dashboards' ? translateDashboard(readDashboard(raw), file, sources, settings) : translateMonitor(readMonitor(raw), file, sources, webhookMap, plans.length, settings));
+      plans.push(inv.kind === 'dashboards' ? translateDashboard(readDashboard(raw), file, sources, settings, identity) : translateMonitor(readMonitor(raw), file, sources, webhookMap, plans.length, settings, identity));
     } catch (err) {
-      if (!(err instanceof ExportError)) throw err;
-      rejected.push(file);
-      say(`${file}: ${err.message}\n`);
+      const reason = err instanceof ExportError ? err.message : `not translated (${(err as Error).message})`;
+      rejected.push({ file, reason });
+      say(`${file}: ${reason}\n`);
     }
   }
   return { plans, rejected };
@@ -149,11 +186,6 @@ function pickSource(all: readonly Source[] | undefined, kind: 'metric' | 'log', 
 }
 
 const describe = (item: PlanItem): string => `${item.kind} "${item.name}" (${item.file})`;
-
-function itemReport(item: PlanItem, action: string): string {
-  const gaps = item.notes.map((n) => `    - ${n}\n`).join('');
-  return `${action}: ${describe(item)}${item.outcome === 'partial' ? ', partial' : ''}\n${gaps}`;
-}
 
 const showJson = (v: unknown): string => `${JSON.stringify(v, null, 2)}\n`;
 
@@ -175,7 +207,7 @@ function writeOut(dir: string, kind: Kind, plans: readonly PlanItem[]): void {
   plans.forEach((p, i) => {
     writeFileSync(join(sub, `${String(i + 1).padStart(3, '0')}-${slug(p.name)}.json`), showJson(bodiesOf(p)));
   });
-  writeFileSync(join(dir, `${kind}-report.txt`), plans.map((p) => itemReport(p, p.outcome === 'skipped' ? 'skipped' : 'translated')).join(''));
+  writeFileSync(join(dir, `${kind}-report.txt`), plans.map((p) => itemText(p, p.outcome === 'skipped' ? 'skipped' : 'translated')).join('') + totalsText(kind, plans));
 }
 
 interface Counts {
@@ -186,8 +218,8 @@ function summary(kind: Kind, results: readonly { item: PlanItem; action: string 
   const counts: Counts = {};
   for (const r of results) counts[r.action] = (counts[r.action] ?? 0) + 1;
   const partial = results.filter((r) => r.item.outcome === 'partial' && r.action !== 'failed').length;
-  const order = ['created', 'updated', 'deleted', 'not found', 'would apply', 'written', 'skipped', 'failed'];
-  const always = results.some((r) => r.action === 'would apply' || r.action === 'written') ? ['skipped', 'failed'] : ['created', 'updated', 'skipped', 'failed'];
+  const order = ['created', 'updated', 'unchanged', 'deleted', 'not found', 'would apply', 'written', 'skipped', 'failed'];
+  const always = results.some((r) => r.action === 'would apply' || r.action === 'written') ? ['skipped', 'failed'] : ['created', 'updated', 'unchanged', 'skipped', 'failed'];
   const parts = order.filter((a) => counts[a] !== undefined || always.includes(a)).map((a) => `${counts[a] ?? 0} ${a}`);
   return `migrate ${kind}: ${results.length + rejected} items: ${parts.join(', ')}, ${partial} partial${rejected > 0 ? `, ${rejected} not read` : ''}\n`;
 }
@@ -210,25 +242,34 @@ async function run(inv: Invocation, env: NodeJS.ProcessEnv, io: Io, say: (t: str
   const all = client && needSources ? await listSources(client) : undefined;
   const sources: Sources = { metric: pickSource(all, 'metric', inv.flags.get('--metric-source')), log: pickSource(all, 'log', inv.flags.get('--log-source')) };
   const { plans, rejected } = loadPlans(inv, sources, settings, say);
-  const reportOne = (r: ItemResult): void => say(itemReport(r.item, r.error ? `failed (${r.error})` : r.action));
+  const reportOne = (r: ItemResult): void => say(itemText(r.item, r.error ? `failed (${r.error})` : r.action));
   let results: { item: PlanItem; action: string }[];
   if (dryRun) {
     for (const p of plans) io.out(`# ${p.outcome === 'skipped' ? 'skip' : 'create or update'} ${describe(p)} [${p.marker}]\n${p.outcome === 'skipped' ? '' : showJson(bodiesOf(p))}`);
     if (client && inv.kind === 'dashboards') results = await checkDashboards(client, plans as DashboardPlan[], reportOne);
     else {
       results = plans.map((p) => ({ item: p, action: p.outcome === 'skipped' ? 'skipped' : 'would apply' }));
-      for (const r of results) say(itemReport(r.item, r.action));
+      for (const r of results) say(itemText(r.item, r.action));
     }
   } else if (inv.flags.has('--out')) {
     writeOut(inv.flags.get('--out')!, inv.kind, plans);
     results = plans.map((p) => ({ item: p, action: p.outcome === 'skipped' ? 'skipped' : 'written' }));
-    for (const r of results) say(itemReport(r.item, r.action));
+    for (const r of results) say(itemText(r.item, r.action));
   } else {
     const api: Api = client!;
     const deleting = inv.flags.has('--delete');
     results = inv.kind === 'dashboards' ? await (deleting ? deleteDashboards : applyDashboards)(api, plans as DashboardPlan[], reportOne) : await (deleting ? deleteMonitors : applyMonitors)(api, plans as MonitorPlan[], reportOne);
   }
   say(summary(inv.kind, results, rejected.length));
+  if (!inv.flags.has('--delete'))
+    say(
+      totalsText(
+        inv.kind,
+        results.map((r) => r.item),
+      ),
+    );
+  const reportFile = inv.flags.get('--report');
+  if (reportFile !== undefined) writeFileSync(reportFile, showJson(reportJson(inv.kind, results, rejected)));
   if (rejected.length > 0) return 2;
   return results.some((r) => r.action === 'failed') ? 1 : 0;
 }

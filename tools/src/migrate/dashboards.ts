@@ -8,9 +8,9 @@
  */
 import type { DatadogDashboard, Widget, WidgetDefinition, WidgetLayout, WidgetRequest } from './datadog';
 import { dashboardFilters, filterVariableNames } from './filters';
-import { translateLogSearch } from './log-search';
-import { type Expr, parseMetricQueries, QueryError } from './metric-query';
-import { type DashboardPlan, markerFor, outcomeOf, type Sources, type TileInput } from './plan';
+import { translateLogSearch, withVariableDefaults } from './log-search';
+import { type Expr, type FunctionArg, metricQueriesOf, parseMetricQueries, QueryError } from './metric-query';
+import { type DashboardPlan, type ItemReport, identityOf, markerFor, outcomeOf, type Sources, type Status, type TileInput } from './plan';
 import { addExpression, addNamedQueries, DEFAULT_SETTINGS, emptySeries, type MetricType, type QueryContext, quantileSelects, type Series, type TranslationSettings, Unsupported, type VariableUse, withoutTrivialFormulas } from './series';
 
 /** HyperDX's grid is 24 columns wide (TileBase.x ≤ 23, w ≤ 24). */
@@ -24,6 +24,10 @@ const MAX_MARKDOWN = 50_000;
 
 interface TileDraft {
   name: string;
+  /** the Datadog widget type, for the report */
+  type: string;
+  /** exact, approximated (how: `notes`) or dropped (why: `notes`); text widgets are `text` */
+  status: Status | 'text';
   config: Record<string, unknown> & { displayType: string };
   /** the queries as Datadog wrote them */
   original: string[];
@@ -44,20 +48,33 @@ function originalQueries(def: WidgetDefinition): string[] {
   ]);
 }
 
-function seriesOf(def: WidgetDefinition, ctx: QueryContext): { series: Series; top: { limit: number } | undefined } {
+/** A `top(q, N, 'mean', 'desc')` around a series: how many, ranked how, which end. */
+interface Top {
+  limit: number;
+  rank: string;
+  order: string;
+}
+
+function seriesOf(def: WidgetDefinition, ctx: QueryContext): { series: Series; top: Top | undefined } {
   const series = emptySeries();
-  let top: { limit: number } | undefined;
+  let top: Top | undefined;
   for (const request of (def.requests ?? []) as WidgetRequest[]) {
     if (request.q !== undefined) {
       for (const expr of parseMetricQueries(request.q)) {
-        const [inner, limit] = unwrapTop(expr);
-        if (limit !== undefined) top = { limit };
+        const [inner, found] = unwrapTop(expr);
+        if (found !== undefined) top = found;
         addExpression(series, inner, ctx);
       }
     } else if (request.queries) {
-      addNamedQueries(series, request.queries, request.formulas ?? [], ctx);
-      const limit = request.sort?.count ?? request.formulas?.find((f) => f.limit?.count)?.limit?.count;
-      if (limit !== undefined && def.type === 'toplist') top = { limit };
+      top = addNamedQueries(series, request.queries, request.formulas ?? [], ctx) ?? top;
+      const limit = request.formulas?.find((f) => f.limit?.count)?.limit;
+      const count = request.sort?.count ?? limit?.count;
+      if (count !== undefined && (def.type === 'toplist' || def.type === 'sunburst' || def.type === 'treemap')) top = { limit: count, rank: 'the query aggregator', order: limit?.order ?? 'desc' };
+    } else if (request.log_query) {
+      const lq = request.log_query;
+      addNamedQueries(series, [{ name: 'query1', data_source: 'logs', search: lq.search, compute: { aggregation: lq.compute?.aggregation ?? 'count', metric: lq.compute?.facet ?? lq.compute?.metric }, group_by: lq.group_by }], [], ctx);
+      const limit = lq.group_by?.[0]?.limit;
+      if (limit !== undefined && def.type === 'toplist') top = { limit, rank: 'the count', order: 'desc' };
     } else throw new Unsupported('a request without a query');
   }
   if (series.selects.length === 0) throw new Unsupported('no query to draw');
@@ -66,12 +83,29 @@ function seriesOf(def: WidgetDefinition, ctx: QueryContext): { series: Series; t
   return { series: withoutTrivialFormulas(series), top };
 }
 
-/** `top(q, 10, 'mean', 'desc')` → q and 10 (toplists); the ordering is HyperDX's own (largest first). */
-function unwrapTop(expr: Expr): [Expr, number | undefined] {
+const argText = (arg: FunctionArg | undefined): string | undefined => (arg === undefined ? undefined : arg.kind === 'string' ? arg.value : arg.kind === 'number' ? String(arg.value) : arg.kind === 'metric' ? arg.metric : undefined);
+
+/** `top(q, 10, 'mean', 'desc')` → q and how it ranks (also `top5_max(q)`-style names are not read: they are functions HyperDX lacks). */
+function unwrapTop(expr: Expr): [Expr, Top | undefined] {
   if (expr.kind !== 'call' || expr.name !== 'top') return [expr, undefined];
-  const [inner, limit] = expr.args;
+  const [inner, limit, rank, order] = expr.args;
   if (inner === undefined || inner.kind === 'string' || inner.kind === 'named') throw new Unsupported('top() without a query');
-  return [inner, limit?.kind === 'number' ? limit.value : 10];
+  return [inner, { limit: limit?.kind === 'number' ? limit.value : Number(argText(limit) ?? 10), rank: argText(rank) ?? 'mean', order: argText(order) ?? 'desc' }];
+}
+
+/**
+ * HyperDX keeps the N series (bars) with the largest values; Datadog ranks them by `rank` (mean,
+ * max, min, last, area, l2norm, norm) over the window, and `asc` keeps the smallest, which HyperDX
+ * cannot: then every series is drawn.
+ */
+function topLimit(top: Top | undefined, notes: string[]): number | undefined {
+  if (top === undefined) return undefined;
+  if (top.order !== 'desc') {
+    notes.push(`top ${top.limit} in ${top.order} order: HyperDX keeps the largest series only, so every series is drawn`);
+    return undefined;
+  }
+  notes.push(`top ${top.limit}: HyperDX keeps the ${top.limit} largest by its own ranking, Datadog by ${top.rank}`);
+  return top.limit;
 }
 
 function builder(displayType: string, series: Series, sources: Sources): TileDraft['config'] {
@@ -107,24 +141,50 @@ function distributionTile(def: WidgetDefinition, ctx: QueryContext, sources: Sou
   };
 }
 
+/**
+ * What a query_value shows: Datadog reduces each series over the window with the request's
+ * aggregator (avg when none); HyperDX's number tile reads a gauge series' last point and a
+ * count's total over the window. Only those two meet.
+ */
+function numberNotes(def: WidgetDefinition, series: Series): string[] {
+  const aggregator = ((def.requests ?? []) as WidgetRequest[]).find((r) => r.aggregator)?.aggregator ?? ((def.requests ?? []) as WidgetRequest[]).flatMap((r) => r.queries ?? []).find((q) => q.aggregator)?.aggregator ?? 'avg';
+  const types = new Set(series.selects.map((s) => s.metricType ?? 'log'));
+  const exact = (aggregator === 'last' && [...types].every((t) => t === 'gauge')) || (aggregator === 'sum' && [...types].every((t) => t === 'sum' || t === 'log'));
+  return exact
+    ? []
+    : [`value reduced with ${aggregator} over the window in Datadog; HyperDX shows ${[...types].map((t) => (t === 'gauge' ? "each gauge series' last point" : t === 'sum' || t === 'log' ? 'the total over the window' : `the ${t} over the window`)).join(', ')}`];
+}
+
 /** Widgets drawn from metric or log queries, by HyperDX display type. */
 function chartTile(def: WidgetDefinition, ctx: QueryContext, sources: Sources): Pick<TileDraft, 'config' | 'notes'> {
   const { series, top } = seriesOf(def, ctx);
   const notes = [...series.notes];
   const bars = ((def.requests ?? []) as WidgetRequest[]).some((r) => r.display_type === 'bars');
+  const nulls = ((def.requests ?? []) as WidgetRequest[]).some((r) => /\.fill\(\s*null/.test(r.q ?? '')) ? { fillNulls: false } : {};
   switch (def.type) {
-    case 'timeseries':
-      return { config: builder(bars ? 'stacked_bar' : 'line', series, sources), notes };
+    case 'timeseries': {
+      const seriesLimit = topLimit(top, notes);
+      return { config: { ...builder(bars ? 'stacked_bar' : 'line', series, sources), ...nulls, ...(seriesLimit !== undefined ? { seriesLimit } : {}) }, notes };
+    }
     case 'query_value': {
       const { groupBy: _ignored, ...config } = builder('number', series, sources);
       if (series.groupBy.length > 0) notes.push('group-by dropped: a HyperDX number tile shows one value');
-      return { config, notes };
+      if (series.formulas.length > 1) throw new Unsupported('a value of several formulas (a HyperDX number tile computes one)');
+      return { config, notes: [...notes, ...numberNotes(def, series)] };
     }
-    case 'toplist':
+    case 'toplist': {
       if (series.formulas.length > 0 || series.selects.length > 1) return { config: builder('table', series, sources), notes: [...notes, 'toplist of several queries drawn as a table (a HyperDX bar chart has one)'] };
-      return { config: { ...builder('bar', series, sources), ...(top ? { limit: top.limit } : {}) }, notes };
+      const limit = topLimit(top, notes);
+      return { config: { ...builder('bar', series, sources), ...(limit !== undefined ? { limit } : {}) }, notes: [...notes, "each bar is the value over the window as HyperDX reduces it (a gauge series' last point, a count's total)"] };
+    }
     case 'query_table':
-      return { config: builder('table', series, sources), notes };
+      return { config: builder('table', series, sources), notes: [...notes, "each cell is the value over the window as HyperDX reduces it (a gauge series' last point, a count's total)"] };
+    case 'sunburst':
+    case 'treemap':
+      if (series.formulas.length > 0 || series.selects.length > 1) throw new Unsupported(`a ${def.type} of several queries (a HyperDX pie has one)`);
+      return { config: builder('pie', series, sources), notes: [...notes, `${def.type} drawn as a pie, one slice per group${series.groupBy.length > 1 ? ' (Datadog nests the groups)' : ''}; each slice is the value over the window as HyperDX reduces it`] };
+    case 'geomap':
+      return { config: builder('table', series, sources), notes: [...notes, 'geomap drawn as a table by country (HyperDX draws no map)'] };
     case 'heatmap':
       return { config: builder('line', series, sources), notes: [...notes, `${def.type} drawn as lines: HyperDX heatmaps read trace sources only`] };
     default:
@@ -132,13 +192,23 @@ function chartTile(def: WidgetDefinition, ctx: QueryContext, sources: Sources): 
   }
 }
 
-function logStreamTile(def: WidgetDefinition, sources: Sources): TileDraft['config'] {
+function logStreamTile(def: WidgetDefinition, ctx: QueryContext, sources: Sources, notes: string[]): TileDraft['config'] {
   const request = ((def.requests ?? []) as WidgetRequest[])[0];
   if (request?.query?.data_source !== 'logs_stream') throw new Unsupported(`a ${request?.query?.data_source ?? 'list'} stream has no HyperDX equivalent (log streams do)`);
-  return { displayType: 'search', sourceId: sources.log, select: '', where: translateLogSearch(request.query.query_string ?? ''), whereLanguage: 'lucene' };
+  return { displayType: 'search', sourceId: sources.log, select: '', where: translateLogSearch(withVariableDefaults(request.query.query_string ?? '', ctx.variables, notes)), whereLanguage: 'lucene' };
 }
 
-const CHART_WIDGETS = new Set(['timeseries', 'query_value', 'toplist', 'query_table', 'heatmap', 'distribution']);
+/** Widgets of text or pictures only: no query, nothing to translate. */
+const TEXT_WIDGETS = new Set(['note', 'free_text', 'image', 'iframe']);
+
+/** A text widget's Markdown: its text, or its picture or page as a link. */
+function textOf(def: WidgetDefinition): string {
+  if (def.type === 'image') return `![${def.title ?? ''}](${String(def.url ?? '')})`;
+  if (def.type === 'iframe') return `[${def.title ?? String(def.url ?? '')}](${String(def.url ?? '')})`;
+  return String(def.content ?? def.text ?? '');
+}
+
+const CHART_WIDGETS = new Set(['timeseries', 'query_value', 'toplist', 'query_table', 'heatmap', 'distribution', 'sunburst', 'treemap', 'geomap']);
 
 const markdown = (text: string): TileDraft['config'] => ({ displayType: 'markdown', markdown: text.length > MAX_MARKDOWN ? `${text.slice(0, MAX_MARKDOWN - 1)}…` : text });
 
@@ -148,6 +218,8 @@ function notMigrated(def: WidgetDefinition, reason: string, original: string[]):
   const title = def.title || def.type;
   return {
     name: title,
+    type: def.type,
+    status: 'dropped',
     config: markdown(`**Not migrated** (Datadog ${def.type} widget): ${reason}.${original.length > 0 ? `\n\n${codeList(original)}` : ''}`),
     original,
     notes: [`${title}: ${reason}`],
@@ -159,11 +231,16 @@ export function widgetTile(def: WidgetDefinition, ctx: QueryContext, sources: So
   const original = originalQueries(def);
   const name = def.title || def.type;
   try {
-    if (def.type === 'note' || def.type === 'free_text') return { name: def.title ?? '', config: markdown(String(def.content ?? def.text ?? '')), original, notes: [], migrated: true };
-    if (def.type === 'list_stream') return { name, config: logStreamTile(def, sources), original, notes: [], migrated: true };
+    if (TEXT_WIDGETS.has(def.type)) return { name: def.title ?? '', type: def.type, status: 'text', config: markdown(textOf(def)), original, notes: [], migrated: true };
+    if (def.type === 'list_stream') {
+      const notes: string[] = [];
+      const config = logStreamTile(def, ctx, sources, notes);
+      return { name, type: def.type, status: notes.length > 0 ? 'approximated' : 'exact', config, original, notes: notes.map((n) => `${name}: ${n}`), migrated: true };
+    }
     if (!CHART_WIDGETS.has(def.type)) throw new Unsupported(`the ${def.type} widget has no HyperDX equivalent`);
     const { config, notes } = def.type === 'distribution' ? distributionTile(def, ctx, sources) : chartTile(def, ctx, sources);
-    return { name, config, original, notes: [...new Set(notes)].map((n) => `${name}: ${n}`), migrated: true };
+    const unique = [...new Set(notes)];
+    return { name, type: def.type, status: unique.length > 0 ? 'approximated' : 'exact', config, original, notes: unique.map((n) => `${name}: ${n}`), migrated: true };
   } catch (err) {
     if (err instanceof Unsupported || err instanceof QueryError) return notMigrated(def, err.message, original);
     throw err;
@@ -189,7 +266,7 @@ const clampTile = ({ x, y, w, h }: Placed): Placed => {
  */
 function placeAll(widgets: readonly Widget[], layoutType: 'ordered' | 'free'): Placed[] {
   const laid = widgets.map((w) => w.layout).filter((l): l is WidgetLayout => l !== undefined);
-  const width = layoutType === 'free' ? Math.max(1, ...laid.map((l) => l.x + l.width)) : ORDERED_GRID;
+  const width = layoutType === 'free' ? laid.reduce((m, l) => Math.max(m, l.x + l.width), 1) : ORDERED_GRID;
   const scale = GRID / width;
   return widgets.map((w, i) => {
     const l = w.layout;
@@ -207,8 +284,8 @@ interface Container {
 function notesTile(dashboard: DatadogDashboard, file: string, drafts: readonly TileDraft[], gaps: readonly string[], y: number): TileInput {
   const lines = drafts.filter((d) => d.original.length > 0).map((d) => `**${d.name || '(untitled)'}**\n${codeList(d.original)}`);
   const text = [
-    `Migrated from the Datadog dashboard "${dashboard.title}" (${file}) by \`dd-otlp-bridge migrate\`. Metric names are Datadog's; tags are read where the bridge puts them.`,
-    gaps.length > 0 ? `### Not expressed\n${gaps.map((g) => `- ${g}`).join('\n')}` : '',
+    `Migrated from the Datadog dashboard "${dashboard.title}" (${file}) by \`dd-otlp-bridge migrate\`. Metric names are Datadog's; tags are read where the bridge puts them. A title ending in ${APPROXIMATED} is a tile that approximates its Datadog widget: how is listed below.`,
+    gaps.length > 0 ? `### Approximated or not migrated\n${gaps.map((g) => `- ${g}`).join('\n')}` : '',
     `### Original queries\n${lines.join('\n\n')}`,
   ]
     .filter((t) => t !== '')
@@ -245,10 +322,48 @@ class UsageCollector {
   }
 }
 
-export function translateDashboard(dashboard: DatadogDashboard, file: string, sources: Sources, settings: TranslationSettings = DEFAULT_SETTINGS): DashboardPlan {
+/** Marks the title of a tile that approximates its widget; the notes tile says how. */
+export const APPROXIMATED = '[≈]';
+
+const tileTitle = (draft: TileDraft): string => (draft.status === 'approximated' ? `${draft.name} ${APPROXIMATED}`.trim() : draft.name);
+
+/** Every metric query text of a widget and its groups, for the dashboard-wide pass. */
+function metricTexts(widgets: readonly Widget[]): string[] {
+  return widgets.flatMap((w) => [
+    ...((Array.isArray(w.definition.requests) ? w.definition.requests : []) as WidgetRequest[]).flatMap((r) => [...(r.q ? [r.q] : []), ...(r.queries ?? []).flatMap((q) => (q.data_source === 'metrics' && q.query ? [q.query] : []))]),
+    ...metricTexts(w.definition.widgets ?? []),
+  ]);
+}
+
+/**
+ * Metrics some query of the dashboard counts (`.as_count()`/`.as_rate()`): the bridge writes them
+ * to the sum table, so a query of the same metric without the modifier reads that table too.
+ */
+function countedMetrics(dashboard: DatadogDashboard): Set<string> {
+  const counted = new Set<string>();
+  for (const text of metricTexts(dashboard.widgets)) {
+    let queries: ReturnType<typeof metricQueriesOf>;
+    try {
+      queries = parseMetricQueries(text).flatMap(metricQueriesOf);
+    } catch {
+      continue; // the widget reports its own parse error
+    }
+    for (const q of queries) if (q.methods.some((m) => m.name === 'as_count' || m.name === 'as_rate')) counted.add(q.metric);
+  }
+  return counted;
+}
+
+function widgetReport(draft: TileDraft): ItemReport {
+  const prefix = `${draft.name}: `;
+  const notes = draft.notes.map((n) => (n.startsWith(prefix) ? n.slice(prefix.length) : n));
+  return { name: draft.name || '(untitled)', type: draft.type, status: draft.status, notes };
+}
+
+/** `identity`: what names the export when it has no Datadog id (its path under the DIR given). */
+export function translateDashboard(dashboard: DatadogDashboard, file: string, sources: Sources, settings: TranslationSettings = DEFAULT_SETTINGS, identity = file): DashboardPlan {
   const filterNames = filterVariableNames(dashboard.template_variables);
   const usage = new UsageCollector(filterNames);
-  const base = { variables: dashboard.template_variables, filters: filterNames, ...settings };
+  const base = { variables: dashboard.template_variables, filters: filterNames, counted: countedMetrics(dashboard), ...settings };
   const tiles: TileInput[] = [];
   const drafts: TileDraft[] = [];
   const containers: Container[] = [];
@@ -265,15 +380,15 @@ export function translateDashboard(dashboard: DatadogDashboard, file: string, so
       const draft = widgetTile(w.definition, ctx, sources);
       done(draft, sources.metric);
       drafts.push(draft);
-      tiles.push({ name: draft.name, ...places[i]!, config: draft.config, ...(containerId ? { containerId } : {}) } as TileInput);
+      tiles.push({ name: tileTitle(draft), ...places[i]!, config: draft.config, ...(containerId ? { containerId } : {}) } as TileInput);
     });
   };
   addTiles(dashboard.widgets, dashboard.layout_type);
   const filters = dashboardFilters(dashboard.template_variables, usage, sources.metric, mainMetricType(tiles, sources.metric));
   const notes = [...drafts.flatMap((d) => d.notes), ...filters.notes];
-  const bottom = Math.max(0, ...tiles.filter((t) => t.containerId === undefined).map((t) => t.y + t.h));
+  const bottom = tiles.filter((t) => t.containerId === undefined).reduce((m, t) => Math.max(m, t.y + t.h), 0);
   tiles.push(notesTile(dashboard, file, drafts, notes, bottom));
-  const marker = markerFor('dashboard', dashboard.id ?? dashboard.title);
+  const marker = markerFor('dashboard', identityOf(dashboard.id, identity));
   return {
     kind: 'dashboard',
     file,
@@ -289,5 +404,7 @@ export function translateDashboard(dashboard: DatadogDashboard, file: string, so
     },
     outcome: outcomeOf(notes, true),
     notes,
+    widgets: drafts.map(widgetReport),
+    dashboardNotes: filters.notes,
   };
 }

@@ -26,6 +26,8 @@ export interface WidgetRequest {
   /** list_stream (`query_string`); a distribution widget's histogram request (`query`) */
   query?: { data_source?: string; query_string?: string; query?: string };
   sort?: { count?: number };
+  /** the older form of a log query */
+  log_query?: { search?: { query: string }; compute?: { aggregation?: string; facet?: string; metric?: string }; group_by?: { facet: string; limit?: number }[] };
 }
 
 export interface NamedQuery {
@@ -110,8 +112,30 @@ const optional =
   (v: unknown): v is T | undefined =>
     v === undefined || v === null || check(v);
 
-function readWidget(raw: unknown, path: string): Widget {
+/**
+ * Bounds a dashboard must stay within to be read. Datadog nests widgets one level deep (a group
+ * holds widgets, not groups) and a dashboard holds at most a few hundred; a file far outside
+ * either is not a dashboard export, and reading it whole would exhaust the stack or the memory.
+ */
+export const DASHBOARD_LIMITS = { depth: 3, widgets: 10_000 } as const;
+
+/** Every widget of `widgets` and its groups, counted without recursion, stopping once over the limit. */
+function countWidgets(widgets: readonly unknown[]): number {
+  let count = 0;
+  const stack: unknown[][] = [widgets as unknown[]];
+  while (stack.length > 0 && count <= DASHBOARD_LIMITS.widgets * 100) {
+    for (const w of stack.pop()!) {
+      count++;
+      const children = isObject(w) && isObject(w.definition) ? w.definition.widgets : undefined;
+      if (isArray(children)) stack.push(children);
+    }
+  }
+  return count;
+}
+
+function readWidget(raw: unknown, path: string, depth: number): Widget {
   if (!isObject(raw)) throw new ExportError(`${path}: expected an object`);
+  if (depth > DASHBOARD_LIMITS.depth) throw new ExportError(`${path}: widgets nest ${depth} levels deep; a dashboard nests at most ${DASHBOARD_LIMITS.depth} (Datadog: groups of widgets, one level)`);
   const definition = field(raw, 'definition', path, isObject, 'an object');
   const defPath = `${path}.definition`;
   field(definition, 'type', defPath, isString, 'a widget type');
@@ -126,7 +150,7 @@ function readWidget(raw: unknown, path: string): Widget {
   const layout = field(raw, 'layout', path, optional(isObject), 'an object');
   return {
     ...(typeof raw.id === 'number' ? { id: raw.id } : {}),
-    definition: { ...(definition as WidgetDefinition), ...(children ? { widgets: children.map((w, i) => readWidget(w, `${defPath}.widgets[${i}]`)) } : {}) },
+    definition: { ...(definition as WidgetDefinition), ...(children ? { widgets: children.map((w, i) => readWidget(w, `${defPath}.widgets[${i}]`, depth + 1)) } : {}) },
     ...(layout ? { layout: layout as unknown as WidgetLayout } : {}),
   };
 }
@@ -148,12 +172,14 @@ export function readDashboard(raw: unknown, path = 'dashboard'): DatadogDashboar
   const widgets = field(raw, 'widgets', path, isArray, 'an array of widgets');
   const variables = field(raw, 'template_variables', path, optional(isArray), 'an array');
   const layout = raw.layout_type === 'free' ? 'free' : 'ordered';
+  const count = countWidgets(widgets);
+  if (count > DASHBOARD_LIMITS.widgets) throw new ExportError(`${path}: ${count > DASHBOARD_LIMITS.widgets * 100 ? `over ${DASHBOARD_LIMITS.widgets * 100}` : count} widgets; a dashboard holds at most ${DASHBOARD_LIMITS.widgets}`);
   return {
     ...(typeof raw.id === 'string' ? { id: raw.id } : {}),
     title: field(raw, 'title', path, isString, 'a title'),
     description: typeof raw.description === 'string' ? raw.description : null,
     layout_type: layout,
-    widgets: widgets.map((w, i) => readWidget(w, `${path}.widgets[${i}]`)),
+    widgets: widgets.map((w, i) => readWidget(w, `${path}.widgets[${i}]`, 1)),
     template_variables: (variables ?? []).map((v, i) => readTemplateVariable(v, `${path}.template_variables[${i}]`)),
   };
 }

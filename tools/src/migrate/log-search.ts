@@ -5,6 +5,8 @@
  * `@facets` are log attributes under their OpenTelemetry names (src/signals/logs/ writes them).
  */
 import { type Column, luceneField, sqlField, tagColumn } from './attributes';
+import type { TemplateVariable } from './datadog';
+import { Unsupported } from './unsupported';
 
 /** The reserved attributes, as the logs translation stores them (docs/translation.md, Logs): columns or map keys. */
 const RESERVED_FIELDS: ReadonlyMap<string, string | Column> = new Map<string, string | Column>([
@@ -42,7 +44,10 @@ export function logFieldSql(key: string): string {
   return typeof c === 'string' ? c : sqlField(c);
 }
 
-const statusValue = (value: string): string => STATUS_NAMES.get(value.toLowerCase()) ?? value.toLowerCase();
+const statusName = (value: string): string => STATUS_NAMES.get(value.toLowerCase()) ?? value.toLowerCase();
+
+/** A status value, or a group of them: `(error OR warn)` keeps its operators, each level renamed. */
+const statusValue = (value: string): string => (value.startsWith('(') ? value.replace(/[^\s()"]+/g, (word) => (/^(AND|OR|NOT)$/.test(word) ? word : statusName(word))) : statusName(value));
 
 /** `key:value` terms (quoted, grouped or bare values); everything between them is kept as written. */
 const FIELD_TERM = /(^|[\s(])(-?)(@?[A-Za-z_][\w.-]*):("(?:[^"\\]|\\.)*"|\([^)]*\)|[^\s()]+)/g;
@@ -53,5 +58,26 @@ export function translateLogSearch(query: string): string {
   return trimmed.replace(FIELD_TERM, (_m, before: string, negate: string, key: string, value: string) => {
     const field = logField(key);
     return `${before}${negate}${field}:${field === 'SeverityText' ? statusValue(value) : value}`;
+  });
+}
+
+/** `$name` (or `$name.value`) in a log search. */
+const VARIABLE = /(^|[\s(:])(-?)\$([A-Za-z0-9_.-]+?)(?:\.value)?(?=$|[\s)"])/g;
+
+/**
+ * A log search with each `$variable` replaced by its default, as the search runs when the
+ * dashboard opens: `prefix:value` (several: any of them), nothing for `*`. HyperDX's dashboard
+ * filters reach metric tiles only (filters.ts), so a log tile keeps the default, and that is said.
+ */
+export function withVariableDefaults(query: string, variables: readonly TemplateVariable[], notes: string[]): string {
+  return query.replace(VARIABLE, (_whole, before: string, negate: string, name: string) => {
+    const variable = variables.find((v) => v.name === name);
+    if (variable === undefined) throw new Unsupported(`the log search names $${name}, which the dashboard does not define`);
+    const values = variable.defaults.filter((d) => d !== '*' && d !== '');
+    notes.push(`template variable $${name} in a log search: its default (${values.length > 0 ? values.join(' or ') : 'everything'}) applied; HyperDX's filter does not reach log tiles`);
+    if (values.length === 0) return before;
+    if (before === ':') return `${before}${values.length === 1 ? values[0] : `(${values.join(' OR ')})`}`;
+    const terms = values.map((v) => (variable.prefix ? `${variable.prefix}:${v}` : v));
+    return `${before}${negate}${terms.length === 1 ? terms[0] : `(${terms.join(' OR ')})`}`;
   });
 }

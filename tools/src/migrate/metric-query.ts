@@ -9,8 +9,8 @@
 export type Filter =
   | { kind: 'any' }
   | { kind: 'tag'; key: string; value: string }
-  /** a template variable, `$scope` (its default is applied by the caller) */
-  | { kind: 'var'; name: string }
+  /** a template variable, `$scope` (its default is applied by the caller); `host:$h.value` names the tag itself */
+  | { kind: 'var'; name: string; key?: string }
   | { kind: 'not'; filter: Filter }
   | { kind: 'and' | 'or'; filters: Filter[] };
 
@@ -126,10 +126,13 @@ function parseFilterTerm(r: Reader): Filter {
     return inner;
   }
   if (r.eat('*')) return { kind: 'any' };
-  if (r.eat('$')) return { kind: 'var', name: r.word(/[A-Za-z0-9_.]/, 'a template variable name').replace(/\.value$/, '') };
+  if (r.eat('$')) return { kind: 'var', name: r.word(/[A-Za-z0-9_.-]/, 'a template variable name').replace(/\.value$/, '') };
   const term = r.word(/[^,{}()\s]/, 'a tag filter');
   const colon = term.indexOf(':');
-  return colon < 0 ? { kind: 'tag', key: term, value: '' } : { kind: 'tag', key: term.slice(0, colon), value: term.slice(colon + 1) };
+  if (colon < 0) return { kind: 'tag', key: term, value: '' };
+  const value = term.slice(colon + 1);
+  if (value.startsWith('$')) return { kind: 'var', name: value.slice(1).replace(/\.value$/, ''), key: term.slice(0, colon) };
+  return { kind: 'tag', key: term.slice(0, colon), value };
 }
 
 function parseFilterAnd(r: Reader): Filter {

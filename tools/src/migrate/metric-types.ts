@@ -7,6 +7,7 @@
  * `rate` row is read from the gauge table too.
  */
 import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { ConfigError } from '../../../src/config';
 import { filesUnder } from './files';
 
@@ -14,6 +15,26 @@ export type DatadogMetricType = 'gauge' | 'count' | 'rate' | 'distribution';
 export type MetricTypes = ReadonlyMap<string, DatadogMetricType>;
 
 export const NO_METRIC_TYPES: MetricTypes = new Map();
+
+const TYPE_LETTERS: Readonly<Record<string, DatadogMetricType>> = { g: 'gauge', c: 'count', r: 'rate', d: 'distribution' };
+
+/**
+ * The types every integrations-core `metadata.csv` lists (data/README.md: source commit and
+ * licence), so the metrics of Datadog's own integrations are read from the right table without
+ * `--metric-types`. Stored sorted and front-coded, one metric a line: the length of the prefix it
+ * shares with the line before, its type's letter, the rest of its name.
+ */
+export function bundledMetricTypes(): MetricTypes {
+  const types = new Map<string, DatadogMetricType>();
+  let previous = '';
+  for (const line of readFileSync(join(__dirname, 'data', 'integrations-core-metric-types.txt'), 'utf8').split('\n')) {
+    const m = /^(\d+)([gcrd])(.*)$/.exec(line);
+    if (!m) continue;
+    previous = previous.slice(0, Number(m[1])) + m[3]!;
+    types.set(previous, TYPE_LETTERS[m[2]!]!);
+  }
+  return types;
+}
 
 const TYPES: ReadonlySet<string> = new Set(['gauge', 'count', 'rate', 'distribution']);
 
@@ -71,9 +92,9 @@ export function parseMetadataCsv(text: string, file: string): Map<string, Datado
   return types;
 }
 
-/** Every metadata.csv named, or found under a named directory; later files win for a metric both list. */
+/** The bundled types, then every metadata.csv named or found under a named directory; later files win for a metric both list. */
 export function readMetricTypes(paths: readonly string[]): MetricTypes {
-  const types = new Map<string, DatadogMetricType>();
+  const types = new Map<string, DatadogMetricType>(bundledMetricTypes());
   for (const file of filesUnder(paths, (f) => f.endsWith('metadata.csv'), '--metric-types ')) {
     for (const [name, type] of parseMetadataCsv(readFileSync(file, 'utf8'), file)) types.set(name, type);
   }

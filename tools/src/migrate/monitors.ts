@@ -12,15 +12,11 @@ import type { AlertChannelWebhook, AlertInterval, AlertThresholdType } from '../
 import type { DatadogMonitor } from './datadog';
 import { logFieldSql, translateLogSearch } from './log-search';
 import { metricQueriesOf, parseMetricExpression, QueryError } from './metric-query';
-import { type AlertDraft, markerFor, type MonitorPlan, outcomeOf, type Sources, type TileInput } from './plan';
-import { addExpression, DEFAULT_SETTINGS, defaultsContext, emptySeries, filterToLucene, groupColumns, METRIC_TAGS, type SelectItem, type Series, tagScopeOf, type TranslationSettings, Unsupported, withoutTrivialFormulas } from './series';
+import { channelsFor, convertMessage, type WebhookMap } from './notifications';
+import { type AlertDraft, identityOf, MARKER_PREFIX, markerFor, type MonitorPlan, outcomeOf, type Sources, type TileInput } from './plan';
+import { addExpression, DEFAULT_SETTINGS, defaultsContext, emptySeries, filterToLucene, groupColumns, logAggregation, METRIC_TAGS, type SelectItem, type Series, tagScopeOf, type TranslationSettings, Unsupported, withoutTrivialFormulas } from './series';
 
-/** `--webhook NAME=ID`: notification handle (without `@`, `webhook-` optional) → HyperDX webhook id. */
-export interface WebhookMap {
-  byHandle: ReadonlyMap<string, string>;
-  /** used when no handle of a monitor maps */
-  fallback: string | undefined;
-}
+export type { WebhookMap } from './notifications';
 
 const INTERVALS: readonly [AlertInterval, number][] = [
   ['1m', 1],
@@ -58,33 +54,40 @@ function condition(monitor: DatadogMonitor, comparator: string, queryThreshold: 
   for (const other of ['warning', 'critical_recovery', 'warning_recovery'] as const) {
     if (thresholds[other] !== undefined) notes.push(`${other.replace('_', ' ')} threshold ${thresholds[other]} not migrated (a HyperDX alert has one threshold)`);
   }
-  return { thresholdType: COMPARATORS[comparator]!, threshold: thresholds.critical ?? queryThreshold };
+  const cond = { thresholdType: COMPARATORS[comparator]!, threshold: thresholds.critical ?? queryThreshold };
+  if (firesOnZero(cond)) notes.push(`HyperDX counts an interval without data as 0, which meets "${comparator} ${cond.threshold}": this alert also fires when no data arrives (Datadog's does not, unless it notifies on no data)`);
+  return cond;
 }
 
-/** `@webhook-ops`, `@slack-team`, `@someone@example.com` in the message. */
-export function handlesOf(message: string): string[] {
-  return [...new Set([...message.matchAll(/(?:^|[\s(`])@([\w.+-]+(?:@[\w.-]+)?)/g)].map((m) => m[1]!.replace(/[.]+$/, '')))];
-}
-
-function channelsFor(monitor: DatadogMonitor, webhooks: WebhookMap, notes: string[]): AlertChannelWebhook[] {
-  const ids: string[] = [];
-  for (const handle of handlesOf(monitor.message)) {
-    const id = webhooks.byHandle.get(handle) ?? webhooks.byHandle.get(handle.replace(/^webhook-/, ''));
-    if (id === undefined) notes.push(`notification @${handle} not mapped (give --webhook ${handle.replace(/^webhook-/, '')}=ID)`);
-    else if (!ids.includes(id)) ids.push(id);
+/** Whether an empty interval (HyperDX evaluates it as 0) meets the condition. */
+function firesOnZero({ thresholdType, threshold }: Condition): boolean {
+  switch (thresholdType) {
+    case 'above':
+      return 0 >= threshold;
+    case 'above_exclusive':
+      return 0 > threshold;
+    case 'below':
+      return 0 < threshold;
+    case 'below_or_equal':
+      return 0 <= threshold;
+    case 'equal':
+      return threshold === 0;
+    case 'not_equal':
+      return threshold !== 0;
+    default:
+      return false;
   }
-  if (ids.length === 0 && webhooks.fallback !== undefined) ids.push(webhooks.fallback);
-  return ids.map((webhookId) => ({ type: 'webhook', webhookId }));
 }
 
 const MAX_NOTE = 4096;
 
-function alertDraft(monitor: DatadogMonitor, marker: string, cond: Condition, interval: AlertInterval, channels: AlertChannelWebhook[], extra: Partial<AlertDraft>): AlertDraft {
-  const note = `${marker} — migrated from the Datadog monitor "${monitor.name}": ${monitor.query}`;
+function alertDraft(monitor: DatadogMonitor, marker: string, message: string, cond: Condition, interval: AlertInterval, channels: AlertChannelWebhook[], extra: Partial<AlertDraft>): AlertDraft {
+  const tags = monitor.tags.length > 0 ? ` Tags: ${monitor.tags.join(', ')}.` : '';
+  const note = `${marker} — migrated from the Datadog monitor "${monitor.name}"${monitor.id !== undefined ? ` (#${monitor.id})` : ''}: ${monitor.query}.${tags}`;
   const [channel, ...more] = channels;
   return {
     name: monitor.name,
-    ...(monitor.message.trim() !== '' ? { message: monitor.message } : {}),
+    ...(message !== '' ? { message } : {}),
     note: note.length > MAX_NOTE ? `${note.slice(0, MAX_NOTE - 1)}…` : note,
     interval,
     ...cond,
@@ -104,7 +107,7 @@ function monitorTile(name: string, series: Series, sources: Sources, index: numb
     ...MONITOR_TILE,
     config: {
       displayType: 'line',
-      sourceId: sources.metric,
+      sourceId: s.source === 'log' ? sources.log : sources.metric,
       select: s.selects,
       ...(s.groupBy.length > 0 ? { groupBy: s.groupBy.join(', ') } : {}),
       ...(s.formulas.length > 0 ? { formulas: s.formulas, showOperandSeries: false } : {}),
@@ -200,27 +203,36 @@ function serviceCheckTarget(monitor: DatadogMonitor, sources: Sources, index: nu
 /** `logs("q").index("*").rollup("count").by("a,b").last("5m") > N` */
 const LOG_MONITOR = /^\s*logs\("((?:[^"\\]|\\.)*)"\)((?:\.\w+\([^)]*\))*)\s*(>=|<=|==|!=|>|<)\s*(-?\d+(?:\.\d+)?)\s*$/;
 
-function logTarget(monitor: DatadogMonitor, sources: Sources, marker: string, notes: string[]): Target {
+/**
+ * A log monitor: a count becomes a saved search and a search alert (HyperDX search alerts count
+ * the matching lines); a measure (`rollup("avg", "@duration")`, a unique count, a percentile)
+ * becomes a tile over the Logs source on the monitors dashboard, and a tile alert on it.
+ */
+function logTarget(monitor: DatadogMonitor, sources: Sources, marker: string, index: number, notes: string[]): Target {
   const m = LOG_MONITOR.exec(monitor.query);
   if (!m) throw new Unsupported('the query is not `logs("…").….last("…") comparator threshold`');
   const [, search, chain, comparator, threshold] = m;
   const calls = new Map([...chain!.matchAll(/\.(\w+)\(([^)]*)\)/g)].map((c) => [c[1]!, quotedList(c[2])]));
   const rollup = calls.get('rollup') ?? ['count'];
-  if (rollup[0] !== 'count') throw new Unsupported(`rollup("${rollup.join('", "')}") is not migrated (HyperDX search alerts count matching lines)`);
   const window = calls.get('last')?.[0];
   if (window === undefined) throw new Unsupported('the query has no .last("…") window');
-  const index = calls.get('index')?.[0];
-  if (index !== undefined && index !== '*') notes.push(`index("${index}") dropped (ClickStack has one logs table)`);
+  const index_ = calls.get('index')?.[0];
+  if (index_ !== undefined && index_ !== '*') notes.push(`index("${index_}") dropped (ClickStack has one logs table)`);
   const groupBy = (calls.get('by') ?? []).filter((f) => f !== '').map(logFieldSql);
-  return {
-    search: {
-      kind: 'search',
-      search: { name: monitor.name, sourceId: sources.log, where: translateLogSearch(search!.replace(/\\"/g, '"')), whereLanguage: 'lucene', tags: [marker, 'datadog'] },
-    },
-    interval: intervalFor(window, notes),
-    cond: condition(monitor, comparator!, Number(threshold), notes),
-    extra: groupBy.length > 0 ? { groupBy: groupBy.join(', ') } : {},
-  };
+  const where = translateLogSearch(search!.replace(/\\"/g, '"'));
+  const interval = intervalFor(window, notes);
+  const cond = condition(monitor, comparator!, Number(threshold), notes);
+  if (rollup[0] === 'count' && rollup.length === 1) {
+    return {
+      search: { kind: 'search', search: { name: monitor.name, sourceId: sources.log, where, whereLanguage: 'lucene', tags: [marker, 'datadog'] } },
+      interval,
+      cond,
+      extra: groupBy.length > 0 ? { groupBy: groupBy.join(', ') } : {},
+    };
+  }
+  const select: SelectItem = { ...logAggregation(rollup[0]!, rollup[1], `rollup("${rollup.join('", "')}")`), where, whereLanguage: 'lucene' };
+  const series: Series = { source: 'log', selects: [select], formulas: [], groupBy, notes: [] };
+  return { tile: monitorTile(monitor.name, series, sources, index), interval, cond, extra: {} };
 }
 
 const TARGETS: Record<string, 'metric' | 'service' | 'log'> = {
@@ -230,20 +242,45 @@ const TARGETS: Record<string, 'metric' | 'service' | 'log'> = {
   'log alert': 'log',
 };
 
-/** `index` places the tile on the generated monitors dashboard. */
-export function translateMonitor(monitor: DatadogMonitor, file: string, sources: Sources, webhooks: WebhookMap, index: number, settings: TranslationSettings = DEFAULT_SETTINGS): MonitorPlan {
-  const marker = markerFor('monitor', monitor.id !== undefined ? String(monitor.id) : monitor.name);
+/** Options a HyperDX alert has nothing for: said when the monitor sets them. */
+function optionNotes(monitor: DatadogMonitor): string[] {
+  const o = monitor.options;
   const notes: string[] = [];
-  const base = { kind: 'monitor' as const, file, name: monitor.name, marker };
+  if (typeof o.renotify_interval === 'number' && o.renotify_interval > 0) notes.push(`renotify every ${o.renotify_interval} min dropped: HyperDX notifies once when the alert fires and once when it resolves`);
+  if (typeof o.escalation_message === 'string' && o.escalation_message.trim() !== '') notes.push('escalation message dropped: HyperDX does not renotify');
+  if (o.notify_no_data === true) notes.push(`no-data alert${typeof o.no_data_timeframe === 'number' ? ` after ${o.no_data_timeframe} min` : ''} dropped: HyperDX alerts on values, not on their absence`);
+  if (typeof o.evaluation_delay === 'number' && o.evaluation_delay > 0) notes.push(`evaluation delay of ${o.evaluation_delay} s dropped`);
+  for (const delay of ['new_host_delay', 'new_group_delay'] as const) if (typeof o[delay] === 'number' && (o[delay] as number) > 0) notes.push(`${delay.replace(/_/g, ' ')} of ${o[delay]} s dropped`);
+  if (monitor.tags.length > 0) notes.push(`tags ${monitor.tags.join(', ')} kept in the alert's note (HyperDX alerts have no tags)`);
+  return notes;
+}
+
+/**
+ * A monitor's tile is named after it and its identity, so two monitors of one name keep a tile
+ * each on the shared monitors dashboard.
+ */
+const tileName = (monitor: DatadogMonitor, marker: string): string => `${monitor.name} (${monitor.id !== undefined ? `#${monitor.id}` : marker.slice(MARKER_PREFIX.length)})`;
+
+/**
+ * `index` places the tile on the generated monitors dashboard; `identity` names the export when it
+ * has no Datadog id (its path under the DIR given).
+ */
+export function translateMonitor(monitor: DatadogMonitor, file: string, sources: Sources, webhooks: WebhookMap, index: number, settings: TranslationSettings = DEFAULT_SETTINGS, identity = file): MonitorPlan {
+  const marker = markerFor('monitor', identityOf(monitor.id, identity));
+  const notes: string[] = [];
+  const base = { kind: 'monitor' as const, file, name: monitor.name, marker, type: monitor.type };
   try {
     const kind = TARGETS[monitor.type];
     if (kind === undefined) throw new Unsupported(`${monitor.type} monitors have no HyperDX equivalent`);
-    const t = kind === 'metric' ? metricTarget(monitor, sources, index, settings, notes) : kind === 'service' ? serviceCheckTarget(monitor, sources, index, notes) : logTarget(monitor, sources, marker, notes);
-    const channels = channelsFor(monitor, webhooks, notes);
+    const t = kind === 'metric' ? metricTarget(monitor, sources, index, settings, notes) : kind === 'service' ? serviceCheckTarget(monitor, sources, index, notes) : logTarget(monitor, sources, marker, index, notes);
+    notes.push(...optionNotes(monitor));
+    const converted = convertMessage(monitor.message);
+    notes.push(...converted.notes);
+    const channels = channelsFor(converted, webhooks, notes).map((webhookId): AlertChannelWebhook => ({ type: 'webhook', webhookId }));
     const source = t.tile ? { source: 'tile' as const } : { source: 'saved_search' as const };
-    const alert = channels.length > 0 ? alertDraft(monitor, marker, t.cond, t.interval, channels, { ...source, ...t.extra }) : undefined;
-    if (!alert) notes.push('no alert created: no notification handle maps to a HyperDX webhook (give --webhook NAME=ID or --default-webhook ID)');
-    const target = t.tile ? { kind: 'tile' as const, tile: t.tile } : t.search;
+    const alert = channels.length > 0 ? alertDraft(monitor, marker, converted.message, t.cond, t.interval, channels, { ...source, ...t.extra }) : undefined;
+    if (!alert) notes.push('no alert created: no notification handle maps to a HyperDX webhook (give --notify-map FILE, --webhook NAME=ID or --default-webhook ID)');
+    const target = t.tile ? { kind: 'tile' as const, tile: { ...t.tile, name: tileName(monitor, marker) } } : t.search;
     return { ...base, target, alert, outcome: outcomeOf(notes, true), notes };
   } catch (err) {
     if (!(err instanceof Unsupported || err instanceof QueryError)) throw err;

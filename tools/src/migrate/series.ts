@@ -10,19 +10,18 @@ import { OPERATION_ATTRIBUTE, STATS_METRICS } from '../../../src/signals/traces/
 import { splitTag } from '../../../src/signals/shared/resource-promotion';
 import { luceneField, luceneValue, sqlField, tagColumn, type Table } from './attributes';
 import type { NamedQuery, TemplateVariable } from './datadog';
-import { logFieldSql, translateLogSearch } from './log-search';
-import { type Expr, type Filter, type MetricQuery, parseMetricExpression } from './metric-query';
-import { type DatadogMetricType, NO_METRIC_TYPES, type MetricTypes } from './metric-types';
+import { logFieldSql, translateLogSearch, withVariableDefaults } from './log-search';
+import { Unsupported } from './unsupported';
+import { type Expr, type Filter, type MetricQuery, metricQueriesOf, parseMetricExpression } from './metric-query';
+import { bundledMetricTypes, type MetricTypes } from './metric-types';
 
-export class Unsupported extends Error {
-  override name = 'Unsupported';
-}
+export { Unsupported } from './unsupported';
 
 export type MetricType = 'gauge' | 'sum' | 'histogram' | 'exponential histogram';
 
 /** SelectItem of the OpenAPI document (names as there). */
 export interface SelectItem {
-  aggFn: 'avg' | 'count' | 'max' | 'min' | 'quantile' | 'sum';
+  aggFn: 'avg' | 'count' | 'count_distinct' | 'max' | 'min' | 'quantile' | 'sum';
   valueExpression?: string;
   level?: number;
   where: string;
@@ -58,6 +57,8 @@ export interface QueryContext extends TranslationSettings {
   filters: ReadonlySet<string>;
   /** Filled in while translating: how each filter variable was used, for the filter's default. */
   uses: Map<string, Set<VariableUse>>;
+  /** Metrics some query of the same dashboard reads with `.as_count()`/`.as_rate()`: counted ones. */
+  counted?: ReadonlySet<string>;
 }
 
 /** What a translation needs to know of the bridge and the metrics, beside the export itself. */
@@ -68,7 +69,8 @@ export interface TranslationSettings {
   metricTypes: MetricTypes;
 }
 
-export const DEFAULT_SETTINGS: TranslationSettings = { semconv: DEFAULT_SEMCONV, metricTypes: NO_METRIC_TYPES };
+/** What a run without options translates with: the bundled integrations-core metric types. */
+export const DEFAULT_SETTINGS: TranslationSettings = { semconv: DEFAULT_SEMCONV, metricTypes: bundledMetricTypes() };
 
 /** A context where every variable takes its default (monitors; no dashboard to hold filters). */
 export const defaultsContext = (variables: readonly TemplateVariable[], settings: TranslationSettings = DEFAULT_SETTINGS): QueryContext => ({ variables, filters: new Set(), uses: new Map(), ...settings });
@@ -102,16 +104,17 @@ const isEverything = (value: string): boolean => value === '*' || value === '';
  * `$v` of a dashboard filter → nothing (the filter applies it; the use is recorded); any other
  * `$v` → its defaults: `*` filters nothing, `prefix:default` (several: any of them) otherwise.
  */
-function variableTerm(scope: TagScope, name: string, ctx: QueryContext, negated: boolean): string {
+function variableTerm(scope: TagScope, name: string, ctx: QueryContext, negated: boolean, key?: string): string {
   const variable = ctx.variables.find((v) => v.name === name);
   if (variable === undefined) throw new Unsupported(`template variable $${name} is not defined by the dashboard`);
-  if (ctx.filters.has(name)) {
+  if (ctx.filters.has(name) && (key === undefined || key === variable.prefix)) {
     ctx.uses.set(name, (ctx.uses.get(name) ?? new Set<VariableUse>()).add(negated ? 'not in' : 'in'));
     return '';
   }
   const values = variable.defaults;
   if (values.length === 0 || values.some(isEverything)) return '';
-  const terms = values.map((value) => (variable.prefix ? tagTerm(scope, variable.prefix, value) : tagTerm(scope, value, '')));
+  const tagKey = key ?? variable.prefix;
+  const terms = values.map((value) => (tagKey ? tagTerm(scope, tagKey, value) : tagTerm(scope, value, '')));
   return terms.length === 1 ? terms[0]! : `(${terms.join(' OR ')})`;
 }
 
@@ -122,7 +125,7 @@ export function filterToLucene(scope: TagScope, filter: Filter, ctx: QueryContex
     case 'tag':
       return tagTerm(scope, filter.key, filter.value);
     case 'var':
-      return variableTerm(scope, filter.name, ctx, negated);
+      return variableTerm(scope, filter.name, ctx, negated, filter.key);
     case 'not': {
       const inner = filterToLucene(scope, filter.filter, ctx, !negated);
       return inner === '' ? '' : `NOT ${filter.filter.kind === 'and' || filter.filter.kind === 'or' ? `(${inner})` : inner}`;
@@ -137,69 +140,116 @@ export function filterToLucene(scope: TagScope, filter: Filter, ctx: QueryContex
   }
 }
 
-/** `trace.<operation>.<stat>`: the tracer metrics Datadog derives from APM stats, and ours. */
-const APM_METRIC = /^trace\.(.+)\.(hits|errors|duration)(?:\.by\.[\w.]+)?$/;
+/**
+ * The tracer metrics Datadog derives from APM stats, as the bridge writes them
+ * (src/signals/traces/stats.ts): `trace.<op>.hits|errors` (also `.by_http_status`, the same count
+ * split by status), `trace.<op>.duration.by.<tag>.<N>p` and the distribution `pNN:trace.<op>`
+ * (quantiles of the duration histogram). What else Datadog derives (`.apdex`, `.duration` as
+ * time spent, …) the bridge does not write.
+ */
+const APM_METRIC = /^trace\.(.+?)\.(hits|errors)(?:\.by_http_status|\.by\.[\w.]+)?$/;
+const APM_PERCENTILE = /^trace\.(.+)\.duration\.by\.[\w]+\.(\d+)p$/;
+const APM_ANY = /^trace\./;
 
 interface Metric {
   name: string;
   type: MetricType;
   where: string[];
+  /** a quantile the metric's name carries (`….90p`) */
+  level?: number;
+  notes: string[];
 }
 
 /**
  * The APM-stats metrics carry span attribute names, which follow the opt-in
  * (src/signals/traces/stats.ts); every other metric's tags are written under the default names.
  */
-export const tagScopeOf = (mq: MetricQuery, ctx: QueryContext): TagScope => (APM_METRIC.test(mq.metric) ? { table: 'metrics', optIn: ctx.semconv } : METRIC_TAGS);
+export const tagScopeOf = (mq: MetricQuery, ctx: QueryContext): TagScope => (APM_ANY.test(mq.metric) ? { table: 'metrics', optIn: ctx.semconv } : METRIC_TAGS);
 
-function metricOf(mq: MetricQuery, metricTypes: MetricTypes): Metric {
-  const apm = APM_METRIC.exec(mq.metric);
-  if (apm) {
-    const operation = `${luceneField({ map: 'Attributes', key: OPERATION_ATTRIBUTE })}:${luceneValue(apm[1]!)}`;
-    const stat = apm[2] as 'hits' | 'errors' | 'duration';
-    return { name: STATS_METRICS[stat], type: stat === 'duration' ? 'histogram' : 'sum', where: [operation] };
+const operationWhere = (operation: string): string => `${luceneField({ map: 'Attributes', key: OPERATION_ATTRIBUTE })}:${luceneValue(operation)}`;
+
+const HISTOGRAM_QUANTILE_NOTE = "a quantile of the bridge's duration histogram (the tracer's sketch bins, interpolated) over every span the filter keeps";
+
+function apmMetric(mq: MetricQuery): Metric | undefined {
+  const counted = APM_METRIC.exec(mq.metric);
+  if (counted) {
+    const stat = counted[2] as 'hits' | 'errors';
+    return { name: STATS_METRICS[stat], type: 'sum', where: [operationWhere(counted[1]!)], notes: [] };
   }
-  if (QUANTILES.has(mq.aggregator ?? '')) return { name: mq.metric, type: 'exponential histogram', where: [] };
-  return { name: mq.metric, type: storedAs(mq, metricTypes.get(mq.metric)), where: [] };
+  const percentile = APM_PERCENTILE.exec(mq.metric);
+  if (percentile) {
+    const level = Number(percentile[2]) / 100;
+    return { name: STATS_METRICS.duration, type: 'histogram', where: [operationWhere(percentile[1]!)], level, notes: [`${mq.metric}: ${HISTOGRAM_QUANTILE_NOTE} (Datadog aggregates a percentile per ${mq.metric.split('.by.')[1]!.split('.')[0]})`] };
+  }
+  if (!APM_ANY.test(mq.metric)) return undefined;
+  const operation = /^trace\.(.+?)(?:\.duration)?$/.exec(mq.metric)![1]!;
+  if (QUANTILES.has(mq.aggregator ?? '') && !mq.metric.endsWith('.duration')) {
+    return { name: STATS_METRICS.duration, type: 'histogram', where: [operationWhere(operation)], notes: [`${mq.metric}: ${HISTOGRAM_QUANTILE_NOTE}`] };
+  }
+  if (mq.metric.endsWith('.duration')) throw new Unsupported(`${mq.metric}: the time spent is the sum of the bridge's duration histogram, which HyperDX charts do not compute (only its quantiles and counts)`);
+  throw new Unsupported(`${mq.metric}: the bridge derives trace.<op>.hits, .errors and duration quantiles from APM stats, not this metric`);
+}
+
+function metricOf(mq: MetricQuery, ctx: QueryContext): Metric {
+  const apm = apmMetric(mq);
+  if (apm) return apm;
+  if (QUANTILES.has(mq.aggregator ?? '')) return { name: mq.metric, type: 'exponential histogram', where: [], notes: [] };
+  return { name: mq.metric, where: [], ...storedAs(mq, ctx) };
 }
 
 /**
  * The table a metric's points are in: a count's in the sum table, a gauge's (and a check's rate,
- * flushed as a gauge) in the gauge table, a distribution's in the exponential-histogram table. Without a known type, `.as_count()`/`.as_rate()` say it
- * is counted.
+ * flushed as a gauge) in the gauge table, a distribution's in the exponential-histogram table.
+ * Without a known type, a metric some query counts (`.as_count()`/`.as_rate()`, here or elsewhere
+ * in the dashboard) is read from the sum table, any other from the gauge table, and that guess is
+ * stated.
  */
-function storedAs(mq: MetricQuery, known: DatadogMetricType | undefined): MetricType {
-  if (known === 'count') return 'sum';
-  if (known === 'gauge' || known === 'rate') return 'gauge';
-  if (known === 'distribution') return 'exponential histogram';
-  return mq.methods.some((m) => m.name === 'as_count' || m.name === 'as_rate') ? 'sum' : 'gauge';
+function storedAs(mq: MetricQuery, ctx: QueryContext): { type: MetricType; notes: string[] } {
+  const known = ctx.metricTypes.get(mq.metric);
+  if (known === 'count') return { type: 'sum', notes: [] };
+  if (known === 'gauge' || known === 'rate') return { type: 'gauge', notes: [] };
+  if (known === 'distribution') return { type: 'exponential histogram', notes: [] };
+  if (mq.methods.some((m) => m.name === 'as_count' || m.name === 'as_rate') || ctx.counted?.has(mq.metric)) return { type: 'sum', notes: [] };
+  return { type: 'gauge', notes: [`${mq.metric}: its type is not known (not in the metric types read): read as a gauge; a count would draw nothing (give --metric-types)`] };
 }
 
-const IGNORED_METHODS = new Set(['as_count', 'weighted', 'fill']);
+/** `.fill(…)` values that mean "empty buckets are 0", which HyperDX's line charts draw by default. */
+const FILL_ZERO = new Set(['zero', '0']);
 
 function methodNotes(mq: MetricQuery): string[] {
   return mq.methods.flatMap((m) => {
-    if (IGNORED_METHODS.has(m.name)) return [];
+    if (m.name === 'as_count') return [];
+    if (m.name === 'fill') return FILL_ZERO.has(m.args[0] ?? '') || m.args[0] === 'null' ? [] : [`${mq.metric}: .fill(${m.args.join(', ')}) drawn with empty intervals as 0`];
+    if (m.name === 'weighted') return [`${mq.metric}: .weighted() dropped (HyperDX weighs every series alike, Datadog by the time a tag value was present)`];
     if (m.name === 'as_rate') return [`${mq.metric}: .as_rate() drawn as counts per interval (HyperDX has no per-second rate of a sum)`];
-    if (m.name === 'rollup') return [`${mq.metric}: .rollup(${m.args.join(', ')}) dropped (HyperDX picks the interval)`];
+    if (m.name === 'rollup') return [`${mq.metric}: .rollup(${m.args.join(', ')}) dropped (HyperDX picks the interval and takes the last point of a gauge, the sum of a count)`];
     throw new Unsupported(`${mq.metric}: .${m.name}() has no HyperDX equivalent`);
   });
 }
 
-function aggregation(mq: MetricQuery): Pick<SelectItem, 'aggFn' | 'level' | 'valueExpression'> {
+/** What HyperDX computes of a histogram table: quantiles and counts only. */
+function aggregation(mq: MetricQuery, metric: Metric): Pick<SelectItem, 'aggFn' | 'level' | 'valueExpression'> {
   const agg = mq.aggregator ?? 'avg';
-  const level = QUANTILES.get(agg);
-  if (level !== undefined) return { aggFn: 'quantile', level, valueExpression: 'Value' };
+  const level = metric.level ?? QUANTILES.get(agg);
+  if (level !== undefined) {
+    if (!HYPERDX_LEVELS.has(level)) throw new Unsupported(`${mq.metric}: the ${level * 100}th percentile (HyperDX quantiles are p50, p90, p95 and p99)`);
+    return { aggFn: 'quantile', level, valueExpression: 'Value' };
+  }
   if (agg.startsWith('p')) throw new Unsupported(`${agg}: HyperDX quantiles are p50, p90, p95 and p99`);
   if (agg === 'histogram') throw new Unsupported('histogram: draws a distribution (only a distribution widget does)');
   if (agg === 'count') return { aggFn: 'count' };
+  if (metric.type === 'histogram' || metric.type === 'exponential histogram') throw new Unsupported(`${agg}:${mq.metric}: HyperDX computes quantiles and counts of a distribution, not its ${agg}`);
   return { aggFn: agg as SelectItem['aggFn'], valueExpression: 'Value' };
 }
 
-function metricSelect(mq: MetricQuery, ctx: QueryContext): SelectItem {
-  const metric = metricOf(mq, ctx.metricTypes);
+const HYPERDX_LEVELS: ReadonlySet<number> = new Set(QUANTILES.values());
+
+/** One metric query → its select, and what it approximates. */
+function metricSelect(mq: MetricQuery, ctx: QueryContext, notes: string[] = []): SelectItem {
+  const metric = metricOf(mq, ctx);
+  notes.push(...metric.notes);
   const where = [...metric.where, filterToLucene(tagScopeOf(mq, ctx), mq.filter, ctx)].filter((w) => w !== '').join(' AND ');
-  return { ...aggregation(mq), where, whereLanguage: 'lucene', metricName: metric.name, metricType: metric.type };
+  return { ...aggregation(mq, metric), where, whereLanguage: 'lucene', metricName: metric.name, metricType: metric.type };
 }
 
 /**
@@ -211,7 +261,8 @@ function metricSelect(mq: MetricQuery, ctx: QueryContext): SelectItem {
 export function quantileSelects(mq: MetricQuery, ctx: QueryContext, levels: readonly number[]): { selects: SelectItem[]; notes: string[] } {
   const notes = methodNotes(mq);
   const distribution = mq.aggregator === 'histogram' || QUANTILES.has(mq.aggregator ?? '');
-  const base = metricSelect({ ...mq, aggregator: undefined }, ctx);
+  const known = distribution ? { ...ctx, metricTypes: new Map([...ctx.metricTypes, [mq.metric, 'distribution' as const]]) } : ctx;
+  const base = metricSelect({ ...mq, aggregator: 'count' }, known, notes);
   if (mq.groupBy.length > 0) notes.push(`${mq.metric}: the distribution over {${mq.groupBy.join(',')}} drawn as quantiles of all its points`);
   const selects = levels.map((level): SelectItem => ({ ...base, aggFn: 'quantile', level, valueExpression: 'Value', alias: `p${Math.round(level * 100)}`, ...(distribution ? { metricType: 'exponential histogram' as const } : {}) }));
   return { selects, notes };
@@ -219,26 +270,40 @@ export function quantileSelects(mq: MetricQuery, ctx: QueryContext, levels: read
 
 export const groupColumns = (scope: TagScope, tags: readonly string[]): string[] => tags.filter((t) => t !== '*').map((t) => sqlField(tagColumn(scope.table, t, scope.optIn)));
 
-/** Functions that change nothing HyperDX draws (its line charts fill empty buckets already). */
-const TRANSPARENT_FUNCTIONS = new Set(['default_zero']);
+/** Functions that turn a count into a rate: drawn as counts per HyperDX interval, and said. */
+const RATE_FUNCTIONS = new Set(['per_second', 'per_minute', 'per_hour']);
+
+/** How a function call is drawn: `default_zero` around the whole series is what line charts do anyway. */
+function functionArg(expr: Extract<Expr, { kind: 'call' }>): Expr {
+  const [inner, ...rest] = expr.args;
+  if (inner === undefined || inner.kind === 'string' || inner.kind === 'named' || rest.length > 0) throw new Unsupported(`${expr.name}() has no HyperDX equivalent`);
+  return inner;
+}
 
 /** Formula text over select letters; every metric leaf becomes the next select. */
-function render(expr: Expr, leaf: (mq: MetricQuery) => string): string {
+function render(expr: Expr, leaf: (mq: MetricQuery) => string, notes: string[], top: boolean, ctx: QueryContext): string {
   switch (expr.kind) {
     case 'metric':
       return leaf(expr);
     case 'number':
       return String(expr.value);
     case 'negate':
-      return `(0 - ${render(expr.operand, leaf)})`;
+      return `(0 - ${render(expr.operand, leaf, notes, false, ctx)})`;
     case 'binary':
-      return `(${render(expr.left, leaf)} ${expr.op} ${render(expr.right, leaf)})`;
+      return `(${render(expr.left, leaf, notes, false, ctx)} ${expr.op} ${render(expr.right, leaf, notes, false, ctx)})`;
     case 'call': {
-      const [inner] = expr.args;
-      if (!TRANSPARENT_FUNCTIONS.has(expr.name) || inner === undefined || inner.kind === 'string' || inner.kind === 'named') {
-        throw new Unsupported(`${expr.name}() has no HyperDX equivalent`);
+      const inner = functionArg(expr);
+      if (expr.name === 'default_zero') {
+        if (!top) notes.push('default_zero() inside arithmetic: HyperDX leaves the result empty where an operand has no value, Datadog counts that operand as 0');
+        return render(inner, leaf, notes, top, ctx);
       }
-      return render(inner, leaf);
+      if (RATE_FUNCTIONS.has(expr.name)) {
+        const counted = metricQueriesOf(inner).every((mq) => metricOf(mq, ctx).type === 'sum');
+        if (!counted) throw new Unsupported(`${expr.name}() of a gauge (its change per unit of time) has no HyperDX equivalent`);
+        notes.push(`${expr.name}(): drawn as counts per HyperDX interval, not per ${expr.name.slice(4)}`);
+        return render(inner, leaf, notes, top, ctx);
+      }
+      throw new Unsupported(`${expr.name}() has no HyperDX equivalent`);
     }
   }
 }
@@ -254,20 +319,38 @@ function balanced(text: string): boolean {
   return depth === 0;
 }
 
+const tagList = (columns: readonly string[]): string => `{${columns.join(', ')}}`;
+
+/**
+ * HyperDX applies a chart's one group-by to every select, so every select must split by the same
+ * tags: `a by {status} / b` would otherwise divide each status by its own part of b (100 % each).
+ */
+function requireGroupBy(into: Series, columns: readonly string[]): void {
+  if (into.selects.length === 0) {
+    into.groupBy.splice(0, into.groupBy.length, ...columns);
+    return;
+  }
+  const same = columns.length === into.groupBy.length && columns.every((c) => into.groupBy.includes(c));
+  if (!same) throw new Unsupported(`its queries split by different tags (${tagList(into.groupBy)} and ${tagList(columns)}): HyperDX applies one group-by to every query of a chart`);
+}
+
 /** Adds one expression (a `q:` series, a monitor query) to `into`. */
 export function addExpression(into: Series, expr: Expr, ctx: QueryContext, alias?: string): void {
   const before = into.selects.length;
-  const selects: SelectItem[] = [];
-  const groupBy: string[] = [];
   const notes: string[] = [];
-  const formula = render(expr, (mq) => {
-    notes.push(...methodNotes(mq));
-    selects.push(metricSelect(mq, ctx));
-    groupBy.push(...groupColumns(tagScopeOf(mq, ctx), mq.groupBy));
-    return letter(before + selects.length - 1);
-  });
-  into.selects.push(...selects);
-  mergeGroupBy(into, groupBy);
+  const formula = render(
+    expr,
+    (mq) => {
+      notes.push(...methodNotes(mq));
+      const select = metricSelect(mq, ctx, notes);
+      requireGroupBy(into, groupColumns(tagScopeOf(mq, ctx), mq.groupBy));
+      into.selects.push(select);
+      return letter(into.selects.length - 1);
+    },
+    notes,
+    true,
+    ctx,
+  );
   into.notes.push(...notes);
   if (expr.kind === 'metric') {
     if (alias) into.selects[before]!.alias = alias;
@@ -275,37 +358,95 @@ export function addExpression(into: Series, expr: Expr, ctx: QueryContext, alias
   } else into.formulas.push({ expression: stripOuterParens(formula), ...(alias ? { alias } : {}) });
 }
 
-function mergeGroupBy(into: Series, groupBy: readonly string[]): void {
-  for (const g of groupBy) if (!into.groupBy.includes(g)) into.groupBy.push(g);
+/** Datadog's log aggregations → HyperDX's (`pc99` is the 99th percentile, `cardinality` a unique count). */
+const LOG_AGGREGATIONS: Readonly<Record<string, Pick<SelectItem, 'aggFn' | 'level'>>> = {
+  count: { aggFn: 'count' },
+  cardinality: { aggFn: 'count_distinct' },
+  avg: { aggFn: 'avg' },
+  sum: { aggFn: 'sum' },
+  min: { aggFn: 'min' },
+  max: { aggFn: 'max' },
+  median: { aggFn: 'quantile', level: 0.5 },
+  pc50: { aggFn: 'quantile', level: 0.5 },
+  pc90: { aggFn: 'quantile', level: 0.9 },
+  pc95: { aggFn: 'quantile', level: 0.95 },
+  pc99: { aggFn: 'quantile', level: 0.99 },
+};
+
+/**
+ * A log aggregation over a search: a count, a unique count of a facet, or a measure (log
+ * attributes are strings in ClickHouse: a measure is read as a number, empty where it is none).
+ */
+export function logAggregation(aggregation: string, metric: string | undefined, what: string): Pick<SelectItem, 'aggFn' | 'level' | 'valueExpression'> {
+  const agg = LOG_AGGREGATIONS[aggregation];
+  if (agg === undefined) throw new Unsupported(`${what}: the ${aggregation} aggregation has no HyperDX equivalent`);
+  if (agg.aggFn === 'count') return agg;
+  if (metric === undefined || metric === '') throw new Unsupported(`${what}: ${aggregation} of no attribute`);
+  const field = logFieldSql(metric.startsWith('@') ? metric : `@${metric}`);
+  return { ...agg, valueExpression: agg.aggFn === 'count_distinct' ? field : `toFloat64OrNull(${field})` };
 }
 
 /** A log query of the newer form: a count (or a measure) over a search, split by facets. */
-function logSelect(q: NamedQuery): { select: SelectItem; groupBy: string[] } {
-  const aggregation = q.compute?.aggregation ?? 'count';
-  if (aggregation !== 'count') throw new Unsupported(`logs query "${q.name}": the ${aggregation} aggregation is not migrated (only count)`);
+function logSelect(q: NamedQuery, ctx: QueryContext, notes: string[]): { select: SelectItem; groupBy: string[] } {
+  const search = withVariableDefaults(q.search?.query ?? '', ctx.variables, notes);
   return {
-    select: { aggFn: 'count', where: translateLogSearch(q.search?.query ?? ''), whereLanguage: 'lucene' },
+    select: { ...logAggregation(q.compute?.aggregation ?? 'count', q.compute?.metric, `logs query "${q.name}"`), where: translateLogSearch(search), whereLanguage: 'lucene' },
     groupBy: (q.group_by ?? []).map((g) => logFieldSql(g.facet)),
   };
 }
 
 const NAME_TOKEN = /[A-Za-z_][A-Za-z0-9_]*/g;
 
-/** `100 * cnt / mx` with named queries → `100 * A / B`; functions in a formula are not migrated. */
-function formulaOverLetters(formula: string, names: ReadonlyMap<string, string>): string {
-  const rewritten = formula.replace(NAME_TOKEN, (name) => {
+/** A function wrapped around a whole formula: `per_second(query1)`, `top(query1, 10, 'mean', 'desc')`. */
+const WRAPPER = /^\s*(\w+)\((.*)\)\s*$/;
+
+/** The arguments after the first of a wrapper's argument text (`query1, 10, 'mean', 'desc'`). */
+const wrapperArgs = (text: string): string[] => {
+  const depth0 = text.split(',');
+  return depth0.slice(1).map((a) => a.trim().replace(/^['"]|['"]$/g, ''));
+};
+
+/**
+ * `100 * cnt / mx` with named queries → `100 * A / B`. Around the whole formula, `default_zero()`
+ * is what a line chart draws anyway, `per_second()` (…minute, …hour) of counted queries is drawn
+ * per interval and said, `top()` is returned for the chart to keep its N series; any other function
+ * in a formula is not migrated.
+ */
+function formulaOverLetters(formula: string, names: ReadonlyMap<string, string>, counted: (letter: string) => boolean, notes: string[]): { expression: string; top?: { limit: number; rank: string; order: string } } {
+  let body = formula;
+  let top: { limit: number; rank: string; order: string } | undefined;
+  for (let m = WRAPPER.exec(body); m && ['default_zero', 'top', ...RATE_FUNCTIONS].includes(m[1]!) && balanced(m[2]!); m = WRAPPER.exec(body)) {
+    const [, name, inner] = m as unknown as [string, string, string];
+    if (name === 'top') {
+      const [limit, rank, order] = wrapperArgs(inner);
+      top = { limit: Number(limit ?? 10) || 10, rank: rank ?? 'mean', order: order ?? 'desc' };
+      body = inner.split(',')[0]!;
+      continue;
+    }
+    body = inner;
+    if (RATE_FUNCTIONS.has(name)) {
+      const letters = body.replace(NAME_TOKEN, (n) => names.get(n) ?? n);
+      if (!(letters.match(/\b[A-Z]\b/g) ?? []).every(counted)) throw new Unsupported(`formula "${formula}": ${name}() of a gauge (its change per unit of time) has no HyperDX equivalent`);
+      notes.push(`${name}(): drawn as counts per HyperDX interval, not per ${name.slice(4)}`);
+    }
+  }
+  const rewritten = body.replace(NAME_TOKEN, (name) => {
+    if (name === 'default_zero') {
+      notes.push('default_zero() inside a formula: HyperDX leaves the result empty where an operand has no value, Datadog counts that operand as 0');
+      return '';
+    }
     const l = names.get(name);
     if (l === undefined) throw new Unsupported(`formula "${formula}": ${name} is not one of its queries (functions in formulas are not migrated)`);
     return l;
   });
   if (!/^[A-Z0-9.+\-*/()\s]*$/.test(rewritten)) throw new Unsupported(`formula "${formula}" is not plain arithmetic`);
-  return rewritten;
+  return { expression: rewritten, ...(top ? { top } : {}) };
 }
 
 const SOURCE_OF: Readonly<Record<string, SourceKind>> = { metrics: 'metric', logs: 'log' };
 
 /** The newer form: named queries (metrics or logs), combined by formulas. */
-export function addNamedQueries(into: Series, queries: readonly NamedQuery[], formulas: readonly { formula: string; alias?: string }[], ctx: QueryContext): void {
+export function addNamedQueries(into: Series, queries: readonly NamedQuery[], formulas: readonly { formula: string; alias?: string }[], ctx: QueryContext): { limit: number; rank: string; order: string } | undefined {
   const names = new Map<string, string>();
   for (const q of queries) {
     const source = SOURCE_OF[q.data_source];
@@ -314,21 +455,27 @@ export function addNamedQueries(into: Series, queries: readonly NamedQuery[], fo
     into.source = source;
     names.set(q.name, letter(into.selects.length));
     if (source === 'log') {
-      const { select, groupBy } = logSelect(q);
+      const { select, groupBy } = logSelect(q, ctx, into.notes);
+      requireGroupBy(into, groupBy);
       into.selects.push(select);
-      mergeGroupBy(into, groupBy);
       continue;
     }
     const expr = parseMetricExpression(q.query ?? '');
     if (expr.kind !== 'metric') throw new Unsupported(`query "${q.name}" is not a single metric query`);
     into.notes.push(...methodNotes(expr));
-    into.selects.push(metricSelect(expr, ctx));
-    mergeGroupBy(into, groupColumns(tagScopeOf(expr, ctx), expr.groupBy));
+    const select = metricSelect(expr, ctx, into.notes);
+    requireGroupBy(into, groupColumns(tagScopeOf(expr, ctx), expr.groupBy));
+    into.selects.push(select);
   }
   const drawn: readonly { formula: string; alias?: string }[] = formulas.length > 0 ? formulas : queries.map((q) => ({ formula: q.name }));
+  const counted = (l: string): boolean => into.selects[l.charCodeAt(0) - 65]?.metricType === 'sum' || into.source === 'log';
+  let top: { limit: number; rank: string; order: string } | undefined;
   for (const f of drawn) {
-    into.formulas.push({ expression: formulaOverLetters(f.formula, names), ...(f.alias ? { alias: f.alias } : {}) });
+    const rendered = formulaOverLetters(f.formula, names, counted, into.notes);
+    top = rendered.top ?? top;
+    into.formulas.push({ expression: rendered.expression, ...(f.alias ? { alias: f.alias } : {}) });
   }
+  return top;
 }
 
 export const emptySeries = (): Series => ({ source: 'metric', selects: [], formulas: [], groupBy: [], notes: [] });

@@ -1,0 +1,198 @@
+/**
+ * The silent mistranslations issue 37 found (a tile-by-tile audit of public dashboards and
+ * monitors), each pinned here: every construct is translated exactly, approximated with the
+ * approximation stated, or dropped with its reason. Hand-made queries in the shape of the
+ * audited ones; the whole-file goldens are migrate-golden.test.ts.
+ */
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { migrateCommand } from '../../tools/src/migrate/cli';
+import { translateLogSearch } from '../../tools/src/migrate/log-search';
+import { translateDashboard, widgetTile } from '../../tools/src/migrate/dashboards';
+import { readDashboard, readMonitor } from '../../tools/src/migrate/datadog';
+import { translateMonitor } from '../../tools/src/migrate/monitors';
+import type { TileInput } from '../../tools/src/migrate/plan';
+import { defaultsContext } from '../../tools/src/migrate/series';
+
+const SOURCES = { metric: 'm1', log: 'l1' };
+const NO_VARS = defaultsContext([]);
+const WEBHOOKS = { byHandle: new Map([['pagerduty-ops', 'w-pd']]), fallback: 'w-default' };
+
+type Select = { aggFn: string; level?: number; metricName?: string; metricType?: string; where: string };
+const selectsOf = (config: Record<string, unknown>): Select[] => config.select as Select[];
+
+describe('1. a formula whose parts split differently', () => {
+  it('is dropped with the reason, not divided group by group', () => {
+    const tile = widgetTile({ type: 'timeseries', title: 'Requests by status (%)', requests: [{ q: '100 * sum:app.requests{*} by {status_code}.as_count() / sum:app.requests{*}.as_count()' }] }, NO_VARS, SOURCES);
+    expect(tile.migrated).toBe(false);
+    expect(tile.notes.join()).toContain('one group-by');
+  });
+
+  it('the same in the queries-and-formulas form', () => {
+    const tile = widgetTile(
+      {
+        type: 'timeseries',
+        title: 'Share',
+        requests: [
+          {
+            queries: [
+              { name: 'a', data_source: 'metrics', query: 'sum:app.requests{*} by {status_code}.as_count()' },
+              { name: 'b', data_source: 'metrics', query: 'sum:app.requests{*}.as_count()' },
+            ],
+            formulas: [{ formula: 'a / b' }],
+          },
+        ],
+      },
+      NO_VARS,
+      SOURCES,
+    );
+    expect(tile.migrated).toBe(false);
+  });
+});
+
+describe('2. APM percentile metrics', () => {
+  it('trace.<op>.duration.by.service.90p is the 0.9 quantile of the duration histogram, stated', () => {
+    const tile = widgetTile({ type: 'timeseries', title: 'p90', requests: [{ q: 'avg:trace.flask.request.duration.by.service.90p{service:web}' }] }, NO_VARS, SOURCES);
+    expect(tile.migrated).toBe(true);
+    expect(selectsOf(tile.config)[0]).toMatchObject({ aggFn: 'quantile', level: 0.9, metricName: 'dd.trace.duration', metricType: 'histogram' });
+    expect(tile.notes.join()).toContain('quantile');
+  });
+
+  it('an aggregation HyperDX cannot take of a histogram (avg of the duration) is dropped, not sent to fail', () => {
+    const tile = widgetTile({ type: 'timeseries', title: 'dur', requests: [{ q: 'max:trace.flask.request.duration{*}' }] }, NO_VARS, SOURCES);
+    expect(tile.migrated).toBe(false);
+  });
+});
+
+describe('3. template variables in log searches', () => {
+  const variables = [{ name: 'vercel_url', prefix: 'url', defaults: ['shop.vercel.app'], availableValues: [] }];
+  it('take their default instead of staying as literal text', () => {
+    const tile = widgetTile({ type: 'timeseries', title: 'Errors', requests: [{ queries: [{ name: 'q', data_source: 'logs', search: { query: 'status:error $vercel_url' }, compute: { aggregation: 'count' } }] }] }, defaultsContext(variables), SOURCES);
+    expect(selectsOf(tile.config)[0]!.where).not.toContain('$vercel_url');
+    expect(selectsOf(tile.config)[0]!.where).toContain('shop.vercel.app');
+  });
+});
+
+describe('4. metrics the bridge never writes, and one metric read from two tables', () => {
+  it('trace.<op>.errors.by_http_status reads the APM errors the bridge writes', () => {
+    const tile = widgetTile({ type: 'timeseries', title: 'e', requests: [{ q: 'sum:trace.rack.request.errors.by_http_status{*} by {http.status_code}.as_count()' }] }, NO_VARS, SOURCES);
+    expect(selectsOf(tile.config)[0]).toMatchObject({ metricName: 'dd.trace.errors', metricType: 'sum' });
+  });
+
+  it('an APM metric the bridge does not derive is dropped', () => {
+    const tile = widgetTile({ type: 'timeseries', title: 'apdex', requests: [{ q: 'avg:trace.rack.request.apdex.by.service{*}' }] }, NO_VARS, SOURCES);
+    expect(tile.migrated).toBe(false);
+  });
+
+  it('a metric counted with .as_count() anywhere in the dashboard is read from the sum table everywhere', () => {
+    const plan = translateDashboard(
+      readDashboard({
+        title: 'nginx',
+        layout_type: 'ordered',
+        widgets: [{ definition: { type: 'timeseries', title: 'counted', requests: [{ q: 'sum:nginx.requests{*}.as_count()' }] } }, { definition: { type: 'query_value', title: 'bare', requests: [{ q: 'sum:nginx.requests{*}' }] } }],
+      }),
+      'f.json',
+      SOURCES,
+    );
+    const types = (plan.body.tiles as TileInput[]).filter((t) => t.config?.displayType !== 'markdown').map((t) => selectsOf(t.config as Record<string, unknown>)[0]!.metricType);
+    expect(types).toEqual(['sum', 'sum']);
+  });
+});
+
+describe('5. monitor messages', () => {
+  it('are converted to the alert template language; handles leave the text', () => {
+    const monitor = readMonitor({
+      id: 1,
+      name: 'Host down',
+      type: 'query alert',
+      query: 'avg(last_5m):avg:system.load.1{*} by {host} > 4',
+      message: '{{#is_alert}}Load {{value}} on {{host.name}} above {{threshold}}{{/is_alert}}{{#is_recovery}}back{{/is_recovery}} @pagerduty-ops',
+      options: {},
+    });
+    const plan = translateMonitor(monitor, 'f', SOURCES, WEBHOOKS, 0);
+    const message = plan.alert?.message ?? '';
+    expect(message).not.toMatch(/\{\{host\.name\}\}|@pagerduty|is_alert|is_recovery/);
+    expect(message).toContain('{{value}}');
+    expect(message).toContain('{{alert.threshold}}');
+    expect(plan.alert?.channel).toEqual({ type: 'webhook', webhookId: 'w-pd' });
+  });
+});
+
+describe('6. two monitors with one name', () => {
+  it('get tiles of their own', () => {
+    const make = (id: number) => translateMonitor(readMonitor({ id, name: 'Same', type: 'query alert', query: 'avg(last_5m):avg:x{*} > 1', message: '', options: {} }), 'f', SOURCES, WEBHOOKS, id);
+    const [a, b] = [make(1), make(2)];
+    expect(a.target?.kind === 'tile' && b.target?.kind === 'tile' && a.target.tile.name !== b.target.tile.name).toBe(true);
+    expect(a.marker).not.toBe(b.marker);
+  });
+});
+
+describe('7. grouped status values', () => {
+  it('keep their boolean operators', () => {
+    expect(translateLogSearch('status:(error OR warn)')).toBe('SeverityText:(error OR warn)');
+  });
+});
+
+describe('8. what was dropped without a word', () => {
+  const monitor = (query: string, options: Record<string, unknown> = {}, extra: Record<string, unknown> = {}) => translateMonitor(readMonitor({ id: 7, name: 'm', type: 'query alert', query, message: 'x', options, ...extra }), 'f', SOURCES, WEBHOOKS, 0);
+
+  it('a below alert fires on no data in HyperDX: said', () => {
+    expect(monitor('last(last_5m):avg:x{*} < 5').notes.join()).toContain('no data');
+  });
+
+  it('renotify, the escalation message and tags are said', () => {
+    const notes = monitor('last(last_5m):avg:x{*} > 5', { renotify_interval: 30, escalation_message: 'still bad' }, { tags: ['team:db'] }).notes.join('\n');
+    expect(notes).toContain('renotify');
+    expect(notes).toContain('escalation');
+    expect(notes).toContain('team:db');
+  });
+
+  it('top() inside a timeseries keeps its limit and says how it ranks', () => {
+    const tile = widgetTile({ type: 'timeseries', title: 't', requests: [{ q: "top(avg:x{*} by {host}, 5, 'mean', 'desc')" }] }, NO_VARS, SOURCES);
+    expect(tile.config.seriesLimit).toBe(5);
+    expect(tile.notes.join()).toContain('mean');
+  });
+
+  it("a toplist's ascending order is kept or said", () => {
+    const tile = widgetTile({ type: 'toplist', title: 't', requests: [{ q: "top(avg:x{*} by {host}, 10, 'mean', 'asc')" }] }, NO_VARS, SOURCES);
+    expect(tile.notes.join()).toContain('asc');
+  });
+
+  it("a query_value's aggregator is said when HyperDX computes another", () => {
+    const tile = widgetTile({ type: 'query_value', title: 'v', requests: [{ q: 'avg:x{*}', aggregator: 'max' }] }, NO_VARS, SOURCES);
+    expect(tile.notes.join()).toContain('max');
+  });
+});
+
+describe('issue 33 item 8: one bad dashboard file', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'migrate-bad-'));
+  const group = '{"definition":{"type":"group","widgets":[';
+  writeFileSync(join(dir, 'a-deep.json'), `{"title":"deep","layout_type":"ordered","widgets":[${group.repeat(5000)}{"definition":{"type":"note","content":"x"}}${']}}'.repeat(5000)}]}`);
+  const many = Array.from({ length: 130_000 }, (_, i) => ({ definition: { type: 'timeseries', requests: [{ q: 'avg:a.b{*}' }] }, layout: { x: 0, y: i, width: 4, height: 2 } }));
+  writeFileSync(join(dir, 'b-wide.json'), JSON.stringify({ title: 'wide', layout_type: 'free', widgets: many }));
+  writeFileSync(join(dir, 'c-ok.json'), JSON.stringify({ title: 'ok', layout_type: 'ordered', widgets: [{ definition: { type: 'timeseries', requests: [{ q: 'avg:a.b{*}' }] } }] }));
+
+  it('fails only that item, naming the file and the limit; the others go on', async () => {
+    let out = '';
+    let err = '';
+    const status = await migrateCommand(
+      ['dashboards', dir, '--dry-run'],
+      {},
+      {
+        out: (t) => {
+          out += t;
+        },
+        err: (t) => {
+          err += t;
+        },
+        stdin: () => '',
+      },
+    );
+    expect(err).toMatch(/a-deep\.json: .*nest.*at most/);
+    expect(err).toMatch(/b-wide\.json: .*130000 widgets.*at most/);
+    expect(out).toContain('"ok"');
+    expect(err).toContain('1 would apply');
+    expect(status).toBe(2);
+  });
+});
