@@ -59,9 +59,11 @@ class RuleCompiler {
     if (!rule) throw new Error(`no rule or matcher named ${name}`);
     if (depth > MAX_DEPTH) throw new Error(`rule ${name} refers to itself`);
     const out: Expanded = { source: '', captures: [], ignoreCase: false };
-    for (const piece of piecesOf(rule.pattern)) {
+    const pieces = piecesOf(rule.pattern);
+    for (const [i, piece] of pieces.entries()) {
       if (piece.kind === 'regex') {
-        const t = translateJavaRegex(piece.text, OPEN_CAPTURE);
+        // a quantifier opening a rule quantifies nothing (symantec's `scan_results ?((Scan Complete|…)`)
+        const t = translateJavaRegex(i === 0 ? piece.text.replace(/^[?*+]+/, '') : piece.text, OPEN_CAPTURE);
         out.source += t.source;
         for (const name of t.groupNames) out.captures.push({ name, convert: (text) => text, filter: undefined });
         out.ignoreCase ||= t.ignoreCase;
