@@ -9,7 +9,7 @@
 import type { JsonValue } from '../../../core/wire/json';
 import { HOST_KEYS, SOURCE_KEYS, TAGS_KEYS, TRACE_ID_KEYS, SPAN_ID_KEYS } from '../datadog';
 import { FieldsBuilder, type FieldMap } from '../fields';
-import { PipelineLog } from './log';
+import { PipelineLog, splitTags } from './log';
 
 const STATUS_KEY = 'status';
 const SERVICE_KEY = 'service';
@@ -23,14 +23,6 @@ export interface Apart {
 }
 
 const text = (v: JsonValue | undefined): string | undefined => (typeof v === 'string' ? v : typeof v === 'number' || typeof v === 'boolean' ? String(v) : undefined);
-
-export function splitTags(tags: string | undefined): string[] {
-  if (tags === undefined || tags === '') return [];
-  return tags
-    .split(',')
-    .map((t) => t.trim())
-    .filter((t) => t !== '');
-}
 
 const ENVELOPE: ReadonlySet<string> = new Set([SOURCE_KEYS[0], TAGS_KEYS[0]]);
 const RESERVED: ReadonlySet<string> = new Set([STATUS_KEY, SERVICE_KEY, ...HOST_KEYS.slice(0, 2), SOURCE_KEYS[0], TAGS_KEYS[0]]);
@@ -51,7 +43,7 @@ export function pipelineLogOf(fields: FieldMap, messageKey: string | undefined):
     if (key === STATUS_KEY) log.status = text(value);
     else if (key === SERVICE_KEY) log.service = text(value);
     else if (key === SOURCE_KEYS[0]) log.source = text(value);
-    else if (key === TAGS_KEYS[0]) log.tags = splitTags(text(value));
+    else if (key === TAGS_KEYS[0]) log.tagsText = text(value) ?? '';
     else log.host ??= text(value);
   });
   return [log, apart];
@@ -68,28 +60,25 @@ export function bodyOf(log: PipelineLog, apart: Apart): JsonValue {
   return log.message === text && original !== undefined ? original : log.message;
 }
 
+/** The tags' text after the pipelines: the record's own text unless a processor changed the tags. */
+function tagsOf(log: PipelineLog, apart: Apart): string | undefined {
+  if (!log.tagsRead) return apart.tagsText;
+  const text = log.tags.join(',');
+  if (text === splitTags(apart.tagsText).join(',')) return apart.tagsText ?? (text === '' ? undefined : text);
+  return text;
+}
+
 /** The fields after the pipelines ran (the message apart: bodyOf): reserved ones (as decided), then the attributes. */
 export function fieldsOf(log: PipelineLog, apart: Apart): FieldMap {
   const out = new FieldsBuilder();
-  const tagsText = log.tags.join(',');
   log.attributes.forEach((value, key) => {
     out.set(key, value);
   });
   if (log.statusRemapped && log.status !== undefined) out.set(STATUS_KEY, log.status);
   if (log.serviceRemapped && log.service !== undefined) out.set(SERVICE_KEY, log.service);
   if (log.source !== undefined) out.set(SOURCE_KEYS[0], log.source);
-  if (log.tags.length > 0 || apart.tagsText !== undefined)
-    out.set(
-      TAGS_KEYS[0],
-      tagsText ===
-        (apart.tagsText ?? '')
-          .split(',')
-          .map((t) => t.trim())
-          .filter((t) => t !== '')
-          .join(',')
-        ? (apart.tagsText ?? '')
-        : tagsText,
-    );
+  const tags = tagsOf(log, apart);
+  if (tags !== undefined) out.set(TAGS_KEYS[0], tags);
   if (log.traceId !== undefined) out.set(TRACE_ID_KEYS[0], log.traceId);
   if (log.spanId !== undefined) out.set(SPAN_ID_KEYS[0], log.spanId);
   return out.build();

@@ -12,14 +12,23 @@ import type { LogView } from './types';
 
 const CUSTOM = 'custom.';
 
+/** `a:b,c` as its tags, blanks trimmed and empty ones dropped. */
+export function splitTags(tags: string | undefined): string[] {
+  if (tags === undefined || tags === '') return [];
+  return tags
+    .split(',')
+    .map((t) => t.trim())
+    .filter((t) => t !== '');
+}
+
 export class PipelineLog implements LogView {
   message = '';
   status: string | undefined;
   service: string | undefined;
   host: string | undefined;
   source: string | undefined;
-  tags: string[] = [];
-  attributes = new Map<string, JsonValue>();
+  /** The tags as the record carried them: split when a processor or query first looks at them (most never do). */
+  tagsText = '';
   /** Epoch milliseconds set by a date remapper. */
   timestampMs: number | undefined;
   traceId: string | undefined;
@@ -28,13 +37,39 @@ export class PipelineLog implements LogView {
   statusRemapped = false;
   serviceRemapped = false;
   messageRemapped = false;
+  private tagList: string[] | undefined;
+  private readonly values = new Map<string, JsonValue>();
+  /**
+   * Every path that has, or once had, keys below it (`http` and `http.url_details` once
+   * `http.url_details.path` is set): replacing or reading a path scans the keys only when it is
+   * one. A path whose keys are gone stays, which costs a scan and nothing else.
+   */
+  private readonly parents = new Set<string>();
+
+  get tags(): string[] {
+    this.tagList ??= splitTags(this.tagsText);
+    return this.tagList;
+  }
+
+  set tags(list: string[]) {
+    this.tagList = list;
+  }
+
+  /** Whether the tags were looked at, and so may have changed. */
+  get tagsRead(): boolean {
+    return this.tagList !== undefined;
+  }
+
+  get attributes(): ReadonlyMap<string, JsonValue> {
+    return this.values;
+  }
 
   /**
    * The value at `path`: a key, or the object the keys below it make; `message` is the official
    * message until a processor writes a `message` attribute.
    */
   get(path: string): JsonValue | undefined {
-    const direct = this.attributes.get(path);
+    const direct = this.values.get(path);
     if (direct !== undefined) return direct;
     const found = this.objectAt(path) ?? (path === 'message' ? this.message : undefined);
     // Datadog holds a log's attributes under `custom` (its test results are written that way),
@@ -50,7 +85,15 @@ export class PipelineLog implements LogView {
   /** Sets `path`, replacing whatever was at or below it; an object is kept flat under dotted keys. */
   set(path: string, value: JsonValue): void {
     this.delete(path);
-    flattenInto(this.attributes, path, value);
+    this.addParents(path);
+    this.flatten(path, value);
+  }
+
+  /** Sets `path` to exactly `value`, an empty object included (`set` drops one). */
+  setExactly(path: string, value: JsonValue): void {
+    this.delete(path);
+    this.addParents(path);
+    this.put(path, value);
   }
 
   /** Sets `path` without removing what is beside an object's members (compile.ts writes grok's extractions so). */
@@ -60,45 +103,67 @@ export class PipelineLog implements LogView {
       return;
     }
     // a value that is not an object is replaced, as `set` would
-    this.attributes.delete(path);
+    this.remove(path);
     for (const key in value) this.merge(`${path}.${key}`, value[key] as JsonValue);
   }
 
   delete(path: string): void {
-    this.attributes.delete(path);
+    this.values.delete(path);
+    if (!this.parents.has(path)) return;
     const prefix = `${path}.`;
-    for (const key of this.attributes.keys()) if (key.startsWith(prefix)) this.attributes.delete(key);
+    for (const key of this.values.keys()) if (key.startsWith(prefix)) this.values.delete(key);
+  }
+
+  /** The paths above `path` (`a` and `a.b` for `a.b.c`) as parents. */
+  private addParents(path: string): void {
+    for (let dot = path.indexOf('.'); dot >= 0; dot = path.indexOf('.', dot + 1)) this.parents.add(path.slice(0, dot));
+  }
+
+  private put(key: string, value: JsonValue): void {
+    this.values.set(key, value);
+  }
+
+  private remove(key: string): void {
+    this.values.delete(key);
+  }
+
+  /**
+   * Datadog keeps no null, `[]` or `{}` attribute, at any depth and inside arrays' objects (zeek's
+   * `"err":null` and `"extracted":[]`, wazuh's `"decoder":{}`, Azure's `targetResources[0]` members
+   * are absent from their expected results); an object left with nothing is itself dropped.
+   */
+  private flatten(path: string, value: JsonValue): void {
+    if (value === null) return;
+    if (typeof value !== 'object') {
+      this.put(path, value);
+      return;
+    }
+    if (Array.isArray(value)) {
+      if (value.length > 0) this.put(path, value.map(prunedElement));
+      return;
+    }
+    let parent = false;
+    for (const key in value) {
+      if (!parent) {
+        this.parents.add(path);
+        parent = true;
+      }
+      this.flatten(`${path}.${key}`, value[key] as JsonValue);
+    }
   }
 
   /** `{…}` built from the keys below `path`, or undefined when none is. */
   private objectAt(path: string): JsonValue | undefined {
+    if (!this.parents.has(path)) return undefined;
     const prefix = `${path}.`;
     let object: Record<string, JsonValue> | undefined;
-    this.attributes.forEach((value, key) => {
+    this.values.forEach((value, key) => {
       if (!key.startsWith(prefix)) return;
       object ??= {};
       setNested(object, key.slice(prefix.length).split('.'), value);
     });
     return object;
   }
-}
-
-/**
- * Datadog keeps no null, `[]` or `{}` attribute, at any depth and inside arrays' objects (zeek's
- * `"err":null` and `"extracted":[]`, wazuh's `"decoder":{}`, Azure's `targetResources[0]` members
- * are absent from their expected results); an object left with nothing is itself dropped.
- */
-function flattenInto(into: Map<string, JsonValue>, path: string, value: JsonValue): void {
-  if (value === null) return;
-  if (typeof value !== 'object') {
-    into.set(path, value);
-    return;
-  }
-  if (Array.isArray(value)) {
-    if (value.length > 0) into.set(path, value.map(prunedElement));
-    return;
-  }
-  for (const key in value) flattenInto(into, `${path}.${key}`, value[key] as JsonValue);
 }
 
 /** An array element: an object loses its null and empty members; the element itself stays. */

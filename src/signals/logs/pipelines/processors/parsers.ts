@@ -51,8 +51,7 @@ export function geoIpParser(spec: GeoIpParserSpec): ProcessorStep {
       log.set(spec.target, { invalidAddress: ip });
       return;
     }
-    // written as is: `set` drops an empty object, Datadog's results keep this one
-    log.delete(spec.target);
-    log.attributes.set(spec.target, {});
+    // `set` drops an empty object, Datadog's results keep this one
+    log.setExactly(spec.target, {});
   };
 }

@@ -144,14 +144,26 @@ function parse(text: string): Record<string, JsonValue> {
   return { browser: browserOut, device: deviceOut, os: osOut };
 }
 
-/** The details of a user-agent text. */
-export function userAgentDetails(userAgent: string): Record<string, JsonValue> {
+function deepFreeze<T extends JsonValue>(value: T): T {
+  if (value !== null && typeof value === 'object') {
+    for (const key in value) deepFreeze((value as Record<string, JsonValue>)[key] as JsonValue);
+    Object.freeze(value);
+  }
+  return value;
+}
+
+/**
+ * The details of a user-agent text: one frozen object per text, shared by every log that carries
+ * it (writing it into a log copies its leaves; a copy per log was a fifth of an nginx record's
+ * pipeline time, structuredClone and its garbage).
+ */
+export function userAgentDetails(userAgent: string): Readonly<Record<string, JsonValue>> {
   const text = userAgent.length > MAX_USER_AGENT ? userAgent.slice(0, MAX_USER_AGENT) : userAgent;
   let details = cache.get(text);
   if (details === undefined) {
-    details = parse(text);
+    details = deepFreeze(parse(text));
     if (cache.size >= CACHE_SIZE) cache.clear();
     cache.set(text, details);
   }
-  return structuredClone(details);
+  return details;
 }
