@@ -10,7 +10,8 @@ import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ensureCollector, REPO_ROOT } from '../tools/src/collector/build';
-import { startCollector, type OverlayName, type RunningCollector } from '../tools/src/collector/run';
+import { clickHouseSinkEnv, startCollector, type OverlayName, type RunningCollector } from '../tools/src/collector/run';
+import type { ClickHouseLogin } from '../tools/src/clickhouse/credentials';
 import { createLogger } from '../src/core/observability/log';
 import { freePort } from '../test/helpers/ports';
 import { collectorListenEnv, eventually, healthy } from '../test/helpers/stack';
@@ -30,9 +31,11 @@ export const BENCH_API_KEY = 'bench';
 export interface SutOptions {
   /** taskset core list, e.g. "0" */
   cores: string;
-  /** debug exporter (throughput) or OTLP JSON files in `sinkDir` (conformance) */
-  sink: 'debug' | 'file';
+  /** debug exporter (throughput), OTLP JSON files in `sinkDir` (conformance), or a ClickHouse through the base's disk queue (bench/production.ts; ours only) */
+  sink: 'debug' | 'file' | 'clickhouse';
   sinkDir?: string;
+  /** with sink 'clickhouse': the exporter's endpoint, its login and its queue's folder */
+  clickhouse?: { tcpEndpoint: string; login: ClickHouseLogin; queueDir: string };
   /** extra sidecar environment (e.g. DD_BRIDGE_OTLP_COMPRESSION) */
   sidecarEnv?: Record<string, string>;
   /** node flags for the sidecar (e.g. --cpu-prof) */
@@ -81,6 +84,14 @@ export async function collectorPorts(): Promise<{ env: NodeJS.ProcessEnv; grpc: 
   return { grpc, health, env: { ...collectorListenEnv({ grpc, http, health, metrics }), COLLECTOR_BATCH_TIMEOUT: '200ms', COLLECTOR_LOG_LEVEL: 'warn' } };
 }
 
+/** What points the base's pipelines at the sink (collector/config.yaml: COLLECTOR_SINK, else ClickHouse). */
+const sinkEnv = (o: SutOptions): NodeJS.ProcessEnv => {
+  if (o.sink === 'debug') return { COLLECTOR_SINK: 'debug' };
+  if (o.sink === 'file') return { COLLECTOR_SINK: 'file' };
+  if (o.sink === 'clickhouse' && o.clickhouse) return { ...clickHouseSinkEnv(o.clickhouse.tcpEndpoint, o.clickhouse.login, o.clickhouse.queueDir), DB_TTL: '0' };
+  return {};
+};
+
 export async function launchCollector(binary: string, o: SutOptions, env: NodeJS.ProcessEnv, health: number, reference: boolean): Promise<RunningCollector> {
   const dir = o.sinkDir ?? mkdtempSync(join(tmpdir(), 'dd-bench-'));
   mkdirSync(dir, { recursive: true });
@@ -91,7 +102,7 @@ export async function launchCollector(binary: string, o: SutOptions, env: NodeJS
     overlays,
     extraConfigs: extra,
     ...(reference ? { baseConfig: REFERENCE_CONFIG } : {}),
-    env: { ...env, GOMAXPROCS: String(coreCount(o.cores)), FILE_SINK_DIR: dir },
+    env: { ...env, GOMAXPROCS: String(coreCount(o.cores)), FILE_SINK_DIR: dir, COLLECTOR_QUEUE_DIR: join(dir, 'queue'), ...sinkEnv(o) },
     healthUrl: `http://127.0.0.1:${health}/`,
     logFile: join(dir, 'collector.log'),
   });

@@ -93,18 +93,20 @@ const openSpool = (config: Config, dir: string): DiskSpool => DiskSpool.open({ d
 function drainFormerSpool(config: Config, dir: string, metrics: BridgeMetrics, log: Logger): SpoolingExporter {
   const spool = openSpool(config, dir);
   log.info('delivering a spool an earlier version left', { dir, pendingBytes: spool.bytes });
-  return new SpoolingExporter(spool, new OtlpGrpcExporter(optionsFor(config, EXPORT_OPTIONS), metrics, log), new BridgeMetrics(), log, { attemptMs: config.otlpTimeoutMs });
+  return new SpoolingExporter(spool, new OtlpGrpcExporter(optionsFor(config, EXPORT_OPTIONS), metrics, log), new BridgeMetrics(), log, { batchBytes: config.exportMaxBytes });
 }
 
-/** Where encoded exports go: batched, to the collector or to the durable spool in front of it. */
+/**
+ * Where encoded exports go: batched, to the collector; or to the durable spool in front of it,
+ * which keeps each request as records of its own and merges them only as it sends them on.
+ */
 function createExporter(config: Config, metrics: BridgeMetrics, log: Logger): Exporters {
   const collector = new OtlpGrpcExporter(optionsFor(config, EXPORT_OPTIONS), metrics, log);
-  const batched = (inner: Exporter): Exporter => new CoalescingExporter(inner, config.exportMaxBytes, metrics);
-  if (!config.spoolDir) return { exporter: batched(collector), collector, former: [] };
+  if (!config.spoolDir) return { exporter: new CoalescingExporter(collector, config.exportMaxBytes, metrics), collector, former: [] };
   const spool = openSpool(config, config.spoolDir);
   log.info('durable spool enabled', { dir: config.spoolDir, maxBytes: config.spoolMaxBytes, fsync: config.spoolFsync, pendingBytes: spool.bytes });
   const former = formerWorkerSpools(config.spoolDir).map((dir) => drainFormerSpool(config, dir, metrics, log));
-  return { exporter: batched(new SpoolingExporter(spool, collector, metrics, log, { attemptMs: config.otlpTimeoutMs })), collector, former };
+  return { exporter: new SpoolingExporter(spool, collector, metrics, log, { batchBytes: config.exportMaxBytes }), collector, former };
 }
 
 /**

@@ -1,14 +1,14 @@
 /**
  * The embedded ClickHouse (tools/src/clickhouse/): a real server from the chdb-core venv that keeps
- * its data across restarts, stops without leaving a process, goes away with a killed parent, and
- * names what to install when Python is missing.
+ * its data across restarts (also a data folder of the former layout), stops without leaving a
+ * process, goes away with a killed parent, and names what to install when Python is missing.
  */
 import { spawn, spawnSync } from 'node:child_process';
-import { mkdtempSync } from 'node:fs';
+import { lstatSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { REPO_ROOT } from '../../tools/src/collector/build';
-import { startTestClickHouse, TEST_CLICKHOUSE_HOME, type TestClickHouse } from '../helpers/clickhouse';
+import { clickHouseQuery, startTestClickHouse, TEST_CLICKHOUSE_HOME, type TestClickHouse } from '../helpers/clickhouse';
 import { freePort } from '../helpers/ports';
 import { eventually, processAlive as alive } from '../helpers/stack';
 
@@ -28,13 +28,14 @@ describe('embedded ClickHouse launcher', () => {
   });
 
   it('keeps rows across a restart on the same data directory, and a stop leaves no process', async () => {
-    await ch.query('CREATE TABLE kept (id String, n UInt32) ENGINE = MergeTree ORDER BY id');
-    await ch.query("INSERT INTO kept VALUES ('a', 1), ('b', 2)");
+    // as the collector: the one user that creates tables (otel_*, MergeTree)
+    await clickHouseQuery(ch.httpUrl, ch.credentials.collector, 'CREATE TABLE otel_kept (id String, n UInt32) ENGINE = MergeTree ORDER BY id');
+    await clickHouseQuery(ch.httpUrl, ch.credentials.collector, "INSERT INTO otel_kept VALUES ('a', 1), ('b', 2)");
     const before = ch.pid();
     await ch.restart();
     expect(alive(before)).toBe(false);
     expect(ch.pid()).not.toBe(before);
-    expect(await ch.query('SELECT id, n FROM kept ORDER BY id')).toEqual([
+    expect(await ch.query('SELECT id, n FROM otel_kept ORDER BY id')).toEqual([
       { id: 'a', n: 1 },
       { id: 'b', n: 2 },
     ]);
@@ -42,7 +43,18 @@ describe('embedded ClickHouse launcher', () => {
     await ch.stop();
     expect(alive(running)).toBe(false);
     await ch.restart();
-    expect(await ch.waitForRows('SELECT id FROM kept', 2, 5000)).toHaveLength(2);
+    expect(await ch.waitForRows('SELECT id FROM otel_kept', 2, 5000)).toHaveLength(2);
+  });
+
+  it("adopts a data folder made before clickhouse-local's own database was renamed: its default tables stay", async () => {
+    // what the former layout had: the overlay's Atomic part linked metadata/default into store/
+    // but wrote no metadata/default.sql
+    await ch.stop();
+    rmSync(join(ch.dataDir, 'metadata', 'default.sql'));
+    expect(lstatSync(join(ch.dataDir, 'metadata', 'default')).isSymbolicLink()).toBe(true);
+    await ch.restart();
+    expect(await ch.query('SELECT id FROM otel_kept ORDER BY id')).toEqual([{ id: 'a' }, { id: 'b' }]);
+    expect(await ch.query("SELECT engine FROM system.databases WHERE name = 'default'")).toEqual([{ engine: 'Atomic' }]);
   });
 
   it('exits when the process that started it is killed (no orphan)', async () => {

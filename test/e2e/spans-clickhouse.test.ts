@@ -5,7 +5,8 @@
  * real ClickHouse, and the rows read with the SQL shapes of HyperDX's views
  * (docs/hyperdx-ui.md, What HyperDX reads): the HTTP panel's keys on HTTP spans, the
  * Database tab's query text, the exception event's stack, endpoints, integration spans under
- * their process's service, the datadog exporter's 128-bit ids, scope and Ok status, and SampleRate.
+ * their process's service, the datadog exporter's 128-bit ids, scope and Ok status, and SampleRate;
+ * and the exporter's trace-id lookup table, filled by its materialized view as the `collector` user.
  * The `dd.trace.*` side of the one-service rule, from a real tracer's APM stats, is
  * test/e2e/stats-clickhouse.test.ts.
  */
@@ -24,6 +25,12 @@ describe('spans in ClickHouse as HyperDX reads them', () => {
     for (const client of CLIENTS) expect(non2xx(await replayCaptured(capturedDir(client), running.stack.intakeUrl, KEY, NOT_TRACES))).toEqual([]);
     // 42 Python + 13 Node + 3 exporter spans, and Go's
     await running.ch.waitForRows('SELECT SpanId FROM otel_traces', 70, WAIT_MS);
+  });
+
+  it('every trace reaches otel_traces_trace_id_ts through the materialized view, which runs as the collector user', async () => {
+    const traces = await running.ch.query<{ TraceId: string }>("SELECT DISTINCT TraceId FROM otel_traces WHERE TraceId != '' ORDER BY TraceId");
+    expect(traces.length).toBeGreaterThan(0);
+    expect(await running.ch.waitForRows('SELECT DISTINCT TraceId FROM otel_traces_trace_id_ts ORDER BY TraceId', traces.length, WAIT_MS)).toEqual(traces);
   });
 
   it("HTTP server spans carry the HTTP panel's keys (http.url, http.method, an integer http.status_code)", async () => {

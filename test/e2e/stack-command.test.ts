@@ -4,10 +4,11 @@
  * three on SIGTERM and when it is killed; `--sink file` starts no ClickHouse. Ports, ClickHouse
  * home and collector queue are the test's own; the ClickHouse venv is the shared one (linked).
  */
-import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, symlinkSync } from 'node:fs';
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, statSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
+import { ensureClickHouseCredentials } from '../../tools/src/clickhouse/credentials';
 import { REPO_ROOT } from '../../tools/src/collector/build';
 import { clickHouseQuery, TEST_CLICKHOUSE_HOME } from '../helpers/clickhouse';
 import { freePort } from '../helpers/ports';
@@ -20,6 +21,8 @@ interface StackRun {
   output(): string;
   intakeUrl: string;
   clickhouseUrl: string;
+  /** The stack's --clickhouse-home. */
+  home: string;
   dir: string;
   /** The pid a start-up log line names (`msg` is matched as a substring). */
   pidOf(msg: string): number;
@@ -85,6 +88,7 @@ async function startStackCommand(extraArgs: string[] = []): Promise<StackRun> {
     output: () => output,
     intakeUrl: `http://127.0.0.1:${intake}`,
     clickhouseUrl: `http://127.0.0.1:${chHttp}`,
+    home,
     dir,
     pidOf: (msg) => Number(logLines(output).find((l) => String(l.msg).includes(msg))?.pid),
   };
@@ -93,11 +97,14 @@ async function startStackCommand(extraArgs: string[] = []): Promise<StackRun> {
 const exitOf = (child: ChildProcess): Promise<number | null> => (child.exitCode !== null ? Promise.resolve(child.exitCode) : new Promise((r) => child.once('exit', (code) => r(code))));
 
 describe('dd-otlp-bridge stack on the embedded ClickHouse', () => {
-  it('prints the curl line and the HyperDX URL, a sent log sits in otel_logs, SIGTERM stops all three', async () => {
+  it('prints where the passwords are and a curl that reads them, a sent log sits in otel_logs, SIGTERM stops all three', async () => {
     const stack = await startStackCommand();
     const ready = logLines(stack.output()).find((l) => l.msg === 'collector running')!;
-    expect(ready.query).toBe(`curl ${stack.clickhouseUrl}/ --data-binary 'SELECT Timestamp, ServiceName, SeverityText, Body FROM otel_logs ORDER BY Timestamp DESC LIMIT 10 FORMAT PrettyCompact'`);
-    expect(ready.hyperdx).toContain(stack.clickhouseUrl);
+    const netrc = join(stack.home, 'reader.netrc');
+    expect(ready.query).toBe(`curl --netrc-file ${netrc} ${stack.clickhouseUrl}/ --data-binary 'SELECT Timestamp, ServiceName, SeverityText, Body FROM otel_logs ORDER BY Timestamp DESC LIMIT 10 FORMAT PrettyCompact'`);
+    expect(ready.credentials).toContain(join(stack.home, 'credentials.json'));
+    for (const file of ['credentials.json', 'reader.netrc']) expect((statSync(join(stack.home, file)).mode & 0o777).toString(8)).toBe('600');
+    const { reader, collector } = ensureClickHouseCredentials(stack.home);
     const clickhousePid = stack.pidOf('ClickHouse ready');
     const collectorPid = stack.pidOf('collector running');
     expect(alive(clickhousePid) && alive(collectorPid)).toBe(true);
@@ -106,12 +113,16 @@ describe('dd-otlp-bridge stack on the embedded ClickHouse', () => {
     expect(res.status).toBe(202);
     const seen = await eventually(async () => {
       try {
-        return (await clickHouseQuery(stack.clickhouseUrl, "SELECT Body FROM otel_logs WHERE ServiceName = 'stack-test' AND SeverityText = 'warn'")).length === 1;
+        return (await clickHouseQuery(stack.clickhouseUrl, reader, "SELECT Body FROM otel_logs WHERE ServiceName = 'stack-test' AND SeverityText = 'warn'")).length === 1;
       } catch {
         return false;
       }
     }, 30_000);
     expect(seen).toBe(true);
+    // the printed line, as a user pastes it
+    expect(execFileSync('sh', ['-c', String(ready.query)], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] })).toContain('hello from the stack test');
+    expect(stack.output()).not.toContain(reader.password);
+    expect(stack.output()).not.toContain(collector.password);
 
     const sidecarPid = stack.pidOf('sidecar running');
     stack.child.kill('SIGTERM');
@@ -139,7 +150,7 @@ describe('dd-otlp-bridge stack on the embedded ClickHouse', () => {
     expect(stack.output()).not.toMatch(/ClickHouse ready/);
     const res = await fetch(`${stack.intakeUrl}/api/v2/logs`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify([{ message: 'to the file sink', service: 'stack-test' }]) });
     expect(res.status).toBe(202);
-    const sink = join(stack.dir, 'sink', 'logs.jsonl');
+    const sink = join(stack.dir, 'sink', 'otlp.jsonl');
     expect(await eventually(async () => existsSync(sink) && readFileSync(sink, 'utf8').includes('to the file sink'), 30_000)).toBe(true);
     stack.child.kill('SIGTERM');
     expect(await exitOf(stack.child)).toBe(0);

@@ -12,6 +12,8 @@ export interface LoadResult {
   networkErrors: number;
   /** 503s without a Retry-After header (senders back off blindly on those). */
   unavailableWithoutRetryAfter: number;
+  /** How long each answered request took, from sending it to the end of the reply, in ms. */
+  latenciesMs: number[];
 }
 
 export interface LoadOptions {
@@ -36,11 +38,13 @@ export const logsBatch = (run: string, ids: readonly string[]): string => JSON.s
 async function sendUntilAccepted(o: LoadOptions, ids: string[], result: LoadResult, cancelled: AbortSignal): Promise<void> {
   const body = logsBatch(o.run, ids);
   for (let attempt = 0, delay = 50; ; attempt++, delay = Math.min(delay * 2, 1000)) {
+    const started = performance.now();
     try {
       const res = await fetch(`${o.url}/api/v2/logs`, { method: 'POST', body, headers: { 'Content-Type': 'application/json', ...o.headers }, signal: AbortSignal.timeout(10_000) });
       countStatus(result, String(res.status));
       if (res.status === 503 && !res.headers.has('retry-after')) result.unavailableWithoutRetryAfter++;
       await res.arrayBuffer();
+      result.latenciesMs.push(performance.now() - started);
       if (res.status >= 200 && res.status < 300) {
         for (const id of ids) result.acknowledged.add(id);
         return;
@@ -65,7 +69,7 @@ export interface RunningLoad {
 }
 
 export function startAgentLoad(o: LoadOptions): RunningLoad {
-  const result: LoadResult = { acknowledged: new Set(), statuses: new Map(), networkErrors: 0, unavailableWithoutRetryAfter: 0 };
+  const result: LoadResult = { acknowledged: new Set(), statuses: new Map(), networkErrors: 0, unavailableWithoutRetryAfter: 0, latenciesMs: [] };
   let until = Date.now() + o.durationMs;
   const cancelled = new AbortController();
   const done = Promise.all(
@@ -96,3 +100,10 @@ export function startAgentLoad(o: LoadOptions): RunningLoad {
 }
 
 export const agentLoad = (o: LoadOptions): Promise<LoadResult> => startAgentLoad(o).done;
+
+/** The `p`-th percentile (0–100) of `values`, nearest rank; 0 for none. */
+export function percentile(values: readonly number[], p: number): number {
+  if (values.length === 0) return 0;
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))] as number;
+}

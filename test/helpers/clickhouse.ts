@@ -7,6 +7,7 @@ import { mkdtempSync } from 'node:fs';
 import { request } from 'node:http';
 import { homedir, tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { ClickHouseCredentials, ClickHouseLogin } from '../../tools/src/clickhouse/credentials';
 import { startClickHouse, type RunningClickHouse } from '../../tools/src/clickhouse/launcher';
 import { freePort } from './ports';
 
@@ -16,8 +17,10 @@ export interface TestClickHouse {
   httpUrl: string;
   tcpEndpoint: string;
   dataDir: string;
+  /** The reader's and the collector's logins (the shared test home's credentials.json). */
+  credentials: ClickHouseCredentials;
   pid(): number;
-  /** Runs `sql` over HTTP with `{name:Type}` parameters; rows of a SELECT (JSONEachRow), [] for statements without a result. */
+  /** Runs `sql` over HTTP as the read-only user, with `{name:Type}` parameters; rows (JSONEachRow). */
   query<T = Record<string, unknown>>(sql: string, params?: Record<string, string | number>): Promise<T[]>;
   /** Polls `sql` until it returns at least `min` rows; the last rows seen are in the error on timeout. */
   waitForRows<T = Record<string, unknown>>(sql: string, min: number, timeoutMs: number, params?: Record<string, string | number>): Promise<T[]>;
@@ -28,14 +31,14 @@ export interface TestClickHouse {
 
 /**
  * One POST on its own connection (a pooled keep-alive socket would hold up the server's stop for
- * its 5 s connection drain). Rejects with ClickHouse's own error text on a non-200.
+ * its 5 s connection drain), as `login`. Rejects with ClickHouse's own error text on a non-200.
  */
-export function clickHouseQuery<T = Record<string, unknown>>(httpUrl: string, sql: string, params: Record<string, string | number> = {}): Promise<T[]> {
+export function clickHouseQuery<T = Record<string, unknown>>(httpUrl: string, login: ClickHouseLogin, sql: string, params: Record<string, string | number> = {}): Promise<T[]> {
   const url = new URL(httpUrl);
   url.searchParams.set('default_format', 'JSONEachRow');
   for (const [name, value] of Object.entries(params)) url.searchParams.set(`param_${name}`, String(value));
   return new Promise((resolve, reject) => {
-    const req = request(url, { method: 'POST', agent: false, timeout: 30_000 }, (res) => {
+    const req = request(url, { method: 'POST', agent: false, timeout: 30_000, auth: `${login.user}:${login.password}` }, (res) => {
       const chunks: Buffer[] = [];
       res.on('data', (c: Buffer) => chunks.push(c));
       res.on('end', () => {
@@ -55,17 +58,19 @@ export function clickHouseQuery<T = Record<string, unknown>>(httpUrl: string, sq
   });
 }
 
-export async function startTestClickHouse(): Promise<TestClickHouse> {
+/** `uiOrigins`: the browser origins that may query it (a HyperDX the test serves); none by default, as `stack` without --ui. */
+export async function startTestClickHouse(options: { uiOrigins?: readonly string[] } = {}): Promise<TestClickHouse> {
   const [httpPort, tcpPort] = await Promise.all([freePort(), freePort()]);
   const dataDir = mkdtempSync(join(tmpdir(), 'dd-bridge-clickhouse-'));
-  const launch = (): Promise<RunningClickHouse> => startClickHouse({ home: TEST_CLICKHOUSE_HOME, dataDir, httpPort, tcpPort, logFile: `${dataDir}.log` });
+  const launch = (): Promise<RunningClickHouse> => startClickHouse({ home: TEST_CLICKHOUSE_HOME, dataDir, httpPort, tcpPort, logFile: `${dataDir}.log`, uiOrigins: options.uiOrigins });
   let server: RunningClickHouse | undefined = await launch();
-  const httpUrl = server.httpUrl;
-  const query = <T = Record<string, unknown>>(sql: string, params?: Record<string, string | number>): Promise<T[]> => clickHouseQuery<T>(httpUrl, sql, params);
+  const { httpUrl, credentials } = server;
+  const query = <T = Record<string, unknown>>(sql: string, params?: Record<string, string | number>): Promise<T[]> => clickHouseQuery<T>(httpUrl, credentials.reader, sql, params);
   return {
     httpUrl,
     tcpEndpoint: server.tcpEndpoint,
     dataDir,
+    credentials,
     pid: () => server?.pid ?? -1,
     query,
     async waitForRows<T = Record<string, unknown>>(sql: string, min: number, timeoutMs: number, params?: Record<string, string | number>): Promise<T[]> {

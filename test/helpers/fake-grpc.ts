@@ -7,9 +7,16 @@ import * as grpc from '@grpc/grpc-js';
 
 export type Script = (body: Buffer, md: grpc.Metadata) => { error?: Partial<grpc.StatusObject>; response?: Buffer };
 
+export interface FakeCall {
+  body: Buffer;
+  md: grpc.Metadata;
+  /** the call's deadline (grpc-timeout) as it arrived, in ms from then */
+  deadlineMs: number;
+}
+
 export interface FakeCollector {
   port: number;
-  calls: { body: Buffer; md: grpc.Metadata }[];
+  calls: FakeCall[];
   /** at once, calls in flight fail */
   stop(): void;
   /** GOAWAY, then close once calls in flight are answered */
@@ -18,9 +25,9 @@ export interface FakeCollector {
 
 export async function fakeCollector(script: Script, port = 0): Promise<FakeCollector> {
   const server = new grpc.Server();
-  const calls: { body: Buffer; md: grpc.Metadata }[] = [];
+  const calls: FakeCall[] = [];
   const handler: grpc.handleUnaryCall<Buffer, Buffer> = (call, callback) => {
-    calls.push({ body: call.request, md: call.metadata });
+    calls.push({ body: call.request, md: call.metadata, deadlineMs: Number(call.getDeadline()) - Date.now() });
     const { error, response } = script(call.request, call.metadata);
     if (error) callback(error as grpc.ServiceError);
     else callback(null, response ?? Buffer.alloc(0));

@@ -30,7 +30,7 @@ const FIXTURES = join(REPO_ROOT, 'test', 'fixtures', 'migrate');
 const KEY = 'migrate-tiles-key';
 
 const running = useClickHouseStack();
-const server = seededApiForSuite(() => running.ch.httpUrl);
+const server = seededApiForSuite(() => ({ url: running.ch.httpUrl, login: running.ch.credentials.reader }));
 let workload: PostgresWorkload;
 
 beforeAll(async () => {
@@ -193,7 +193,7 @@ async function formulaPoints(config: TileConfig, range: ChartRange): Promise<Poi
   };
   const node = ensureApiNode();
   const commonUtils = join(ensureHyperdxApi(), 'packages', 'common-utils');
-  const run = spawnSync(node, [join(__dirname, 'render-tile.js')], { input: JSON.stringify({ commonUtils, clickhouseUrl: running.ch.httpUrl, config: chart }), encoding: 'utf8', timeout: 60_000 });
+  const run = spawnSync(node, [join(__dirname, 'render-tile.js')], { input: JSON.stringify({ commonUtils, clickhouseUrl: running.ch.httpUrl, login: running.ch.credentials.reader, config: chart }), encoding: 'utf8', timeout: 60_000 });
   if (run.status !== 0) throw new Error(`render-tile.js exited ${run.status}: ${run.stderr}`);
   const rows = JSON.parse(run.stdout) as Record<string, unknown>[];
   const columns = (config.formulas ?? []).map((f) => f.alias ?? f.expression);

@@ -10,6 +10,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { ClickHouseLogin } from '../../tools/src/clickhouse/credentials';
 import { freePort } from '../helpers/ports';
 import { STACK_API_FIXTURES } from '../helpers/stack-cli';
 import { ensureApiNode, ensureFerretDb, ensureHyperdxApi } from './setup';
@@ -132,12 +133,18 @@ async function apiPost(api: HyperdxApi, path: string, body: unknown): Promise<Cr
   return (JSON.parse(text) as { data: Created }).data;
 }
 
-/** Where the connection points when a suite runs no ClickHouse: the stack's default address (`npm run stack`). */
-const DEFAULT_CLICKHOUSE_URL = 'http://127.0.0.1:8123';
+/** A ClickHouse HyperDX's connection points at, and the read-only login it uses. */
+export interface ClickHouseTarget {
+  url: string;
+  login: ClickHouseLogin;
+}
+
+/** Where the connection points when a suite runs no ClickHouse (nothing queries it): the stack's default address (`npm run stack`). */
+const UNQUERIED_CLICKHOUSE: ClickHouseTarget = { url: 'http://127.0.0.1:8123', login: { user: 'reader', password: 'unused' } };
 
 /** test/fixtures/stack-api/sources.json's sources, created over a connection to ClickHouse; fixture id → server id. */
-async function createSources(api: HyperdxApi, clickhouseUrl: string): Promise<Map<string, string>> {
-  const connection = await apiPost(api, '/connections', { name: 'Local ClickHouse', host: clickhouseUrl, username: 'default', password: '' });
+async function createSources(api: HyperdxApi, clickhouse: ClickHouseTarget): Promise<Map<string, string>> {
+  const connection = await apiPost(api, '/connections', { name: 'Local ClickHouse', host: clickhouse.url, username: clickhouse.login.user, password: clickhouse.login.password });
   const ids = new Map<string, string>();
   const sources = JSON.parse(readFileSync(join(STACK_API_FIXTURES, 'sources.json'), 'utf8')) as Record<string, unknown>[];
   for (const { id, traceSourceId: _t, logSourceId: _l, ...source } of sources) {
@@ -156,12 +163,12 @@ export interface SeededApi {
 
 /**
  * The server with what an operator sets up first: the fixture's sources (over a connection to
- * `clickhouseUrl`) and a webhook.
+ * `clickhouse`) and a webhook.
  */
-export async function startSeededHyperdxApi(clickhouseUrl = DEFAULT_CLICKHOUSE_URL): Promise<SeededApi> {
+export async function startSeededHyperdxApi(clickhouse = UNQUERIED_CLICKHOUSE): Promise<SeededApi> {
   const api = await startHyperdxApi();
   try {
-    const sourceIds = await createSources(api, clickhouseUrl);
+    const sourceIds = await createSources(api, clickhouse);
     const webhookId = (await apiPost(api, '/webhooks', { name: 'ops', service: 'generic', url: 'https://hooks.example.com/alert' })).id;
     return { api, sourceIds, webhookId };
   } catch (err) {
@@ -172,13 +179,13 @@ export async function startSeededHyperdxApi(clickhouseUrl = DEFAULT_CLICKHOUSE_U
 
 /**
  * A suite's server: started (and seeded) before its first test, stopped after its last. The
- * returned object is filled in by then. `clickhouseUrl` is read when the server starts (a
+ * returned object is filled in by then. `clickhouse` is read when the server starts (a
  * ClickHouse started by an earlier `beforeAll` of the suite is running by then).
  */
-export function seededApiForSuite(clickhouseUrl?: () => string): SeededApi {
+export function seededApiForSuite(clickhouse?: () => ClickHouseTarget): SeededApi {
   const seeded = {} as SeededApi;
   beforeAll(async () => {
-    Object.assign(seeded, await startSeededHyperdxApi(clickhouseUrl?.()));
+    Object.assign(seeded, await startSeededHyperdxApi(clickhouse?.()));
   }, 180_000);
   afterAll(async () => {
     await seeded.api?.stop();

@@ -17,6 +17,7 @@ import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Locator, Page } from 'playwright-core';
+import { uiOriginsFor } from '../../tools/src/clickhouse/config';
 import { EXP_HISTOGRAM_TABLE, startHyperdx, type RunningHyperdx } from '../../tools/src/hyperdx/serve';
 import type { HyperdxBuild } from '../../tools/src/hyperdx/build';
 import { AGENT_PROTOBUF_HEADERS, agentZstd, encodeMetricPayload, encodeSketchPayload } from '../fixtures/metrics/agent-payloads';
@@ -111,7 +112,9 @@ async function pythonTimeRange(): Promise<string> {
 }
 
 beforeAll(async () => {
-  ch = await startTestClickHouse();
+  // ClickHouse answers browsers from this UI's origin only, as `stack --ui` sets it up
+  const uiPort = await freePort();
+  ch = await startTestClickHouse({ uiOrigins: uiOriginsFor(uiPort) });
   stack = await startStack({ sink: 'clickhouse', clickhouse: ch });
   app = runShopApp(stack.intakeUrl);
   expect((await shipAsAgent(stack.intakeUrl, KEY, app.lines, 'env:ui,filename:/var/log/shop.log', SERVICE)).status).toBe(202);
@@ -121,7 +124,7 @@ beforeAll(async () => {
   await waitForRows();
   const build = JSON.parse(process.env.DD_BRIDGE_TEST_HYPERDX ?? 'null') as HyperdxBuild | null;
   if (!build) throw new Error('DD_BRIDGE_TEST_HYPERDX is unset: the ui globalSetup did not build HyperDX');
-  hyperdx = await startHyperdx({ build, port: await freePort(), logFile: join(stack.sinkDir, '..', 'hyperdx.log') });
+  hyperdx = await startHyperdx({ build, port: uiPort, logFile: join(stack.sinkDir, '..', 'hyperdx.log') });
   browser = await launchBrowser();
   page = browser.page;
 }, 240_000);
@@ -200,6 +203,9 @@ describe('HyperDX UI on data from real clients through the bridge', () => {
     const host = page.getByTestId('connection-host-input');
     await visible(host);
     await host.fill(ch.httpUrl);
+    // the read-only user, as the stack's credentials.json names it
+    await page.getByTestId('connection-username-input').fill(ch.credentials.reader.user);
+    await page.getByTestId('connection-password-input').fill(ch.credentials.reader.password);
     await browser.screenshot('01-connection-form');
     await page.getByTestId('connection-save-button').click();
     await visible(page.getByTestId('search-input'));

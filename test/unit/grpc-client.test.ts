@@ -5,7 +5,7 @@
  */
 import { status as grpcJsStatus } from '@grpc/grpc-js';
 import * as http2 from 'node:http2';
-import { createServer, type Socket } from 'node:net';
+import { createServer, Socket } from 'node:net';
 import { gzipSync } from 'node:zlib';
 import { GrpcClient, GrpcError, GrpcStatus, grpcTimeout, outcomeOf, readReplyMessage, statusForHttp, statusForReset } from '../../src/core/export/grpc-client';
 import { freeNow, own } from '../../src/core/owned-buffers';
@@ -19,6 +19,18 @@ const frame = (message: Buffer, compressed = false): Buffer => {
   return Buffer.concat([prefix, message]);
 };
 const ok = { ':status': 200, 'grpc-status': '0' } as unknown as http2.IncomingHttpHeaders;
+/** A gRPC OK with an empty message, from a bare HTTP/2 server, once the request has been read. */
+const answerOkAfterReading = (stream: http2.ServerHttp2Stream, delayMs = 0): void => {
+  stream.resume();
+  stream.on('end', () =>
+    setTimeout(() => {
+      if (stream.closed) return;
+      stream.respond({ ':status': 200, 'content-type': 'application/grpc' }, { waitForTrailers: true });
+      stream.on('wantTrailers', () => stream.sendTrailers({ 'grpc-status': '0' }));
+      stream.end(frame(Buffer.alloc(0)));
+    }, delayMs),
+  );
+};
 const client = (port: number, extra: Partial<ConstructorParameters<typeof GrpcClient>[0]> = {}): GrpcClient => new GrpcClient({ address: `127.0.0.1:${port}`, metadata: {}, gzip: false, pingTimeoutMs: 200, userAgent: 'test', ...extra });
 
 describe('outcomeOf', () => {
@@ -189,23 +201,49 @@ describe('GrpcClient', () => {
     }
   });
 
+  it('a deadline ends the call on time even when the peer stopped reading (the stream cannot be reset then)', async () => {
+    // an HTTP/2 responder with windows wide open, behind a relay that can stop reading from the
+    // client as a frozen collector does: the client's writes fill the socket, and the RST_STREAM
+    // that would close the stream waits behind them
+    const server = http2.createServer({ settings: { initialWindowSize: 2 ** 31 - 1 } });
+    server.on('session', (session) => session.once('remoteSettings', () => session.setLocalWindowSize(2 ** 31 - 1)));
+    server.on('stream', (stream) => answerOkAfterReading(stream));
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    const toServer = (server.address() as { port: number }).port;
+    const sockets: Socket[] = [];
+    const relay = createServer((fromClient) => {
+      const upstream = new Socket().connect(toServer, '127.0.0.1');
+      sockets.push(fromClient, upstream);
+      fromClient.pipe(upstream);
+      upstream.pipe(fromClient);
+    });
+    await new Promise<void>((r) => relay.listen(0, '127.0.0.1', r));
+    // the ping that would drop the connection is given longer than this test waits
+    const c = client((relay.address() as { port: number }).port, { pingTimeoutMs: 60_000 });
+    try {
+      await c.call(PATH, Buffer.from('warm'), 5_000); // settings exchanged: the windows are open
+      const [fromClient, upstream] = sockets as [Socket, Socket];
+      fromClient.unpipe(upstream);
+      fromClient.pause();
+      const started = Date.now();
+      const err = (await c.call(PATH, Buffer.alloc(64 * 1024 * 1024, 1), 300).catch((e: unknown) => e)) as GrpcError;
+      expect(err.code).toBe(GrpcStatus.DEADLINE_EXCEEDED);
+      expect(Date.now() - started).toBeLessThan(10_000);
+    } finally {
+      await c.close(0);
+      for (const s of sockets) s.destroy();
+      relay.close();
+      server.close();
+    }
+  });
+
   it('a slow but live peer keeps its connection after a deadline', async () => {
     // a bare HTTP/2 gRPC responder that counts connections and can be told to answer late
     let delayMs = 0;
     let sessions = 0;
     const server = http2.createServer();
     server.on('session', () => sessions++);
-    server.on('stream', (stream) => {
-      stream.resume();
-      stream.on('end', () =>
-        setTimeout(() => {
-          if (stream.closed) return;
-          stream.respond({ ':status': 200, 'content-type': 'application/grpc' }, { waitForTrailers: true });
-          stream.on('wantTrailers', () => stream.sendTrailers({ 'grpc-status': '0' }));
-          stream.end(frame(Buffer.alloc(0)));
-        }, delayMs),
-      );
-    });
+    server.on('stream', (stream) => answerOkAfterReading(stream, delayMs));
     await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
     const c = client((server.address() as { port: number }).port);
     try {
@@ -232,12 +270,7 @@ describe('GrpcClient', () => {
         stream.close(http2.constants.NGHTTP2_NO_ERROR);
         return;
       }
-      stream.resume();
-      stream.on('end', () => {
-        stream.respond({ ':status': 200, 'content-type': 'application/grpc' }, { waitForTrailers: true });
-        stream.on('wantTrailers', () => stream.sendTrailers({ 'grpc-status': '0' }));
-        stream.end(frame(Buffer.alloc(0)));
-      });
+      answerOkAfterReading(stream);
     });
     await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
     const port = (server.address() as { port: number }).port;

@@ -136,6 +136,43 @@ describe('OtlpGrpcExporter', () => {
     }
   });
 
+  it('never makes a retry with a deadline below a second, though a busy event loop overran the waits before it', async () => {
+    // each failure keeps the event loop busy for 400 ms (the fake collector runs in this process),
+    // so the waits between retries end late and eat into the time left
+    const busyFor = (ms: number): void => {
+      for (const until = Date.now() + ms; Date.now() < until; );
+    };
+    const fake = await fakeCollector(() => {
+      busyFor(400);
+      return { error: { code: grpc.status.UNAVAILABLE, details: 'busy' } };
+    });
+    const exporter = new OtlpGrpcExporter(configFor(fake.port, ['--export-retry-max-elapsed-ms', '3000']), new BridgeMetrics(), silent);
+    try {
+      expect(replyTo(await exportLogs(exporter, logs(1)).catch((e: unknown) => e)).status).toBe(503);
+      const deadlines = fake.calls.map((c) => c.deadlineMs);
+      expect(deadlines.length).toBeGreaterThan(1);
+      expect(deadlines[0]).toBeGreaterThan(2_500);
+      // the deadline arrives a little spent (it is counted from when the call started)
+      for (const ms of deadlines) expect(ms).toBeGreaterThan(900);
+    } finally {
+      await exporter.close();
+      fake.stop();
+    }
+  });
+
+  it('sendOnce: one call with the whole --otlp-timeout-ms deadline, no retry', async () => {
+    const fake = await fakeCollector(() => ({ error: { code: grpc.status.UNAVAILABLE } }));
+    const exporter = new OtlpGrpcExporter(configFor(fake.port, ['--otlp-timeout-ms', '7000']), new BridgeMetrics(), silent);
+    try {
+      const [request] = encodeExportRequests({ signal: 'logs', resources: logs(1) }, 4 * 1024 * 1024);
+      expect(replyTo(await exporter.sendOnce(request!).catch((e: unknown) => e)).status).toBe(503);
+      expect(fake.calls.map((c) => Math.round(c.deadlineMs / 1000))).toEqual([7]);
+    } finally {
+      await exporter.close();
+      fake.stop();
+    }
+  });
+
   it('answers 503 when nothing listens at the endpoint', async () => {
     const exporter = new OtlpGrpcExporter(configFor(1), new BridgeMetrics(), silent);
     try {

@@ -11,9 +11,10 @@ import { BridgeMetrics } from '../../src/core/observability/metrics';
 import type { EncodedExport } from '../../src/core/otlp/encode';
 import { replyTo } from '../helpers/error-reply';
 
-const req = (n: number): EncodedExport => ({ signal: 'logs', records: n, body: Buffer.alloc(50, n) });
+const BODY = 50;
+const req = (n: number): EncodedExport => ({ signal: 'logs', records: n, body: Buffer.alloc(BODY, n) });
 const options = (overrides: Partial<SpoolOptions> = {}): SpoolOptions => ({ dir: mkdtempSync(join(tmpdir(), 'spool-exporter-')), maxBytes: 1_000_000, segmentBytes: 1_000_000, fsync: 'always', ...overrides });
-const FAST = { maxBackoffMs: 5 };
+const FAST = { maxBackoffMs: 5, batchBytes: 1_000_000 };
 
 const noSpace = (): never => {
   throw Object.assign(new Error('ENOSPC: simulated'), { code: 'ENOSPC' });
@@ -21,26 +22,33 @@ const noSpace = (): never => {
 /** Real writes and renames, no fsync (these tests fake other faults). */
 const NO_SYNC_IO: SpoolIo = { writeSync: (fd, buffer, offset, length) => writeSync(fd, buffer, offset, length), fsyncSync: () => undefined, fsync: (_fd, callback) => callback(null), ftruncateSync, renameSync };
 
-type Outcome = () => Promise<number>;
+/** What the collector answers a call, given the spooled records merged into it. */
+type Outcome = (parts: number[]) => Promise<number>;
 const accept: Outcome = () => Promise.resolve(0);
 const refuse =
   (code: GrpcStatus): Outcome =>
   () =>
     Promise.reject(new ExportRefusedError(code, statusName(code), 'simulated', isPermanent(code)));
 
+/** The records of each request merged into `body`: req(n)'s body is BODY bytes of n. */
+const partsOf = (body: Buffer): number[] => Array.from({ length: body.length / BODY }, (_, i) => body[i * BODY] as number);
+
 /** A collector stand-in: the n-th call gets the n-th scripted outcome, every later call `rest`. */
 class FakeSender implements SpoolSender {
-  readonly calls: { records: number; giveUpAt: number; at: number }[] = [];
+  /** each call's spooled records (the requests merged into it) */
+  readonly calls: { parts: number[]; at: number }[] = [];
+  /** the spooled records accepted, in order */
   readonly accepted: number[] = [];
   constructor(
     private readonly script: Outcome[],
     private readonly rest: Outcome = accept,
   ) {}
 
-  async send(request: EncodedExport, giveUpAt: number): Promise<number> {
-    this.calls.push({ records: request.records, giveUpAt, at: Date.now() });
-    const rejected = await (this.script[this.calls.length - 1] ?? this.rest)();
-    this.accepted.push(request.records);
+  async sendOnce(request: EncodedExport): Promise<number> {
+    const parts = partsOf(request.body);
+    this.calls.push({ parts, at: Date.now() });
+    const rejected = await (this.script[this.calls.length - 1] ?? this.rest)(parts);
+    this.accepted.push(...parts);
     return rejected;
   }
 
@@ -81,11 +89,11 @@ describe('SpoolingExporter', () => {
     await exportEach(exporter, 1, 4);
     await until(() => sender.accepted.length === 4, 'four deliveries');
     expect(sender.accepted).toEqual([1, 2, 3, 4]);
-    expect(sender.calls.slice(0, 7).map((c) => c.records)).toEqual([1, 1, 1, 1, 1, 1, 1]);
+    // after a failure, one record at a time until the collector takes one
+    expect(sender.calls.slice(0, 7).map((c) => c.parts)).toEqual([[1], [1], [1], [1], [1], [1], [1]]);
     const retries = (reason: string): number => metrics.spoolRetries.get({ signal: 'logs', reason });
     expect([retries('UNAUTHENTICATED'), retries('UNIMPLEMENTED'), retries('INTERNAL'), retries('DEADLINE_EXCEEDED'), retries('error')]).toEqual([2, 1, 1, 1, 1]);
     expect(metrics.recordsRejected.get({ signal: 'logs' })).toBe(0);
-    expect(sender.calls.every((c) => Number.isFinite(c.giveUpAt) && c.giveUpAt > c.at)).toBe(true);
     await until(() => metrics.spoolBytes.get() === 0, 'the spool to empty');
     await exporter.close();
   });
@@ -104,7 +112,7 @@ describe('SpoolingExporter', () => {
 
   it('moves a record the collector calls invalid to dead-letter/, delivers the rest, and replays it from replay/ after a restart', async () => {
     const o = options();
-    const sender = new FakeSender([accept, refuse(GrpcStatus.INVALID_ARGUMENT)]);
+    const sender = new FakeSender([], (parts) => (parts.includes(2) ? refuse(GrpcStatus.INVALID_ARGUMENT)(parts) : accept(parts)));
     const metrics = new BridgeMetrics();
     const { log, lines } = capturingLog();
     const exporter = new SpoolingExporter(DiskSpool.open(o), sender, metrics, log, FAST);
@@ -186,6 +194,49 @@ describe('SpoolingExporter', () => {
     expect(sender.accepted).toEqual([1, 2, 4, 5]);
     expect(metrics.spoolDamagedBytes.get()).toBe(63);
     expect(lines).toContainEqual(expect.objectContaining({ level: 'error', bytes: 63, offset: 126 }));
+    await exporter.close();
+  });
+});
+
+describe('SpoolingExporter delivery', () => {
+  /** A spool already holding records 1..n, as a restart or an outage leaves it. */
+  async function spoolHolding(n: number): Promise<DiskSpool> {
+    const spool = DiskSpool.open(options());
+    for (let i = 1; i <= n; i++) await spool.append([req(i)]);
+    return spool;
+  }
+
+  it('during an outage one record per attempt; once the collector is back, the backlog merged into calls of up to batchBytes', async () => {
+    let down = true;
+    const sender = new FakeSender([], (parts) => (down ? refuse(GrpcStatus.UNAVAILABLE)(parts) : accept(parts)));
+    const exporter = new SpoolingExporter(await spoolHolding(12), sender, new BridgeMetrics(), capturingLog().log, { ...FAST, batchBytes: 5 * BODY });
+    await until(() => sender.calls.length >= 3, 'failed attempts');
+    down = false;
+    const failed = sender.calls.length;
+    await until(() => sender.accepted.length === 12, 'the backlog');
+    expect(sender.calls[0]!.parts).toEqual([1, 2, 3, 4, 5]);
+    expect(sender.calls.slice(1, failed).every((c) => c.parts.length === 1)).toBe(true);
+    expect(sender.calls.slice(failed).map((c) => c.parts)).toEqual([[1], [2, 3, 4, 5, 6], [7, 8, 9, 10, 11], [12]]);
+    await exporter.close();
+  });
+
+  it('a merged call refused as invalid: its records go one at a time, only the refused one is dead-lettered, nothing waits on a backoff', async () => {
+    const sender = new FakeSender([], (parts) => (parts.includes(3) ? refuse(GrpcStatus.INVALID_ARGUMENT)(parts) : accept(parts)));
+    const metrics = new BridgeMetrics();
+    const exporter = new SpoolingExporter(await spoolHolding(6), sender, metrics, capturingLog().log, { batchBytes: 1_000_000, maxBackoffMs: 60_000 });
+    await until(() => metrics.spoolBytes.get() === 0, 'every record');
+    expect(sender.calls.map((c) => c.parts)).toEqual([[1, 2, 3, 4, 5, 6], [1], [2], [3], [4], [5], [6]]);
+    expect(sender.accepted).toEqual([1, 2, 4, 5, 6]);
+    expect(metrics.spoolDeadLetters.get({ signal: 'logs' })).toBe(3);
+    expect(metrics.spoolRetries.get({ signal: 'logs', reason: 'INVALID_ARGUMENT' })).toBe(0);
+    await exporter.close();
+  });
+
+  it('acknowledges appends while the collector never answers: the intake waits only for the disk', async () => {
+    const sender = new FakeSender([], () => new Promise<number>(() => undefined));
+    const exporter = new SpoolingExporter(DiskSpool.open(options()), sender, new BridgeMetrics(), capturingLog().log, FAST);
+    await exportEach(exporter, 1, 20);
+    expect(sender.calls).toHaveLength(1);
     await exporter.close();
   });
 });

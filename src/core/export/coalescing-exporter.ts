@@ -15,11 +15,11 @@
  * delivered on their own, so only the culprit gets the refusal.
  */
 import { ExportRefusedError } from '../errors';
-import { freeNow, own } from '../owned-buffers';
+import { own } from '../owned-buffers';
 import type { EncodedExport } from '../otlp/encode';
 import type { Signal } from '../otlp/model';
 import type { BridgeMetrics } from '../observability/metrics';
-import type { ExportOutcome, Exporter } from './exporter';
+import { freeBodies, type ExportOutcome, type Exporter } from './exporter';
 
 interface Waiting {
   requests: EncodedExport[];
@@ -73,15 +73,6 @@ function mergeBodies(run: EncodedExport[], bytes: number): Buffer {
   return merged;
 }
 
-/**
- * Once the collector (or the spool, which copies them) has a request's bytes, nothing reads them
- * again: routes only wait for the outcome. Failed exports keep theirs for the fallback below.
- */
-const freeBodies = (requests: readonly EncodedExport[]): void =>
-  requests.forEach((r) => {
-    freeNow(r.body);
-  });
-
 /** A permanent refusal: retrying the same bytes cannot help, but another grouping might. */
 const isPermanent = (err: unknown): boolean => err instanceof ExportRefusedError && err.permanent;
 
@@ -130,6 +121,7 @@ export class CoalescingExporter implements Exporter {
     );
     this.inner.export(shared).then(
       (outcome) => {
+        // failed exports keep their bodies for the fallback below
         freeBodies(shared);
         for (const w of queue) w.resolve(outcome);
       },

@@ -1,3 +1,4 @@
+import { freeNow } from '../owned-buffers';
 import type { EncodedExport } from '../otlp/encode';
 
 /**
@@ -21,3 +22,12 @@ export interface ExportOutcome {
   accepted: number;
   rejected: number;
 }
+
+/**
+ * Once the collector (or the spool, which copies them) has a request's bytes, nothing reads them
+ * again: routes only wait for the outcome.
+ */
+export const freeBodies = (requests: readonly EncodedExport[]): void =>
+  requests.forEach((r) => {
+    freeNow(r.body);
+  });

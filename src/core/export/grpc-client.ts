@@ -185,35 +185,38 @@ export class GrpcClient {
       }
       const reply: Reply = { data: Buffer.alloc(0), rstCode: 0 };
       const chunks: Buffer[] = [];
-      let timedOut = false;
-      const deadline = setTimeout(() => {
-        timedOut = true;
+      // a peer that answered (or was cut off) before reading everything may leave our writes of
+      // `message` queued on the socket: its bytes must not be freed early
+      const keepUnsentBytes = (): void => {
+        if (!stream.writableFinished && body === message) disown(message);
+      };
+      // settled here rather than left to 'close': ending a call must not wait on what the peer
+      // does next (the RST that closes the stream waits for a socket the peer may not be reading)
+      const end = (err: GrpcError): void => {
+        clearTimeout(deadline);
+        abort?.removeEventListener('abort', onAbort);
+        this.settled(end);
+        keepUnsentBytes();
+        reject(err);
         stream.close(http2.constants.NGHTTP2_CANCEL);
+      };
+      const deadline = setTimeout(() => {
+        end(new GrpcError(GrpcStatus.DEADLINE_EXCEEDED, `no reply within ${timeoutMs} ms`));
         this.probe(session);
       }, timeoutMs);
+      const onAbort = (): void => end(new GrpcError(GrpcStatus.CANCELLED, 'aborted'));
       stream.on('response', (headers) => (reply.headers = headers));
       stream.on('trailers', (trailers) => (reply.trailers = trailers));
       stream.on('data', (chunk: Buffer) => chunks.push(chunk));
       stream.on('error', (err) => (reply.transportError = err));
-      // settled here rather than left to 'close': ending a call must not wait on what the peer does next
-      const end = (err: GrpcError): void => {
-        clearTimeout(deadline);
-        this.settled(end);
-        reject(err);
-        stream.close(http2.constants.NGHTTP2_CANCEL);
-      };
-      const onAbort = (): void => end(new GrpcError(GrpcStatus.CANCELLED, 'aborted'));
       abort?.addEventListener('abort', onAbort, { once: true });
       this.inFlight.add(end);
       stream.on('close', () => {
         clearTimeout(deadline);
         abort?.removeEventListener('abort', onAbort);
         this.settled(end);
-        if (timedOut) return reject(new GrpcError(GrpcStatus.DEADLINE_EXCEEDED, `no reply within ${timeoutMs} ms`));
         reply.rstCode = stream.rstCode ?? 0;
-        // a peer that answered before reading everything (then reset the stream) may leave our
-        // writes of `message` queued on the socket: its bytes must not be freed early
-        if (!stream.writableFinished && body === message) disown(message);
+        keepUnsentBytes();
         reply.data = chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks);
         const outcome = outcomeOf(reply);
         if (outcome instanceof GrpcError) reject(outcome);

@@ -12,7 +12,7 @@ import type { Signal } from '../otlp/model';
 import { decodeExportResponse } from '../otlp/response';
 import type { ExportOutcome, Exporter } from './exporter';
 import { GrpcClient, GrpcError, GrpcStatus, statusName, type GrpcClientOptions } from './grpc-client';
-import { backoffDelays, isPermanent, isRetryable } from './retry-policy';
+import { backoffDelays, isPermanent, isRetryable, retryDeadlineFloor } from './retry-policy';
 
 const METHODS: Record<Signal, string> = {
   logs: '/opentelemetry.proto.collector.logs.v1.LogsService/Export',
@@ -31,6 +31,8 @@ const sleep = (ms: number, aborts: readonly (AbortSignal | undefined)[]): Promis
     }
     for (const abort of aborts) abort?.addEventListener('abort', done, { once: true });
   });
+
+const refusalOf = (failure: GrpcError): ExportRefusedError => new ExportRefusedError(failure.code, statusName(failure.code), failure.details, isPermanent(failure.code));
 
 export interface GrpcTarget {
   address: string;
@@ -98,34 +100,66 @@ export class OtlpGrpcExporter implements Exporter {
   }
 
   /**
-   * Sends one pre-encoded request, retrying retryable failures until `giveUpAt` (Infinity for
-   * the spool drainer) or until `abort` fires or close() runs out of grace (either ends the call
-   * in flight too); resolves with the number of records the collector rejected permanently.
+   * Sends one pre-encoded request, retrying retryable failures until `giveUpAt`, or until `abort`
+   * fires or close() runs out of grace (either ends the call in flight too); resolves with the
+   * number of records the collector rejected permanently. A retry is made only while it can still
+   * get a deadline of retryDeadlineFloor(): the deadline is taken from the clock when the call
+   * starts, so a wait that overran (a busy event loop wakes late) shortens it, never below that.
    */
-  async send(request: EncodedExport, giveUpAt: number, abort?: AbortSignal): Promise<number> {
+  send(request: EncodedExport, giveUpAt: number, abort?: AbortSignal): Promise<number> {
+    return this.waitingForCollector(request, async () => {
+      const delays = backoffDelays();
+      const floor = retryDeadlineFloor(this.config.otlpTimeoutMs);
+      const stopped = (): boolean => abort?.aborted === true || this.closing.signal.aborted;
+      for (;;) {
+        const outcome = await this.attempt(request, Math.min(this.config.otlpTimeoutMs, giveUpAt - Date.now()), abort);
+        if (!(outcome instanceof GrpcError)) return outcome;
+        const delay = delays.next().value as number;
+        if (!isRetryable(outcome.code) || stopped() || giveUpAt - Date.now() - delay < floor) throw this.refusal(request, outcome);
+        await sleep(delay, [abort, this.closing.signal]);
+        if (stopped() || giveUpAt - Date.now() < floor) throw this.refusal(request, outcome);
+      }
+    });
+  }
+
+  /**
+   * One call with the whole --otlp-timeout-ms deadline and no retry (the spool's drainer retries
+   * on its own schedule, and logs its failures through a rate limit); rejects with an
+   * ExportRefusedError.
+   */
+  sendOnce(request: EncodedExport, abort?: AbortSignal): Promise<number> {
+    return this.waitingForCollector(request, async () => {
+      const outcome = await this.attempt(request, this.config.otlpTimeoutMs, abort);
+      if (outcome instanceof GrpcError) throw refusalOf(outcome);
+      return outcome;
+    });
+  }
+
+  private async waitingForCollector<T>(request: EncodedExport, work: () => Promise<T>): Promise<T> {
     const labels = { signal: request.signal };
-    const delays = backoffDelays();
     this.metrics.exportsInFlight.add(labels, 1);
     try {
-      for (;;) {
-        try {
-          const response = await this.client.call(METHODS[request.signal], request.body, Math.max(Math.min(this.config.otlpTimeoutMs, giveUpAt - Date.now()), 1), abort);
-          return this.account(request, decodeExportResponse(response));
-        } catch (err) {
-          const failure = err instanceof GrpcError ? err : new GrpcError(GrpcStatus.UNKNOWN, (err as Error).message);
-          const name = statusName(failure.code);
-          this.metrics.exportFailures.inc({ signal: request.signal, code: name });
-          const delay = delays.next().value as number;
-          if (!isRetryable(failure.code) || Date.now() + delay >= giveUpAt || abort?.aborted || this.closing.signal.aborted) {
-            this.log.warn('export to collector failed', { signal: request.signal, code: name, error: failure.details, records: request.records });
-            throw new ExportRefusedError(failure.code, name, failure.details, isPermanent(failure.code));
-          }
-          await sleep(delay, [abort, this.closing.signal]);
-        }
-      }
+      return await work();
     } finally {
       this.metrics.exportsInFlight.add(labels, -1);
     }
+  }
+
+  /** One call: the records the collector rejected, or the failure (counted). */
+  private async attempt(request: EncodedExport, timeoutMs: number, abort: AbortSignal | undefined): Promise<number | GrpcError> {
+    try {
+      const response = await this.client.call(METHODS[request.signal], request.body, timeoutMs, abort);
+      return this.account(request, decodeExportResponse(response));
+    } catch (err) {
+      const failure = err instanceof GrpcError ? err : new GrpcError(GrpcStatus.UNKNOWN, (err as Error).message);
+      this.metrics.exportFailures.inc({ signal: request.signal, code: statusName(failure.code) });
+      return failure;
+    }
+  }
+
+  private refusal(request: EncodedExport, failure: GrpcError): ExportRefusedError {
+    this.log.warn('export to collector failed', { signal: request.signal, code: statusName(failure.code), error: failure.details, records: request.records });
+    return refusalOf(failure);
   }
 
   private account(request: EncodedExport, partial: { rejected: number; errorMessage: string }): number {

@@ -48,11 +48,14 @@ export interface SpoolOptions {
   io?: SpoolIo;
 }
 
+/** One spooled record, or consecutive records of one signal read as one request (next(maxBodyBytes)). */
 export interface SpooledRecord {
   request: EncodedExport;
   segment: number;
   start: number;
   end: number;
+  /** how many spooled records it holds */
+  parts: number;
 }
 
 /** What the spool met that its owner should log or count; kept until someone listens (open happens first). */
@@ -152,7 +155,12 @@ export class DiskSpool {
   private usedBytes = 0;
   private cursorDirty = false;
   private cursorWrittenAt = 0;
-  private pendingSync: Promise<void> | undefined;
+  /** an fsync is running */
+  private syncing = false;
+  /** appends waiting for the next fsync */
+  private readonly syncWaiters: { resolve(): void; reject(err: Error): void }[] = [];
+  /** descriptors of segments rotated away while an fsync was running */
+  private readonly closeAfterSync: number[] = [];
   private wakeDrainer: (() => void) | undefined;
   private readonly events: SpoolEvent[] = [];
   private listener: ((event: SpoolEvent) => void) | undefined;
@@ -364,21 +372,35 @@ export class DiskSpool {
     this.tornWrite = false;
   }
 
-  /** One fsync for every append that arrived since the last one started (group commit). */
+  /**
+   * Group commit: one fsync at a time, shared by every append made before it starts; appends made
+   * while it runs wait for the next one. An fsync per event-loop turn instead, on a slow disk,
+   * queued up in libuv's thread pool faster than they finished, and each append waited for all
+   * of those queued before its own.
+   */
   private sync(): Promise<void> {
-    if (!this.pendingSync) {
-      this.pendingSync = new Promise((resolve, reject) =>
-        setImmediate(() => {
-          this.pendingSync = undefined;
-          this.io.fsync(this.writeFd, (err) => {
-            if (!err) return resolve();
-            this.report({ type: 'write-failed', operation: 'fsync', error: err });
-            reject(new SpoolWriteError(err));
-          });
-        }),
-      );
-    }
-    return this.pendingSync;
+    return new Promise((resolve, reject) => {
+      this.syncWaiters.push({ resolve, reject });
+      if (!this.syncing) this.startSync();
+    });
+  }
+
+  /** Waits for the end of the turn, so that the appends of one turn share the fsync. */
+  private startSync(): void {
+    this.syncing = true;
+    setImmediate(() => {
+      const group = this.syncWaiters.splice(0);
+      this.io.fsync(this.writeFd, (err) => {
+        this.syncing = false;
+        for (const fd of this.closeAfterSync.splice(0)) closeSync(fd);
+        if (err) this.report({ type: 'write-failed', operation: 'fsync', error: err });
+        for (const waiter of group) {
+          if (err) waiter.reject(new SpoolWriteError(err));
+          else waiter.resolve();
+        }
+        if (this.syncWaiters.length > 0) this.startSync();
+      });
+    });
   }
 
   /** The old segment is made durable before the new one takes writes; if it cannot be, nothing changes. */
@@ -392,7 +414,10 @@ export class DiskSpool {
       unlinkSync(this.path(next));
       throw err;
     }
-    closeSync(this.writeFd);
+    // an fsync in flight still has the old descriptor: closing it now could fail that fsync, or
+    // point it at whatever file takes the number next
+    if (this.syncing) this.closeAfterSync.push(this.writeFd);
+    else closeSync(this.writeFd);
     this.writeFd = fd;
     this.writeSegment = next;
     this.segments.push(next);
@@ -406,8 +431,14 @@ export class DiskSpool {
     this.retireReadSegment();
   }
 
-  /** The oldest record not yet acknowledged (damaged bytes before it skipped and reported), or undefined when everything was delivered. */
-  next(): SpooledRecord | undefined {
+  /**
+   * The oldest record not yet acknowledged (damaged bytes before it skipped and reported), or
+   * undefined when everything was delivered. With `maxBodyBytes`, the records of the same signal
+   * that follow it in its segment come along, merged into one request, while the bodies fit: an
+   * export request's only field is repeated, so requests concatenated are the request holding
+   * them all.
+   */
+  next(maxBodyBytes = 0): SpooledRecord | undefined {
     for (;;) {
       const size = this.sizeOf(this.readSegment);
       if (this.readOffset >= size) {
@@ -419,7 +450,7 @@ export class DiskSpool {
         continue;
       }
       const record = this.readRecord(size);
-      if (record) return record;
+      if (record) return record.request.body.length < maxBodyBytes ? this.withFollowers(record, size, maxBodyBytes) : record;
       this.skipDamage(size);
     }
   }
@@ -433,7 +464,31 @@ export class DiskSpool {
     const record = Buffer.allocUnsafe(HEADER + length);
     const got = readSync(fd, record, 0, record.length, this.readOffset);
     if (recordEnd(record.subarray(0, got), 0) !== record.length) return undefined;
-    return { request: decodeRecord(record), segment: this.readSegment, start: this.readOffset, end: this.readOffset + record.length };
+    return { request: decodeRecord(record), segment: this.readSegment, start: this.readOffset, end: this.readOffset + record.length, parts: 1 };
+  }
+
+  /** `first` and the whole records of its signal after it, up to the first damage, while the bodies fit in `maxBodyBytes`. */
+  private withFollowers(first: SpooledRecord, size: number, maxBodyBytes: number): SpooledRecord {
+    const { signal } = first.request;
+    const budget = maxBodyBytes - first.request.body.length;
+    // twice the bodies' budget holds every record whose body fits, headers included, as long as
+    // bodies are at least as long as a header (no request worth sending is shorter)
+    const chunk = Buffer.allocUnsafe(Math.min(size - first.end, 2 * budget));
+    const data = chunk.subarray(0, readSync(this.readFdFor(first.segment), chunk, 0, chunk.length, first.end));
+    const bodies = [first.request.body];
+    let bodyBytes = first.request.body.length;
+    let records = first.request.records;
+    let at = 0;
+    for (let end = recordEnd(data, at); end !== undefined; end = recordEnd(data, at)) {
+      const next = decodeRecord(data.subarray(at, end));
+      if (next.signal !== signal || bodyBytes + next.body.length > maxBodyBytes) break;
+      bodies.push(next.body);
+      bodyBytes += next.body.length;
+      records += next.records;
+      at = end;
+    }
+    if (bodies.length === 1) return first;
+    return { request: { signal, records, body: Buffer.concat(bodies, bodyBytes) }, segment: first.segment, start: first.start, end: first.end + at, parts: bodies.length };
   }
 
   /** Moves the reader to the next whole record in its segment (or the segment's end), reporting what it passed. */
@@ -448,7 +503,7 @@ export class DiskSpool {
     this.writeCursor(false);
   }
 
-  /** The collector has this record: move past it for good. */
+  /** The collector has this record (or these records): move past it for good. */
   ack(record: SpooledRecord): void {
     this.pendingBytes -= record.end - this.readOffset;
     this.readOffset = record.end;
@@ -526,6 +581,7 @@ export class DiskSpool {
       this.report({ type: 'write-failed', operation: 'fsync', error: err as Error });
     }
     closeSync(this.writeFd);
+    if (!this.syncing) for (const fd of this.closeAfterSync.splice(0)) closeSync(fd);
     if (this.readFdSegment >= 0) closeSync(this.readFd);
   }
 }

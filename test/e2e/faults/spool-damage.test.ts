@@ -6,7 +6,7 @@
  * sidecar says it ignored the cursor.
  */
 import { randomUUID } from 'node:crypto';
-import { mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { logsBatch } from '../../helpers/agent-load';
@@ -23,16 +23,18 @@ jest.setTimeout(FAULT_TEST_TIMEOUT_MS);
 const BATCHES = 41;
 const BATCH_SIZE = 10;
 
-/** Sends `count` requests one after the other (so each becomes its own spool record); the ids, per request. */
-async function spoolBatches(stack: TestStack, run: string, count: number): Promise<string[][]> {
+async function postBatch(stack: TestStack, run: string): Promise<string[]> {
+  const ids = Array.from({ length: BATCH_SIZE }, () => randomUUID());
+  const res = await fetch(`${stack.intakeUrl}/api/v2/logs`, { method: 'POST', body: logsBatch(run, ids), headers: { 'Content-Type': 'application/json' } });
+  await res.arrayBuffer();
+  expect(res.status).toBe(202);
+  return ids;
+}
+
+/** Sends `count` requests, `concurrency` at a time (as several agents do); the ids, per request. */
+async function spoolBatches(stack: TestStack, run: string, count: number, concurrency: number): Promise<string[][]> {
   const batches: string[][] = [];
-  for (let i = 0; i < count; i++) {
-    const ids = Array.from({ length: BATCH_SIZE }, () => randomUUID());
-    const res = await fetch(`${stack.intakeUrl}/api/v2/logs`, { method: 'POST', body: logsBatch(run, ids), headers: { 'Content-Type': 'application/json' } });
-    await res.arrayBuffer();
-    expect(res.status).toBe(202);
-    batches.push(ids);
-  }
+  while (batches.length < count) batches.push(...(await Promise.all(Array.from({ length: Math.min(concurrency, count - batches.length) }, () => postBatch(stack, run)))));
   return batches;
 }
 
@@ -41,6 +43,14 @@ const segments = (spoolDir: string): string[] =>
     .filter((f) => f.endsWith('.seg'))
     .sort();
 
+/** Where the records not yet delivered start in segment `name`, by the cursor the sidecar left. */
+function undeliveredFrom(spoolDir: string, name: string): number {
+  const file = join(spoolDir, 'cursor');
+  if (!existsSync(file)) return 0; // nothing delivered yet
+  const cursor = JSON.parse(readFileSync(file, 'utf8')) as { segment: number; offset: number };
+  return cursor.segment === Number(name.slice(0, 20)) ? cursor.offset : 0;
+}
+
 /** Batches with at least one id the sink does not have. */
 const missingBatches = (stack: TestStack, run: string, batches: string[][]): string[][] => {
   const delivered = deliveredCounts(stack.sinkDir, run);
@@ -48,7 +58,7 @@ const missingBatches = (stack: TestStack, run: string, batches: string[][]): str
 };
 
 /** A stack whose spool can be filled with the collector stopped, damaged with the sidecar stopped, then restarted. */
-function spoolStack(): { stack: () => TestStack; spoolDir: string; spoolDamageRestart(run: string, count: number, damage: () => void): Promise<{ batches: string[][]; outputFrom: number }> } {
+function spoolStack(): { stack: () => TestStack; spoolDir: string; spoolDamageRestart(run: string, count: number, damage: () => void, concurrency?: number): Promise<{ batches: string[][]; outputFrom: number }> } {
   let stack: TestStack;
   const spoolDir = join(mkdtempSync(join(tmpdir(), 'dd-bridge-damage-')), 'spool');
   beforeAll(async () => {
@@ -58,9 +68,9 @@ function spoolStack(): { stack: () => TestStack; spoolDir: string; spoolDamageRe
   return {
     stack: () => stack,
     spoolDir,
-    async spoolDamageRestart(run, count, damage) {
+    async spoolDamageRestart(run, count, damage, concurrency = 1) {
       await stack.stopCollector();
-      const batches = await spoolBatches(stack, run, count);
+      const batches = await spoolBatches(stack, run, count, concurrency);
       await stack.stopSidecar('SIGTERM');
       damage();
       const outputFrom = stack.sidecarOutput().length;
@@ -74,18 +84,26 @@ function spoolStack(): { stack: () => TestStack; spoolDir: string; spoolDamageRe
 describe('a flipped byte in a spool segment', () => {
   const fixture = spoolStack();
 
-  it('costs at most the one request whose record it hit; logged and counted', async () => {
+  // one sender at a time, and eight at once: requests that arrive together must still be spooled as records of their own
+  it.each([1, 8])('costs at most the one request whose record it hit, %s sender(s) at a time; logged and counted', async (concurrency) => {
     const stack = fixture.stack();
-    const run = `damaged-byte-${Date.now()}`;
+    const run = `damaged-byte-${concurrency}-${Date.now()}`;
     let flipped = '';
-    const { batches, outputFrom } = await fixture.spoolDamageRestart(run, BATCHES, () => {
-      const file = join(fixture.spoolDir, segments(fixture.spoolDir).at(-1) as string);
-      const data = readFileSync(file);
-      const at = Math.floor(data.length / 2);
-      data[at] = (data[at] as number) ^ 0xff;
-      writeFileSync(file, data);
-      flipped = `byte ${at} of ${data.length}`;
-    });
+    const { batches, outputFrom } = await fixture.spoolDamageRestart(
+      run,
+      BATCHES,
+      () => {
+        const name = segments(fixture.spoolDir).at(-1) as string;
+        const file = join(fixture.spoolDir, name);
+        const data = readFileSync(file);
+        // the middle of what this case spooled: the segment may still hold an earlier case's delivered records
+        const at = Math.floor((undeliveredFrom(fixture.spoolDir, name) + data.length) / 2);
+        data[at] = (data[at] as number) ^ 0xff;
+        writeFileSync(file, data);
+        flipped = `byte ${at} of ${data.length}`;
+      },
+      concurrency,
+    );
     await waitFor(
       () => missingBatches(stack, run, batches),
       (m) => m.length <= 1,
@@ -93,7 +111,7 @@ describe('a flipped byte in a spool segment', () => {
     );
     const d = deliveryOf(stack.sinkDir, run, new Set(batches.flat()));
     const missing = missingBatches(stack, run, batches);
-    reportFigures('spool damaged byte', d, undefined, `flipped=${flipped} batches-missing=${missing.length}/${BATCHES}`);
+    reportFigures(`spool damaged byte, ${concurrency} sender(s) at a time`, d, undefined, `flipped=${flipped} batches-missing=${missing.length}/${BATCHES}`);
     expect(missing.length).toBeLessThanOrEqual(1);
     // whatever is missing is one request's batch, not records scattered over several
     expect(d.lost.every((id) => missing[0]?.includes(id))).toBe(true);

@@ -1,8 +1,9 @@
 /**
  * A real ClickHouse server on this machine without Docker: ClickHouse 26.9 from the PyPI wheel
  * `chdb-core`, installed into a venv under the ClickHouse home and run in clickhouse-local's
- * server mode by server.py beside this file. Loopback only (user `default` has no password); the
- * data directory is kept across restarts.
+ * server mode by server.py beside this file. Loopback only; every login needs a password
+ * (credentials.ts, kept in the home); browsers may query it only from the UI origins given
+ * (config.ts). The data directory is kept across restarts.
  */
 import { spawn } from 'node:child_process';
 import { createWriteStream, existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
@@ -11,6 +12,8 @@ import { createServer } from 'node:net';
 import { dirname, join } from 'node:path';
 import type { Logger } from '../../../src/core/observability/log';
 import { REPO_ROOT } from '../collector/build';
+import { configXml, usersXml } from './config';
+import { type ClickHouseCredentials, ensureClickHouseCredentials, newPassword, sha256Hex } from './credentials';
 
 export const CHDB_PACKAGE = 'chdb-core==26.9.0';
 export const SERVER_SCRIPT = join(REPO_ROOT, 'tools', 'src', 'clickhouse', 'server.py');
@@ -93,6 +96,8 @@ export interface ClickHouseOptions {
   log?: Logger;
   /** The server's own output (default `<home>/logs/clickhouse-<httpPort>.log`). */
   logFile?: string;
+  /** Browser origins that may query over HTTP (the HyperDX UI the stack serves); none by default. */
+  uiOrigins?: readonly string[];
 }
 
 export interface RunningClickHouse {
@@ -102,6 +107,10 @@ export interface RunningClickHouse {
   tcpEndpoint: string;
   pid: number;
   logFile: string;
+  /** The reader's and the collector's logins, from the home. */
+  credentials: ClickHouseCredentials;
+  /** What confines the server: `landlock ABI <n>`, or `none: <why>` (then file() reads any file this user can). */
+  sandbox: string;
   /** Resolves with the exit code when the server exits, asked to or not. */
   exited: Promise<number | null>;
   stop(): Promise<void>;
@@ -119,9 +128,9 @@ const portFree = (port: number): Promise<boolean> =>
  * open client connections before it exits, so a pooled keep-alive socket would slow every stop.
  * Resolves with the status, or 0 when nothing answered.
  */
-const requestOnce = (url: string, method: 'GET' | 'POST'): Promise<number> =>
+const requestOnce = (url: string, method: 'GET' | 'POST', auth?: string): Promise<number> =>
   new Promise((resolve) => {
-    const req = request(url, { method, agent: false, timeout: 5000 }, (res) => {
+    const req = request(url, { method, agent: false, timeout: 5000, ...(auth ? { auth } : {}) }, (res) => {
       res.resume();
       res.on('end', () => resolve(res.statusCode ?? 0));
     });
@@ -132,11 +141,24 @@ const requestOnce = (url: string, method: 'GET' | 'POST'): Promise<number> =>
 
 const pinged = async (httpUrl: string): Promise<boolean> => (await requestOnce(`${httpUrl}/ping`, 'GET')) === 200;
 
-/** POST: ClickHouse runs a GET read-only, and KILL QUERY is not. */
-async function killHoldingQuery(httpUrl: string): Promise<boolean> {
+/** POST: ClickHouse runs a GET read-only, and KILL QUERY is not. As `control`, the one user allowed to. */
+async function killHoldingQuery(httpUrl: string, controlPassword: string): Promise<boolean> {
   // the alias server.py gives its holding query, spelt in two parts so this query does not match itself
   const sql = "KILL QUERY WHERE query LIKE concat('%', 'dd_bridge', '_hold', '%')";
-  return (await requestOnce(`${httpUrl}/?query=${encodeURIComponent(sql)}`, 'POST')) === 200;
+  return (await requestOnce(`${httpUrl}/?query=${encodeURIComponent(sql)}`, 'POST', `control:${controlPassword}`)) === 200;
+}
+
+/**
+ * Only what Python and ClickHouse need: the server can read its own /proc/self/environ (file()),
+ * so the stack's tokens and keys stay out of it.
+ */
+const serverEnv = (env: NodeJS.ProcessEnv): NodeJS.ProcessEnv => Object.fromEntries(['PATH', 'LANG', 'LC_ALL', 'TZ'].filter((k) => env[k] !== undefined).map((k) => [k, env[k]]));
+
+/** config.xml and users.xml for server.py, in its run folder (made private by mkdtemp). */
+function writeServerConfig(runDir: string, options: ClickHouseOptions, credentials: ClickHouseCredentials, controlPassword: string): void {
+  const owner = { mode: 0o600 };
+  writeFileSync(join(runDir, 'config.xml'), configXml({ httpPort: options.httpPort, tcpPort: options.tcpPort, uiOrigins: options.uiOrigins ?? [] }), owner);
+  writeFileSync(join(runDir, 'users.xml'), usersXml({ reader: sha256Hex(credentials.reader.password), collector: sha256Hex(credentials.collector.password), control: sha256Hex(controlPassword) }), owner);
 }
 
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
@@ -156,10 +178,15 @@ export async function startClickHouse(options: ClickHouseOptions): Promise<Runni
   const logFile = options.logFile ?? join(home, 'logs', `clickhouse-${httpPort}.log`);
   mkdirSync(dirname(logFile), { recursive: true });
   const runDir = mkdtempSync(join(home, 'run-'));
+  const credentials = ensureClickHouseCredentials(home);
+  // made per start and known only to this process and server.py: what stops the server
+  const controlPassword = newPassword();
+  writeServerConfig(runDir, options, credentials, controlPassword);
   const out = createWriteStream(logFile, { flags: 'a' });
   // its own process group: a terminal's Ctrl-C must not stop it before the collector has drained
   // into it; server.py stops it when this process dies
-  const child = spawn(python, [SERVER_SCRIPT, '--data-dir', dataDir, '--run-dir', runDir, '--http-port', String(httpPort), '--tcp-port', String(tcpPort)], { stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+  const child = spawn(python, [SERVER_SCRIPT, '--data-dir', dataDir, '--run-dir', runDir, '--http-port', String(httpPort), '--tcp-port', String(tcpPort)], { stdio: ['pipe', 'pipe', 'pipe'], detached: true, env: serverEnv(process.env) });
+  child.stdin.end(`${controlPassword}\n`);
   child.stdout.pipe(out, { end: false });
   child.stderr.pipe(out, { end: false });
   let exitCode: number | null | undefined;
@@ -185,14 +212,16 @@ export async function startClickHouse(options: ClickHouseOptions): Promise<Runni
     }
     await sleep(100);
   }
-  log?.info('ClickHouse ready', { http: httpUrl, native: `127.0.0.1:${tcpPort}`, data: dataDir, pid: child.pid, log: logFile });
+  const sandbox = readFileSync(join(runDir, 'sandbox'), 'utf8').trim();
+  log?.info('ClickHouse ready', { http: httpUrl, native: `127.0.0.1:${tcpPort}`, data: dataDir, pid: child.pid, log: logFile, credentials: credentials.file, sandbox });
+  if (sandbox.startsWith('none')) log?.warn('ClickHouse runs without a sandbox: file() and the Template format reach any file this user can read', { sandbox });
 
   let stopping: Promise<void> | undefined;
   const stop = async (): Promise<void> => {
     if (exitCode === undefined) {
       // KILL QUERY ends the holding query; clickhouse-local then closes its listeners, lets client
       // connections drain for up to 5 s, flushes and exits. SIGTERM makes server.py do the same.
-      if (!(await killHoldingQuery(httpUrl))) child.kill('SIGTERM');
+      if (!(await killHoldingQuery(httpUrl, controlPassword))) child.kill('SIGTERM');
       const timer = setTimeout(() => child.kill('SIGKILL'), STOP_DEADLINE_MS);
       await exited;
       clearTimeout(timer);
@@ -204,6 +233,8 @@ export async function startClickHouse(options: ClickHouseOptions): Promise<Runni
     tcpEndpoint: `tcp://127.0.0.1:${tcpPort}?dial_timeout=10s`,
     pid: child.pid ?? -1,
     logFile,
+    credentials,
+    sandbox,
     exited,
     stop() {
       stopping ??= stop();

@@ -8,14 +8,13 @@ import type { StackConfig } from '../stack/options';
 import type { Logger } from '../../../src/core/observability/log';
 import { REPO_ROOT } from '../collector/build';
 import { ensureHyperdx, hyperdxBuildPath } from './build';
-import { EXP_HISTOGRAM_TABLE, startHyperdx, type RunningHyperdx } from './serve';
+import { type ClickHouseForUi, EXP_HISTOGRAM_TABLE, startHyperdx, type RunningHyperdx } from './serve';
 
-/** Builds (or reuses) and serves HyperDX, connected to the ClickHouse at `clickhouseUrl` when given; logs its URL. */
-export async function serveUi(config: Pick<StackConfig, 'uiSource' | 'uiPort'>, log: Logger, clickhouseUrl?: string): Promise<RunningHyperdx> {
+/** Builds (or reuses) and serves HyperDX, connected to `clickhouse` when given; logs its URL (never the password). */
+export async function serveUi(config: Pick<StackConfig, 'uiSource' | 'uiPort'>, log: Logger, clickhouse?: Omit<ClickHouseForUi, 'expHistogramTable'>): Promise<RunningHyperdx> {
   const build = await ensureHyperdx(log, { source: config.uiSource });
-  const clickhouse = clickhouseUrl ? { url: clickhouseUrl, user: 'default', password: '', expHistogramTable: EXP_HISTOGRAM_TABLE } : undefined;
-  const running = await startHyperdx({ build, port: config.uiPort, logFile: join(REPO_ROOT, '.cache', 'stack', 'hyperdx.log'), ...(clickhouse ? { clickhouse } : {}) });
-  log.info(`HyperDX UI at ${running.url}`, { url: running.url, ...(clickhouseUrl ? { clickhouse: clickhouseUrl } : { connect: 'fill in the connection form with your ClickHouse HTTP URL' }) });
+  const running = await startHyperdx({ build, port: config.uiPort, logFile: join(REPO_ROOT, '.cache', 'stack', 'hyperdx.log'), ...(clickhouse ? { clickhouse: { ...clickhouse, expHistogramTable: EXP_HISTOGRAM_TABLE } } : {}) });
+  log.info(`HyperDX UI at ${running.url}`, { url: running.url, ...(clickhouse ? { clickhouse: clickhouse.url, user: clickhouse.user } : { connect: 'fill in the connection form with your ClickHouse HTTP URL' }) });
   return running;
 }
 
@@ -23,8 +22,9 @@ export const HYPERDX_USAGE = `usage: dd-otlp-bridge-tools hyperdx build|path|ser
   build   build HyperDX in local mode (cached by source hash under DD_BRIDGE_HYPERDX_CACHE,
           default ~/.cache/dd-otlp-bridge/hyperdx) and print the app's folder
   path    print the cache folder for the source, and "(not built)" when it is not
-  serve   build if needed, then serve it on 127.0.0.1:--ui-port, connected to the ClickHouse of
-          \`stack\` (http://127.0.0.1:--clickhouse-http-port, user default, no password)
+  serve   build if needed, then serve it on 127.0.0.1:--ui-port with its connection form, for a
+          ClickHouse of your own (the embedded one of \`stack\` answers only the UI that
+          \`stack --ui\` serves)
 `;
 
 export async function hyperdxCommand(args: readonly string[], config: StackConfig, log: Logger, onStop: (stop: () => Promise<void>) => void): Promise<number> {
@@ -39,7 +39,7 @@ export async function hyperdxCommand(args: readonly string[], config: StackConfi
     return 0;
   }
   if (sub === 'serve') {
-    const running = await serveUi(config, log, `http://127.0.0.1:${config.clickhouseHttpPort}`);
+    const running = await serveUi(config, log);
     onStop(() => running.stop());
     return -1;
   }

@@ -12,6 +12,7 @@ import { join } from 'node:path';
 import { acceptedKeys, helpRows, loadTable, OPTIONS, parseArgsFor, type Config, type ParsedArgs } from '../../../src/config';
 import { createLogger, type Logger } from '../../../src/core/observability/log';
 import { onShutdown } from '../../../src/cli/shutdown';
+import { uiOriginsFor } from '../clickhouse/config';
 import { DEFAULT_CLICKHOUSE_HOME, startClickHouse, type RunningClickHouse } from '../clickhouse/launcher';
 import { REPO_ROOT, ensureCollector } from '../collector/build';
 import { clickHouseSinkEnv, extraConfigsFrom, overlaysFor, startCollector } from '../collector/run';
@@ -21,8 +22,12 @@ import { startSidecarProcess } from './sidecar-process';
 
 const STACK_CACHE = join(REPO_ROOT, '.cache', 'stack');
 
-/** What a user types to see the newest logs: single quotes only, so the JSON log line shows it unescaped. */
-export const logsQueryCurl = (httpUrl: string): string => `curl ${httpUrl}/ --data-binary 'SELECT Timestamp, ServiceName, SeverityText, Body FROM otel_logs ORDER BY Timestamp DESC LIMIT 10 FORMAT PrettyCompact'`;
+/**
+ * What a user types to see the newest logs, as the read-only user: curl takes the login from the
+ * netrc file, so the line carries no password. Single quotes only, so the JSON log line shows it
+ * unescaped.
+ */
+export const logsQueryCurl = (httpUrl: string, netrc: string): string => `curl --netrc-file ${netrc} ${httpUrl}/ --data-binary 'SELECT Timestamp, ServiceName, SeverityText, Body FROM otel_logs ORDER BY Timestamp DESC LIMIT 10 FORMAT PrettyCompact'`;
 
 export const STACK_HELP = [
   'Usage: dd-otlp-bridge-tools stack [stack options] [sidecar options]',
@@ -70,14 +75,22 @@ const collectorListenEnv = (stack: StackConfig): NodeJS.ProcessEnv => ({
   COLLECTOR_METRICS_PORT: String(stack.collectorMetricsPort),
 });
 
+/** Browsers may query it only from the UI this stack serves (`--ui`), from no page at all otherwise. */
 async function startEmbeddedClickHouse(stack: StackConfig, log: Logger): Promise<RunningClickHouse> {
   const home = stack.clickhouseHome ?? DEFAULT_CLICKHOUSE_HOME;
-  return startClickHouse({ home, dataDir: join(home, 'data'), httpPort: stack.clickhouseHttpPort, tcpPort: stack.clickhouseTcpPort, log });
+  return startClickHouse({ home, dataDir: join(home, 'data'), httpPort: stack.clickhouseHttpPort, tcpPort: stack.clickhouseTcpPort, log, uiOrigins: stack.ui ? uiOriginsFor(stack.uiPort) : [] });
 }
 
-/** Where the collector writes, for the start-up log: how to look at the data. */
+/** Where the collector writes, for the start-up log: how to look at the data (where the passwords are, never the passwords). */
 function destinationFields(env: NodeJS.ProcessEnv, clickhouse: RunningClickHouse | undefined): Record<string, string> {
-  if (clickhouse) return { clickhouse: clickhouse.httpUrl, query: logsQueryCurl(clickhouse.httpUrl), hyperdx: `connect HyperDX to ${clickhouse.httpUrl} (user default, no password)` };
+  if (clickhouse) {
+    const { credentials } = clickhouse;
+    return {
+      clickhouse: clickhouse.httpUrl,
+      query: logsQueryCurl(clickhouse.httpUrl, credentials.netrc),
+      credentials: `${credentials.file} (users ${credentials.reader.user}: read-only, ${credentials.collector.user}: the collector's writes)`,
+    };
+  }
   return env.DB_ENDPOINT ? { db: env.DB_ENDPOINT } : { sink: env.FILE_SINK_DIR ?? '' };
 }
 
@@ -113,13 +126,14 @@ export async function stackCommand(argv: readonly string[], processEnv: NodeJS.P
   try {
     const binary = await ensureCollector(log);
     const clickhouse = stack.sink === 'clickhouse' && !env.DB_ENDPOINT ? await startEmbeddedClickHouse(stack, log) : undefined;
+    env.COLLECTOR_QUEUE_DIR ??= join(STACK_CACHE, 'collector-queue');
     if (clickhouse) {
       parts.push({ name: 'ClickHouse', stop: () => clickhouse.stop() });
       clickhouse.exited.then(failed('ClickHouse', { log: clickhouse.logFile }));
-      Object.assign(env, clickHouseSinkEnv(clickhouse.tcpEndpoint, env.COLLECTOR_QUEUE_DIR ?? join(STACK_CACHE, 'collector-queue')));
-    } else env.COLLECTOR_QUEUE_DIR ??= join(STACK_CACHE, 'collector-queue');
-
-    const collectorEnv: NodeJS.ProcessEnv = { ...env, ...collectorListenEnv(stack), ...(token.token ? { OTLP_AUTH_TOKEN: token.token } : {}) };
+    }
+    // the collector's login goes to the collector only, not into the sidecar's environment
+    const sinkEnv = clickhouse ? clickHouseSinkEnv(clickhouse.tcpEndpoint, clickhouse.credentials.collector, env.COLLECTOR_QUEUE_DIR) : {};
+    const collectorEnv: NodeJS.ProcessEnv = { ...env, ...sinkEnv, ...collectorListenEnv(stack), ...(token.token ? { OTLP_AUTH_TOKEN: token.token } : {}) };
     const overlays = overlaysFor(collectorEnv);
     const collector = await startCollector({
       binary,
@@ -153,7 +167,7 @@ export async function stackCommand(argv: readonly string[], processEnv: NodeJS.P
     sidecarProcess.process.on('exit', failed('sidecar', { log: sidecarProcess.logFile }));
 
     if (stack.ui) {
-      const hyperdx = await serveUi(stack, log, clickhouse?.httpUrl);
+      const hyperdx = await serveUi(stack, log, clickhouse && { url: clickhouse.httpUrl, ...clickhouse.credentials.reader });
       parts.push({ name: 'HyperDX', stop: () => hyperdx.stop() });
     }
   } catch (err) {
