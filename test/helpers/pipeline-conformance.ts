@@ -145,7 +145,7 @@ export function runConformance(root: string): CaseResult[] {
   return results;
 }
 
-const SOURCE_NOTE = `Cases: DataDog/integrations-core as of about September 2025 (provenance in pipelines/integrations-core/SOURCE.md), \`<integration>/assets/logs/*_tests.yaml\`, BSD-3-Clause (pipelines/integrations-core/LICENSE). Regenerate with \`node -r ./tools/register.js bench/pipelines-conformance.ts\`; test/unit/pipelines-conformance.test.ts checks this file is current.`;
+const SOURCE_NOTE = `Cases: DataDog/integrations-core at commit 7b59ac03 of 2025-09-17 (provenance in pipelines/integrations-core/SOURCE.md), \`<integration>/assets/logs/*_tests.yaml\`, BSD-3-Clause (pipelines/integrations-core/LICENSE). Regenerate with \`node -r ./tools/register.js bench/pipelines-conformance.ts\`; test/unit/pipelines-conformance.test.ts checks this file is current.`;
 
 /** docs/pipelines-conformance.md: the totals, a table per integration, and every failing case with why. */
 export function conformanceReport(results: readonly CaseResult[]): string {
