@@ -1,20 +1,20 @@
 /**
  * Issue 36's proof in ClickHouse: the sidecar with the bundled integration pipelines and a custom
- * pipeline (written in Terraform HCL, turned into the sidecar's file by `migrate pipelines`), the
- * real collector and ClickHouse. Lines real servers wrote (test/fixtures/captured-logs/: nginx's
- * access log with a 200, a 404 and a 503, PostgreSQL's log with two errors) land with the HTTP
- * attributes HyperDX's HTTP panel reads, the level of their status code and the time the server
- * wrote; the captured Python app's lines get the custom pipeline's attributes. Then the custom
- * pipeline changes and the sidecar gets SIGHUP while batches keep coming: every batch is answered
- * 2xx, every record acknowledged is in ClickHouse, and the records after the reload carry the
- * new pipeline's value.
+ * pipeline (written in Terraform HCL, turned into the sidecar's file by `migrate pipelines`:
+ * test/helpers/shop-pipeline.ts), the real collector and ClickHouse. Lines real servers wrote
+ * (test/fixtures/captured-logs/: nginx's access log with a 200, a 404 and a 503, PostgreSQL's log
+ * with two errors) land with the HTTP attributes HyperDX's HTTP panel reads, the level of their
+ * status code and the time the server wrote; the captured Java app's logback lines get the custom
+ * pipeline's attributes and level. Then the custom pipeline changes and the sidecar gets SIGHUP
+ * while batches keep coming: every batch is answered 2xx, every record acknowledged is in
+ * ClickHouse, and the records after the reload carry the new pipeline's value.
  */
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { REPO_ROOT } from '../../tools/src/collector/build';
-import { migratePipelinesCommand } from '../../tools/src/migrate/pipelines/cli';
 import { useClickHouseStack } from '../helpers/clickhouse-stack';
+import { writeShopPipeline } from '../helpers/shop-pipeline';
 import { eventually } from '../helpers/stack';
 
 const KEY = 'log-pipelines-key';
@@ -23,51 +23,11 @@ const lines = (file: string): string[] => readFileSync(join(FIXTURES, file), 'ut
 
 const NGINX = lines('captured-logs/nginx-1.22.1/access.log');
 const POSTGRES = lines('captured-logs/postgresql-15.18/postgresql.log');
-const PYTHON = lines('captured/python-ddtrace-4.16.0/app.log');
-
-/** The team's own pipeline, as they keep it in Terraform; `version` tells the reloaded one apart. */
-const customPipeline = (version: string): string => `
-resource "datadog_logs_custom_pipeline" "shop" {
-  name       = "Shop orders"
-  is_enabled = true
-  filter {
-    query = "source:shop"
-  }
-  processor {
-    grok_parser {
-      name       = "Order lines"
-      is_enabled = true
-      source     = "message"
-      samples    = ["2026-11-26 13:39:25,880 INFO [shop] [app.py:68] [dd.service=py-shop] - order 1 created"]
-      grok {
-        support_rules = ""
-        match_rules   = <<-EOT
-          order_line %%{data} - (order %%{integer:order.id} %%{word:order.event}.*|large order: %%{integer:order.quantity} x %%{word:order.item}|%%{data})
-        EOT
-      }
-    }
-  }
-  processor {
-    string_builder_processor {
-      name       = "Pipeline version"
-      is_enabled = true
-      target     = "shop.pipeline_version"
-      template   = "${version}"
-    }
-  }
-}
-`;
+const JAVA = lines('captured/java-dd-java-agent-1.68.1-v0.4/app.default.log');
 
 const dir = mkdtempSync(join(tmpdir(), 'log-pipelines-e2e-'));
 const CUSTOM_FILE = join(dir, 'custom-pipelines.json');
-
-function migrateCustom(version: string): void {
-  const tf = join(dir, 'shop.tf');
-  writeFileSync(tf, customPipeline(version));
-  let err = '';
-  const code = migratePipelinesCommand([tf, '--out', CUSTOM_FILE], { out: () => {}, err: (t) => (err += t), stdin: () => '' });
-  if (code !== 0) throw new Error(err);
-}
+const migrateCustom = (version: string): void => writeShopPipeline(dir, CUSTOM_FILE, version);
 migrateCustom('1');
 
 /** An agent's log entry for a line read from a file: the agent's default status and its read time. */
@@ -93,7 +53,7 @@ describe('Datadog log pipelines in ClickHouse (issue 36)', () => {
     // the pipelines load before the intake listens
     expect(await eventually(async () => running.stack.sidecarOutput().includes('Datadog intake listening'), 120_000)).toBe(true);
     expect(loads()).toBe(1);
-    const sent = [...NGINX.map((l) => entry(l, 'nginx', 'nginx')), ...POSTGRES.map((l) => entry(l, 'postgresql', 'postgres')), ...PYTHON.map((l) => entry(l, 'shop', 'shop'))];
+    const sent = [...NGINX.map((l) => entry(l, 'nginx', 'nginx')), ...POSTGRES.map((l) => entry(l, 'postgresql', 'postgres')), ...JAVA.map((l) => entry(l, 'shop', 'shop'))];
     expect((await post(sent)).status).toBe(202);
   }, 180_000);
 
@@ -127,14 +87,20 @@ describe('Datadog log pipelines in ClickHouse (issue 36)', () => {
     expect(rows.filter((r) => r.severity === 'LOG').every((r) => r.level === 'info')).toBe(true);
   });
 
-  it('the custom pipeline’s attributes are on the records, searchable as HyperDX searches them', async () => {
-    const rows = await running.ch.waitForRows<{ body: string }>(`SELECT Body AS body FROM otel_logs WHERE LogAttributes['load.seq'] = '' AND LogAttributes['order.item'] = 'widget' AND LogAttributes['order.quantity'] = '7'`, 1, 60_000);
-    expect(rows.map((r) => r.body)).toEqual([PYTHON[0]]);
-    const created = await running.ch.query<{ id: string; event: string; version: string }>(
-      `SELECT LogAttributes['order.id'] AS id, LogAttributes['order.event'] AS event, LogAttributes['shop.pipeline_version'] AS version FROM otel_logs WHERE LogAttributes['load.seq'] = '' AND Body = {body:String}`,
-      { body: PYTHON[1] as string },
+  it('the custom pipeline’s attributes and level are on the records, searchable as HyperDX searches them', async () => {
+    const rows = await running.ch.waitForRows<{ body: string; id: string; event: string; level: string; version: string }>(
+      `SELECT Body AS body, LogAttributes['invoice.id'] AS id, LogAttributes['invoice.event'] AS event, SeverityText AS level, LogAttributes['shop.pipeline_version'] AS version
+       FROM otel_logs WHERE ServiceName = 'shop' AND LogAttributes['load.seq'] = '' AND LogAttributes['invoice.id'] != '' ORDER BY body`,
+      3,
+      60_000,
     );
-    expect(created).toEqual([{ id: '1', event: 'created', version: '1' }]);
+    expect(rows.map(({ body, ...r }) => ({ ...r, line: body.slice(body.indexOf('-- ') + 3) }))).toEqual([
+      { id: '1', event: 'created', level: 'info', version: '1', line: 'invoice 1 created for acme' },
+      { id: '1', event: 'found', level: 'info', version: '1', line: 'invoice 1 found' },
+      { id: '42', event: 'not found', level: 'warn', version: '1', line: 'invoice 42 not found' },
+    ]);
+    const customer = await running.ch.query<{ n: string }>(`SELECT toString(count()) AS n FROM otel_logs WHERE LogAttributes['invoice.customer'] = 'acme'`);
+    expect(customer).toEqual([{ n: '1' }]);
   });
 
   it('reloads on SIGHUP while batches keep coming: every batch answered 2xx, every record acknowledged is stored, the new pipeline applies after', async () => {
@@ -145,7 +111,7 @@ describe('Datadog log pipelines in ClickHouse (issue 36)', () => {
     let batches = 0;
     const sender = (async () => {
       while (!stop) {
-        const entries = Array.from({ length: BATCH }, (_, i) => entry(PYTHON[(batches * BATCH + i) % PYTHON.length] as string, 'shop', 'shop', { 'load.seq': String(batches * BATCH + i) }));
+        const entries = Array.from({ length: BATCH }, (_, i) => entry(JAVA[(batches * BATCH + i) % JAVA.length] as string, 'shop', 'shop', { 'load.seq': String(batches * BATCH + i) }));
         const res = await post(entries.map((e) => ({ ...e, service: 'shop-reload' })));
         batches++;
         if (res.status === 202) acknowledged += BATCH;

@@ -1,9 +1,9 @@
 /** What the Datadog logs agent does with tailed lines: agent-json entries, zstd, its headers. */
 import { compress as zstdCompress } from '@mongodb-js/zstd';
 
-export async function shipAsAgent(intakeUrl: string, apiKey: string, lines: string[], tags: string, service = 'shop-api'): Promise<Response> {
+export async function shipAsAgent(intakeUrl: string, apiKey: string, lines: string[], tags: string, service = 'shop-api', source = 'nodejs'): Promise<Response> {
   const now = Date.now();
-  const entries = lines.map((message) => ({ message, status: 'info', timestamp: now, hostname: 'agent-host', service, ddsource: 'nodejs', ddtags: tags }));
+  const entries = lines.map((message) => ({ message, status: 'info', timestamp: now, hostname: 'agent-host', service, ddsource: source, ddtags: tags }));
   return fetch(`${intakeUrl}/api/v2/logs`, {
     method: 'POST',
     body: await zstdCompress(Buffer.from(JSON.stringify(entries)), 1),
