@@ -127,7 +127,8 @@ async function main(): Promise<void> {
         `${us.toFixed(1)} µs/record (${Object.entries(r.cpuSeconds)
           .map(([k, v]) => `${k} ${((v / r.records) * 1e6).toFixed(1)}`)
           .join(', ')}), ${Math.round(r.records / r.seconds)} records/s, p50/p99 ${r.latency.p50.toFixed(1)}/${r.latency.p99.toFixed(1)} ms, peak RSS MiB ${rss}`;
-      process.stdout.write(`round ${round}: A ${fmt(ra, a, rssA)} | B ${fmt(rb, b, rssB)} | B÷A ${(b / a).toFixed(3)}\n`);
+      const pipelines = await Promise.all(sides.map(async (s) => JSON.stringify((await s.pipelineRecords?.()) ?? {})));
+      process.stdout.write(`round ${round}: A ${fmt(ra, a, rssA)} | B ${fmt(rb, b, rssB)} | B÷A ${(b / a).toFixed(3)} | log pipeline records A ${pipelines[0]} B ${pipelines[1]}\n`);
     } finally {
       await Promise.all(sides.map((s) => s.stop()));
     }

@@ -5,6 +5,7 @@
  * shared machine); run it under `node --cpu-prof` to see where the time goes.
  *
  *   node -r ./tools/register.js bench/pipeline.ts [scenario…] [--batch 1000] [--seconds 3]
+ *   BENCH_LOG_PIPELINES=pipelines/integrations-core node -r ./tools/register.js bench/pipeline.ts logs
  */
 import { loadConfig, parseArgs } from '../src/config';
 import { decodeBody } from '../src/http/decode';
@@ -17,6 +18,7 @@ import type { EncodedExport } from '../src/core/otlp/encode';
 import { parseMediaType } from '../src/core/wire/media-type';
 import { deliver } from '../src/http/intake-app';
 import { createTranslatorCaches } from '../src/signals/caches';
+import { loadPipelines } from '../src/signals/logs/pipelines/pipeline-set';
 import { buildScenario, SCENARIOS, type Scenario, type ScenarioName } from './scenarios';
 
 /** Takes the encoded requests the routes hand over, and drops them. */
@@ -31,9 +33,14 @@ const dropping = new DroppingExporter();
 /** The sidecar's settings, defaults with intake on. */
 const CONFIG = loadConfig(parseArgs(['--enable']), {});
 
+/** `--log-pipelines`'s folders and files, when BENCH_LOG_PIPELINES names them (comma-separated), loaded once. */
+const PIPELINES = process.env.BENCH_LOG_PIPELINES ? loadPipelines(process.env.BENCH_LOG_PIPELINES.split(',')).set : undefined;
+
 /** What the sidecar gives its routes. */
 export function routeContext(): RouteContext {
   const config = CONFIG;
+  const caches = createTranslatorCaches({ traceIds: { maxEntries: config.traceIdCacheSize, ttlMs: config.traceIdCacheTtlMs }, metricStreams: { maxEntries: config.metricStreamsMax, idleMs: config.metricStreamsIdleMs } });
+  if (PIPELINES) caches.logPipelines.current = PIPELINES;
   return {
     config,
     log: createLogger('error', {}, () => undefined),
@@ -41,7 +48,7 @@ export function routeContext(): RouteContext {
     isValidKey: () => true,
     redactKeys: (text) => text,
     tracerEndpoints: tracerEndpoints(ROUTES),
-    caches: createTranslatorCaches({ traceIds: { maxEntries: config.traceIdCacheSize, ttlMs: config.traceIdCacheTtlMs }, metricStreams: { maxEntries: config.metricStreamsMax, idleMs: config.metricStreamsIdleMs } }),
+    caches,
     metrics: new BridgeMetrics(),
   };
 }

@@ -142,6 +142,7 @@ export function summarise(results: BenchResults, scenario: ScenarioName): Scenar
 
 const TITLES: Record<ScenarioName, string> = {
   logs: '(a) agent logs, agent-json, zstd',
+  'logs-unmatched': '(a′) agent logs under sources no log pipeline names',
   traces: '(b) /v0.4/traces msgpack',
   'traces-v05': '(b′) /v0.5/traces msgpack',
   series: '(c) /api/v2/series protobuf, zstd',

@@ -8,7 +8,7 @@ import { deflateSync, gzipSync } from 'node:zlib';
 import { agentZstd, AGENT_PROTOBUF_HEADERS, encodeMetricPayload, encodeSketchPayload } from '../test/fixtures/metrics/agent-payloads';
 import { encodeMsgpack, type Encodable } from '../test/fixtures/traces/msgpack-writer';
 
-export type ScenarioName = 'logs' | 'traces' | 'traces-v05' | 'series' | 'sketches';
+export type ScenarioName = 'logs' | 'logs-unmatched' | 'traces' | 'traces-v05' | 'series' | 'sketches';
 /** What `npm run bench` runs by default; traces-v05 is the same traces as dd-trace-py and the trace-agent's v0.5 table form. */
 export const SCENARIOS: readonly ScenarioName[] = ['logs', 'traces', 'series', 'sketches'];
 
@@ -63,12 +63,29 @@ function agentTags(rng: Rng, service: string): string {
   return [`env:prod`, `version:1.4.2`, `filename:${service}.log`, `dirname:/var/log/pods/${pod}`, `kube_namespace:shop`, `kube_deployment:${service}`, `pod_name:${pod}`, `container_id:${container}`, `image_tag:1.4`, `team:payments`].join(',');
 }
 
+const MONTHS = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'];
+
+/** nginx's `$time_local`: `28/Nov/2026:19:50:07 +0000`. */
+function nginxTime(at: number): string {
+  const d = new Date(at);
+  const two = (n: number): string => String(n).padStart(2, '0');
+  return `${two(d.getUTCDate())}/${MONTHS[d.getUTCMonth()]}/${d.getUTCFullYear()}:${two(d.getUTCHours())}:${two(d.getUTCMinutes())}:${two(d.getUTCSeconds())} +0000`;
+}
+
+/** An nginx access line in its default `combined` format (test/fixtures/captured-logs/nginx-1.22.1/access.log). */
 function plainLine(rng: Rng, at: number): string {
   const route = pick(rng, ROUTES)
     .replace(':id', String(int(rng, 1, 999)))
     .replace(':sku', `SKU-${int(rng, 100, 999)}`);
-  return `10.0.${int(rng, 0, 255)}.${int(rng, 1, 254)} - - [${new Date(at).toISOString()}] "GET ${route} HTTP/1.1" ${pick(rng, [200, 200, 200, 304, 404, 500])} ${int(rng, 200, 9000)} "-" "Mozilla/5.0"`;
+  return `10.0.${int(rng, 0, 255)}.${int(rng, 1, 254)} - - [${nginxTime(at)}] "GET ${route} HTTP/1.1" ${pick(rng, [200, 200, 200, 304, 404, 500])} ${int(rng, 200, 9000)} "-" "${pick(rng, USER_AGENTS)}"`;
 }
+
+const USER_AGENTS = [
+  'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/120.0.0.0 Safari/537.36',
+  'Mozilla/5.0 (Macintosh; Intel Mac OS X 14_1) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.1 Safari/605.1.15',
+  'curl/7.88.1',
+  'Mozilla/5.0 (iPhone; CPU iPhone OS 17_1 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.1 Mobile/15E148 Safari/604.1',
+];
 
 /** pino under dd-trace-js: nested `dd` object with ids, numeric level, ms `time`. */
 function jsonLine(rng: Rng, at: number, service: string): string {
@@ -84,7 +101,12 @@ function jsonLine(rng: Rng, at: number, service: string): string {
   });
 }
 
-function logEntries(rng: Rng, count: number): Record<string, unknown>[] {
+/**
+ * `unmatched`: the same lines under sources no bundled log pipeline names (an app's own access
+ * log, `checkout-gateway`, beside the nodejs JSON lines), for what pipelines cost a log they do
+ * not apply to.
+ */
+function logEntries(rng: Rng, count: number, unmatched = false): Record<string, unknown>[] {
   return Array.from({ length: count }, (_, i) => {
     const service = pick(rng, SERVICES);
     const at = BASE_MS + i;
@@ -95,7 +117,7 @@ function logEntries(rng: Rng, count: number): Record<string, unknown>[] {
       timestamp: at,
       hostname: pick(rng, HOSTS),
       service,
-      ddsource: json ? 'nodejs' : 'nginx',
+      ddsource: json ? 'nodejs' : unmatched ? 'checkout-gateway' : 'nginx',
       ddtags: agentTags(rng, service),
     };
   });
@@ -312,6 +334,7 @@ export async function buildScenario(name: ScenarioName, batch: number, variants:
   for (let v = 0; v < variants; v++) payloads.push(await payload(name, rng, batch, COMPRESSORS[coding]));
   const route = {
     logs: ['/api/v2/logs', LOG_HEADERS],
+    'logs-unmatched': ['/api/v2/logs', LOG_HEADERS],
     traces: ['/v0.4/traces', TRACE_HEADERS],
     'traces-v05': ['/v0.5/traces', TRACE_HEADERS],
     series: ['/api/v2/series', AGENT_PROTOBUF_HEADERS],
@@ -325,7 +348,8 @@ export async function buildScenario(name: ScenarioName, batch: number, variants:
 async function payload(name: ScenarioName, rng: Rng, batch: number, compress: (body: Buffer) => Promise<Buffer>): Promise<Payload> {
   switch (name) {
     case 'logs':
-      return { body: await compress(Buffer.from(JSON.stringify(logEntries(rng, batch)))), records: batch };
+    case 'logs-unmatched':
+      return { body: await compress(Buffer.from(JSON.stringify(logEntries(rng, batch, name === 'logs-unmatched')))), records: batch };
     case 'traces':
     case 'traces-v05': {
       const chunks = traces(rng, batch);

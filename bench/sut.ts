@@ -6,6 +6,7 @@
  */
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync } from 'node:fs';
+import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ensureCollector, REPO_ROOT } from '../tools/src/collector/build';
@@ -54,6 +55,8 @@ export interface RunningSut {
    * The upstream receiver has no export step.
    */
   exportFailures?(): Promise<number>;
+  /** Records the log pipelines applied to and ran past their budget on (ours only). */
+  pipelineRecords?(): Promise<Record<string, number>>;
   stop(): Promise<void>;
 }
 
@@ -135,7 +138,8 @@ export async function startOurs(binary: string, o: SutOptions): Promise<RunningS
   });
   sidecar.stdout?.on('data', (d: Buffer) => (output += d.toString()));
   sidecar.stderr?.on('data', (d: Buffer) => (output += d.toString()));
-  if (!(await eventually(() => healthy(`http://127.0.0.1:${admin}/health`), 15_000))) {
+  // the intake listens once the log pipelines (if any) are loaded, after the admin port's health
+  if (!(await eventually(() => healthy(`http://127.0.0.1:${admin}/health`), 15_000)) || !(await eventually(() => listening(intake), 120_000))) {
     await Promise.all([stopChild(sidecar), collector.stop()]);
     throw new Error(`sidecar did not become healthy:\n${output}`);
   }
@@ -144,6 +148,7 @@ export async function startOurs(binary: string, o: SutOptions): Promise<RunningS
     url: `http://127.0.0.1:${intake}`,
     pids: { sidecar: sidecar.pid as number, collector: collector.process.pid as number },
     exportFailures: () => exportFailures(`http://127.0.0.1:${admin}/metrics`),
+    pipelineRecords: () => pipelineRecords(`http://127.0.0.1:${admin}/metrics`),
     async stop() {
       await stopChild(sidecar);
       await collector.stop();
@@ -156,6 +161,25 @@ export async function startUpstream(binary: string, o: SutOptions): Promise<Runn
   const intake = await freePort();
   const collector = await launchCollector(binary, o, { ...env, DD_RECEIVER_ENDPOINT: `127.0.0.1:${intake}` }, health, true);
   return { side: 'upstream', url: `http://127.0.0.1:${intake}`, pids: { collector: collector.process.pid as number }, stop: () => collector.stop() };
+}
+
+/** Whether something accepts connections on this loopback port. */
+function listening(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = connect({ host: '127.0.0.1', port }, () => {
+      socket.destroy();
+      resolve(true);
+    });
+    socket.on('error', () => resolve(false));
+  });
+}
+
+/** The sidecar's ddbridge_log_pipeline_records_total by outcome (applied, over_budget); {} without pipelines. */
+async function pipelineRecords(metricsUrl: string): Promise<Record<string, number>> {
+  const text = await (await fetch(metricsUrl)).text();
+  const out: Record<string, number> = {};
+  for (const m of text.matchAll(/^ddbridge_log_pipeline_records_total\{outcome="([^"]+)"\} (\S+)$/gm)) out[m[1] as string] = Number(m[2]);
+  return out;
 }
 
 /** The sum of the sidecar's ddbridge_export_failures_total series. */

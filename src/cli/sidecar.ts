@@ -196,7 +196,7 @@ export async function startSidecar(config: Config, given: Logger, overrides: Sid
     }),
     metrics,
   };
-  const stopPipelines = startLogPipelines(config, ctx.caches, log);
+  const stopPipelines = await startLogPipelines(config, ctx.caches, log);
   const intake = createIntakeApp(routes, ctx, exporter, optionsFor(config, SERVER_OPTIONS), metrics, log, new InflightBudget(config.maxInflightRequests, config.maxInflightBytes));
   const server = createServer(
     {

@@ -32,11 +32,11 @@ export async function shipEntriesAsAgent(intakeUrl: string, apiKey: string, entr
   });
 }
 
-export function shipAsAgent(intakeUrl: string, apiKey: string, lines: string[], tags: string, service = 'shop-api'): Promise<Response> {
+export function shipAsAgent(intakeUrl: string, apiKey: string, lines: string[], tags: string, service = 'shop-api', source = 'nodejs'): Promise<Response> {
   const now = Date.now();
   return shipEntriesAsAgent(
     intakeUrl,
     apiKey,
-    lines.map((message) => ({ message, status: 'info', timestamp: now, hostname: 'agent-host', service, ddsource: 'nodejs', ddtags: tags })),
+    lines.map((message) => ({ message, status: 'info', timestamp: now, hostname: 'agent-host', service, ddsource: source, ddtags: tags })),
   );
 }

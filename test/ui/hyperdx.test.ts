@@ -10,8 +10,11 @@
  * and its trace; then a Datadog dashboard migrated by `migrate dashboards --out` (integrations-core's
  * "Postgres - Metrics") over the postgres and system checks' series the agent sent; then the
  * Kubernetes page and a pod log's Infrastructure tab over what a node agent and cluster agent send
- * for a small cluster (test/fixtures/kubernetes/). Every wait is on an element; screenshots go to
- * .cache/ui-screenshots/.
+ * for a small cluster (test/fixtures/kubernetes/); then Datadog's log pipelines (the bundled
+ * integration set and a custom pipeline from Terraform, test/helpers/shop-pipeline.ts) on lines
+ * nginx and PostgreSQL wrote (test/fixtures/captured-logs/): the access lines' HTTP section and
+ * levels from their status codes, PostgreSQL's error in red, the custom pipeline's attribute found
+ * by search. Every wait is on an element; screenshots go to .cache/ui-screenshots/.
  */
 import { execFileSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
@@ -20,6 +23,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Locator, Page } from 'playwright-core';
 import { uiOriginsFor } from '../../tools/src/clickhouse/config';
+import { REPO_ROOT } from '../../tools/src/collector/build';
 import { EXP_HISTOGRAM_TABLE, startHyperdx, type RunningHyperdx } from '../../tools/src/hyperdx/serve';
 import type { HyperdxBuild } from '../../tools/src/hyperdx/build';
 import { AGENT_PROTOBUF_HEADERS, agentZstd, encodeMetricPayload, encodeSketchPayload } from '../fixtures/metrics/agent-payloads';
@@ -28,7 +32,8 @@ import { capturedDir, non2xx, replayCaptured } from '../helpers/captured';
 import { freePort } from '../helpers/ports';
 import { startTestClickHouse, type TestClickHouse } from '../helpers/clickhouse';
 import { type PostgresWorkload, sendPostgresAgentMetrics } from '../helpers/postgres-agent-metrics';
-import { startStack, type TestStack } from '../helpers/stack';
+import { writeShopPipeline } from '../helpers/shop-pipeline';
+import { eventually, startStack, type TestStack } from '../helpers/stack';
 import { assertCliBuilt, runTools } from '../helpers/stack-cli';
 import { launchBrowser, type Browser } from './browser';
 import { type ApiDashboard, LOCAL_DASHBOARDS_KEY, LOCAL_SOURCES_KEY, toLocalDashboard } from '../helpers/local-dashboard';
@@ -46,6 +51,24 @@ const PYTHON = { fixture: 'python-ddtrace-4.16.0', service: 'py-shop', spans: 42
 const PYTHON_CHECKOUT_TRACE = '6b08368d000000009205a9354532ed5f';
 /** Flushes of the Kubernetes cluster (test/fixtures/kubernetes/), a minute apart, ending now. */
 const CLUSTER_FLUSHES = 5;
+/** Lines nginx 1.22.1 and PostgreSQL 15.18 wrote (test/fixtures/captured-logs/README.md), shipped as the logs agent ships them. */
+const SERVER_LOGS = join(__dirname, '..', 'fixtures', 'captured-logs');
+const NGINX = {
+  service: `nginx-${RUN}`,
+  lines: readFileSync(join(SERVER_LOGS, 'nginx-1.22.1', 'access.log'), 'utf8')
+    .trimEnd()
+    .split('\n'),
+};
+const POSTGRES = {
+  service: `postgres-${RUN}`,
+  lines: readFileSync(join(SERVER_LOGS, 'postgresql-15.18', 'postgresql.log'), 'utf8')
+    .trimEnd()
+    .split('\n'),
+};
+/** The captured Java app's logback lines under `source:shop`, which the custom pipeline parses. */
+const SHOP_LINES = readFileSync(join(__dirname, '..', 'fixtures', 'captured', 'java-dd-java-agent-1.68.1-v0.4', 'app.default.log'), 'utf8')
+  .trimEnd()
+  .split('\n');
 /** The integrations-core dashboard migrated for the browser (test/fixtures/migrate/README.md). */
 const POSTGRES_DASHBOARD = join(__dirname, '..', 'fixtures', 'migrate', 'dashboards', 'postgres-metrics.json');
 
@@ -102,28 +125,43 @@ async function waitForRows(): Promise<void> {
   // the cluster's last flushes: the pods' metrics with the uid their logs carry
   await ch.waitForRows(`SELECT 1 FROM otel_metrics_gauge WHERE MetricName = 'k8s.pod.cpu.usage' AND ResourceAttributes['k8s.pod.uid'] != ''`, PODS.length * (CLUSTER_FLUSHES - 1), 60_000);
   await ch.waitForRows(`SELECT 1 FROM otel_logs WHERE ResourceAttributes['k8s.pod.uid'] != ''`, PODS.length * 2, 60_000);
+  await ch.waitForRows(`SELECT 1 FROM otel_logs WHERE ServiceName = '${NGINX.service}'`, NGINX.lines.length, 60_000);
+  await ch.waitForRows(`SELECT 1 FROM otel_logs WHERE ServiceName = '${POSTGRES.service}'`, POSTGRES.lines.length, 60_000);
+  await ch.waitForRows("SELECT 1 FROM otel_logs WHERE LogAttributes['invoice.customer'] = 'acme'", 1, 60_000);
 }
 
 /**
- * The Python rows keep their capture-time timestamps, outside the UI's default window (the last
- * minutes): the pages are opened on this range, a minute either side of those rows.
+ * The Python rows keep their capture-time timestamps, and the nginx and PostgreSQL rows the time
+ * their server wrote, outside the UI's default window (the last minutes): the pages are opened on
+ * the range of a service's rows, a minute either side.
  */
-async function pythonTimeRange(): Promise<string> {
+async function timeRangeOf(service: string): Promise<string> {
   const [row] = await ch.query<{ first: string; last: string }>(
     `SELECT toUnixTimestamp64Milli(min(Timestamp)) AS first, toUnixTimestamp64Milli(max(Timestamp)) AS last FROM (
        SELECT Timestamp FROM otel_logs WHERE ServiceName = {service:String}
        UNION ALL SELECT Timestamp FROM otel_traces WHERE ServiceName = {service:String})`,
-    { service: PYTHON.service },
+    { service },
   );
-  if (!row) throw new Error(`no rows for ${PYTHON.service}`);
+  if (!row) throw new Error(`no rows for ${service}`);
   return `from=${Number(row.first) - 60_000}&to=${Number(row.last) + 60_000}`;
 }
+
+const pythonTimeRange = (): Promise<string> => timeRangeOf(PYTHON.service);
 
 beforeAll(async () => {
   // ClickHouse answers browsers from this UI's origin only, as `stack --ui` sets it up
   const uiPort = await freePort();
   ch = await startTestClickHouse({ uiOrigins: uiOriginsFor(uiPort) });
-  stack = await startStack({ sink: 'clickhouse', clickhouse: ch });
+  const pipelineDir = mkdtempSync(join(tmpdir(), 'dd-otlp-bridge-ui-pipelines-'));
+  writeShopPipeline(pipelineDir, join(pipelineDir, 'custom.json'), '1');
+  // the bundled integration pipelines and the custom one; a budget no record reaches on a loaded machine
+  stack = await startStack({
+    sink: 'clickhouse',
+    clickhouse: ch,
+    sidecarEnv: { DD_BRIDGE_LOG_PIPELINES: `${join(REPO_ROOT, 'pipelines', 'integrations-core')},${join(pipelineDir, 'custom.json')}`, DD_BRIDGE_LOG_PIPELINE_BUDGET_MS: '1000' },
+  });
+  // the intake listens once the pipelines are loaded
+  if (!(await eventually(async () => stack.sidecarOutput().includes('Datadog intake listening'), 120_000))) throw new Error(`the intake did not listen:\n${stack.sidecarOutput()}`);
   app = runShopApp(stack.intakeUrl);
   expect((await shipAsAgent(stack.intakeUrl, KEY, app.lines, 'env:ui,filename:/var/log/shop.log', SERVICE)).status).toBe(202);
   await sendAgentMetrics(stack.intakeUrl);
@@ -135,6 +173,9 @@ beforeAll(async () => {
     KEY,
     Array.from({ length: CLUSTER_FLUSHES }, (_, i) => now - (CLUSTER_FLUSHES - 1 - i) * 60),
   );
+  expect((await shipAsAgent(stack.intakeUrl, KEY, NGINX.lines, 'env:ui,filename:/var/log/nginx/access.log', NGINX.service, 'nginx')).status).toBe(202);
+  expect((await shipAsAgent(stack.intakeUrl, KEY, POSTGRES.lines, 'env:ui,filename:/var/log/postgresql/postgresql.log', POSTGRES.service, 'postgresql')).status).toBe(202);
+  expect((await shipAsAgent(stack.intakeUrl, KEY, SHOP_LINES, 'env:ui,filename:/var/log/shop/app.log', `shop-${RUN}`, 'shop')).status).toBe(202);
   await waitForRows();
   const build = JSON.parse(process.env.DD_BRIDGE_TEST_HYPERDX ?? 'null') as HyperdxBuild | null;
   if (!build) throw new Error('DD_BRIDGE_TEST_HYPERDX is unset: the ui globalSetup did not build HyperDX');
@@ -200,6 +241,28 @@ async function search(query: string): Promise<Locator> {
   await visible(rows);
   return rows;
 }
+
+/**
+ * The logs search opened as a link (the Logs source HyperDX made from the connection form, a Lucene
+ * query, the range of a service's rows), waiting for the first row: the query is applied before
+ * the first rows load, so the table holds only the rows it matches.
+ */
+async function openLogSearch(where: string, service: string): Promise<Locator> {
+  const sources = JSON.parse((await page.evaluate((key) => localStorage.getItem(key), LOCAL_SOURCES_KEY)) ?? '[]') as { id: string; kind: string }[];
+  const logs = sources.find((s) => s.kind === 'log');
+  if (!logs) throw new Error(`no log source in local mode's ${LOCAL_SOURCES_KEY}: ${JSON.stringify(sources)}`);
+  await page.goto(`${hyperdx.url}/search?isLive=false&source=${logs.id}&whereLanguage=lucene&where=${encodeURIComponent(where)}&${await timeRangeOf(service)}`);
+  const rows = page.locator('[data-testid^="table-row-"]');
+  await visible(rows);
+  return rows;
+}
+
+/**
+ * The search's total as HyperDX counts it in ClickHouse. The rows on the table are not a count:
+ * in this suite's runs the table listed some rows twice (the 3 nginx lines as 6 rows; the newest
+ * PostgreSQL line twice among 17) while the total, like ClickHouse, said 3 and 17.
+ */
+const totalCount = (n: number): Locator => page.getByTestId('search-total-count').filter({ hasText: new RegExp(`^${n} Results$`) });
 
 async function selectSource(name: string): Promise<void> {
   await page.getByTestId('source-selector').click();
@@ -383,6 +446,46 @@ describe('HyperDX UI on data from real clients through the bridge', () => {
       await visible(panel.getByTestId('infra-subpanel-k8s.node.').getByTestId('cpu-usage-card').locator('.recharts-curve'));
       await browser.screenshot('17-log-infrastructure-tab');
       await page.keyboard.press('Escape');
+    });
+  });
+
+  describe('Datadog log pipelines (issue 36), on the range of the lines the servers wrote', () => {
+    it('nginx access lines: each level from its status code (404 warn, 503 error in red), on the time nginx wrote', async () => {
+      const rows = await openLogSearch(`ServiceName:"${NGINX.service}"`, NGINX.service);
+      await visible(totalCount(NGINX.lines.length));
+      const line = (request: string): Locator => rows.filter({ hasText: request });
+      expect(isReddish(await colourWhen(await levelBadge(line('"POST /checkout HTTP/1.1" 503'), 'error'), isReddish))).toBe(true);
+      expect(isReddish(await colourOf(await levelBadge(line('"GET /orders/42 HTTP/1.1" 404'), 'warn')))).toBe(false);
+      expect(isReddish(await colourOf(await levelBadge(line('"GET /index.html?item=widget HTTP/1.1" 200'), 'info')))).toBe(false);
+      await browser.screenshot('18-nginx-levels');
+    });
+
+    it('an nginx access line’s side panel has the HTTP section: method, URL, status', async () => {
+      const rows = page.locator('[data-testid^="table-row-"]');
+      await rows.filter({ hasText: '"GET /orders/42 HTTP/1.1" 404' }).first().click();
+      const panel = page.getByTestId('row-side-panel');
+      await visible(panel.getByText('HTTP Request'));
+      await visible(panel.getByText('/orders/42', { exact: true }));
+      await visible(panel.getByText('404', { exact: true }));
+      await browser.screenshot('19-nginx-http-panel');
+      await page.keyboard.press('Escape');
+      await panel.waitFor({ state: 'hidden', timeout: VISIBLE });
+    });
+
+    it('a PostgreSQL error line is red; its LOG lines are not', async () => {
+      const rows = await openLogSearch(`ServiceName:"${POSTGRES.service}"`, POSTGRES.service);
+      await visible(totalCount(POSTGRES.lines.length));
+      // the pipeline's message remapper makes the text after the prefix the message
+      expect(isReddish(await colourWhen(await levelBadge(rows.filter({ hasText: 'relation "users" does not exist' }), 'error'), isReddish))).toBe(true);
+      expect(isReddish(await colourOf(await levelBadge(rows.filter({ hasText: 'database system is ready to accept connections' }), 'info')))).toBe(false);
+      await browser.screenshot('20-postgres-error');
+    });
+
+    it('the custom pipeline’s attribute is searchable: the invoice line of customer acme, found by invoice.customer', async () => {
+      const rows = await openLogSearch(`ServiceName:"shop-${RUN}" LogAttributes.invoice.customer:"acme"`, `shop-${RUN}`);
+      await visible(rows.filter({ hasText: 'invoice 1 created for acme' }));
+      await visible(totalCount(1));
+      await browser.screenshot('21-custom-pipeline-search');
     });
   });
 

@@ -59,3 +59,11 @@ it('a source no pipeline names goes through as before', () => {
   expect(attributes['http.status_code']).toBeUndefined();
   expect(record.timeUnixNano).toBe(1795298399000n * 1_000_000n);
 });
+
+it('a `message` a grok rule extracts is an attribute beside the whole line, as Datadog keeps both', () => {
+  const line = '12115:M 08 Jan 17:45:41.572 # Server started, Redis version 3.0.6';
+  const { record, attributes } = translate({ ddsource: 'redis', service: 'cache', message: line });
+  expect(record.body).toEqual({ string: line });
+  expect(attributes.message).toEqual({ stringValue: 'Server started, Redis version 3.0.6' });
+  expect(record.severityText).toBe('warn');
+});

@@ -26,6 +26,7 @@ export const TOOLS_HELP = `Usage: dd-otlp-bridge-tools <command> …
   hyperdx build|path|serve             the HyperDX UI alone (hyperdx --help)
   stack dashboards|alerts|saved-searches|sources …   the ClickStack management API (stack dashboards --help)
   migrate dashboards|monitors FILE|DIR…              Datadog exports → HyperDX (migrate --help)
+  migrate pipelines FILE|DIR… --out FILE             Datadog log pipelines (export, Terraform) → the sidecar's --log-pipelines file
   agent-config <datadog.yaml> --url http://host:8126 point a Datadog Agent at the sidecar (agent-config --help)
 
 The sidecar itself is dd-otlp-bridge (dd-otlp-bridge --help).

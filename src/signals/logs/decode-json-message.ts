@@ -8,6 +8,7 @@
 import { MESSAGE_KEYS, RESERVED_GROUPS, TAGS_KEYS } from './datadog';
 import { MAX_JSON_DEPTH, nestedDeeperThan, type JsonValue } from '../../core/wire/json';
 import { quoteBigIds } from './parse';
+import { quoteUnsafeIntegers } from '../../core/wire/big-integers';
 import { isNonEmptyObject, scalarText } from '../shared/attributes';
 import type { LogStep } from './draft';
 import { FieldsBuilder } from './fields';
@@ -55,7 +56,7 @@ function parseObject(message: JsonValue | undefined): Record<string, JsonValue> 
     if (!text.startsWith('{') || !text.endsWith('}')) return undefined;
   }
   try {
-    const value = JSON.parse(quoteBigIds(text)) as JsonValue;
+    const value = JSON.parse(quoteUnsafeIntegers(quoteBigIds(text))) as JsonValue;
     if (value === null || typeof value !== 'object' || Array.isArray(value)) return undefined;
     return nestedDeeperThan(value, MAX_JSON_DEPTH) ? undefined : value;
   } catch {

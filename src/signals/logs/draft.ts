@@ -5,7 +5,6 @@
 import type { DatadogLogEntry } from './datadog';
 import { MESSAGE_KEYS } from './datadog';
 import type { JsonValue } from '../../core/wire/json';
-import type { AnyValue } from '../../core/otlp/model';
 import type { Promoted } from '../shared/resource-promotion';
 import type { TraceIdCache } from '../shared/trace-id';
 import { FieldsBuilder } from './fields';
@@ -24,7 +23,11 @@ export interface LogDraft {
   promoted: Promoted;
   traceId?: Uint8Array;
   spanId?: Uint8Array;
-  body?: AnyValue;
+  /**
+   * The message, once a step has taken it out of `fields` (the log pipelines: a `message` they
+   * extract is then an attribute like any other); undefined while the message is a field.
+   */
+  body?: JsonValue;
 }
 
 export interface LogContext {

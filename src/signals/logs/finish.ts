@@ -42,8 +42,8 @@ function recordAttributes(promoted: readonly KeyValue[], fields: ReadonlyMap<str
 }
 
 export function toLogRecord(draft: LogDraft): LogRecord {
-  const bodyKey = messageKeyOf(draft.fields);
-  const message = bodyKey === undefined ? undefined : draft.fields.get(bodyKey);
+  const bodyKey = draft.body === undefined ? messageKeyOf(draft.fields) : undefined;
+  const message = draft.body ?? (bodyKey === undefined ? undefined : draft.fields.get(bodyKey));
   const { promoted } = draft;
   const record: LogRecord = {
     timeUnixNano: draft.timeUnixNano,

@@ -15,6 +15,7 @@ export const logPipelines: LogStep = (draft, ctx) => {
   const outcome = applyPipelines(set, draft.fields, messageKeyOf(draft.fields), ctx.pipelineBudgetMs ?? Number.POSITIVE_INFINITY, ctx.pipelineStats ?? { applied: 0, overBudget: 0 });
   if (!outcome) return draft;
   draft.fields = outcome.fields;
+  draft.body = outcome.body;
   if (outcome.timestampMs !== undefined && outcome.timestampMs > 0) draft.timeUnixNano = BigInt(Math.round(outcome.timestampMs)) * NS_PER_MS;
   return draft;
 };

@@ -10,6 +10,8 @@
  * exactly as field ids are, and the body stays exactly as sent. A field the entry carries beats
  * the text's; the text's level beats the envelope's status, which for such a line is the agent's
  * default (`info`, or `error` for anything a container wrote to stderr) rather than the logger's.
+ * The time the layout writes becomes the record's time (text-time.ts), in place of the agent's
+ * read time the envelope's `timestamp` carries.
  *
  * A line is read for its level when it carries an injected group or its `ddsource` names a
  * language whose layouts these are (LANGUAGE_SOURCES); any other line without a group costs one
@@ -18,11 +20,13 @@
 import type { JsonValue } from '../../core/wire/json';
 import { scalarText } from '../shared/attributes';
 import { parseSpanIdText, parseTraceIdText } from '../shared/trace-id';
-import { SOURCE_KEYS } from './datadog';
+import { SOURCE_KEYS, TIMESTAMP_KEYS } from './datadog';
 import { messageKeyOf, type LogStep } from './draft';
 import { FieldsBuilder, type FieldMap } from './fields';
 import { quoteBigIds } from './parse';
 import { severityOf } from './severity';
+import { textTime } from './text-time';
+import { timestampToNs } from './timestamps';
 
 /** What may follow `dd.` (or sit in a `"dd":{…}` object), and whether a value is worth a field: ids must parse (Python writes `dd.trace_id=0` outside a span). */
 const INJECTED: readonly [string, (value: string) => boolean][] = [
@@ -250,5 +254,7 @@ export const textCorrelation: LogStep = (draft, ctx) => {
   });
   if (level !== undefined) added.set('status', level);
   if (added.size > 0) draft.fields = withFields(fields, added);
+  const written = textTime(text, timestampToNs(fields.get(TIMESTAMP_KEYS[0])) ?? draft.receivedAtNs);
+  if (written !== undefined) draft.timeUnixNano = written;
   return draft;
 };

@@ -51,19 +51,22 @@ export function timestampToNs(value: JsonValue | undefined): bigint | undefined 
   return /^\d+(\.\d+)?$/.test(value.trim()) ? epochToNs(/^\d+$/.test(value.trim()) && value.trim().length > 15 ? BigInt(value.trim()) : Number(value)) : isoToNs(value);
 }
 
-/** The first alias that holds a usable time wins; unusable values stay visible as attributes. */
+/**
+ * The first alias that holds a usable time wins; unusable values stay visible as attributes. When
+ * an earlier step set the time (a text line's own, a pipeline's date remapper), the alias it
+ * replaced (the agent's read time) is consumed all the same: it is no attribute of the log.
+ */
 export const timestamps: LogStep = (draft) => {
-  // a log pipeline's date remapper set it already
-  if (draft.timeUnixNano !== 0n) return draft;
+  const decided = draft.timeUnixNano !== 0n;
   for (const key of TIMESTAMP_KEYS) {
     const value = draft.fields.get(key);
     if (value === undefined) continue;
     const ns = timestampToNs(value);
     if (ns === undefined) continue;
     draft.fields = consumeOne(draft.fields, key);
-    draft.timeUnixNano = ns;
+    if (!decided) draft.timeUnixNano = ns;
     return draft;
   }
-  draft.timeUnixNano = draft.receivedAtNs;
+  if (!decided) draft.timeUnixNano = draft.receivedAtNs;
   return draft;
 };

@@ -17,6 +17,7 @@ import { readMetricTypes } from './metric-types';
 import { translateMonitor } from './monitors';
 import type { WebhookMap } from './notifications';
 import type { DashboardPlan, MonitorPlan, PlanItem, Sources } from './plan';
+import { migratePipelinesCommand } from './pipelines/cli';
 import { itemText, reportJson, totalsText } from './report';
 import type { TranslationSettings } from './series';
 
@@ -288,6 +289,7 @@ async function run(inv: Invocation, env: NodeJS.ProcessEnv, io: Io, say: (t: str
 export async function migrateCommand(argv: readonly string[], env: NodeJS.ProcessEnv, io: Io): Promise<number> {
   let mask = masking(givenSecrets(new Map(), env));
   const say = (text: string): void => io.err(mask(text));
+  if (argv[0] === 'pipelines') return migratePipelinesCommand(argv.slice(1), io);
   try {
     const inv = parseMigrateArgs(argv);
     if (inv === 'help') {

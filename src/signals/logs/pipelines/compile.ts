@@ -5,8 +5,8 @@
  * pipeline still runs, as Datadog runs the rest of a pipeline past a processor that does nothing.
  */
 import type { JsonValue } from '../../../core/wire/json';
-import { compileGrok, runGrok } from './grok/compile';
-import type { PipelineLog } from './log';
+import { compileGrok, runGrok, type Extracted } from './grok/compile';
+import { PipelineLog } from './log';
 import { parseQuery, type Query } from './query';
 import { matches } from './query-match';
 import { arithmetic } from './processors/arithmetic';
@@ -26,6 +26,8 @@ export interface CompiledPipeline {
   /** The query's text, for indexing by source (pipeline-set.ts). */
   filterText: string;
   steps: ProcessorStep[];
+  /** The sample lines its grok parsers carry (warmUp). */
+  samples: string[];
 }
 
 /** Texts longer than this are not grok-parsed (a line that long is a dump, not a log line). */
@@ -34,13 +36,23 @@ export const MAX_GROK_INPUT = 64 * 1024;
 /** Counts the engine keeps for /metrics. */
 export const engineCounters = { grokInputTooLong: 0 };
 
-function setExtracted(log: PipelineLog, name: string, value: JsonValue): void {
-  if (name !== '') {
-    log.set(name, value);
-    return;
+const isObject = (value: JsonValue): value is Record<string, JsonValue> => value !== null && typeof value === 'object' && !Array.isArray(value);
+
+/**
+ * What one match extracted, written into the log: each name replaces what the log held there,
+ * and the extractions of the match merge with each other (calico's `%{integer:calico.x.count}`
+ * stays beside a later `%{…:calico.x:keyvalue}`; linux-audit's second `msg` object replaces the
+ * first processor's). A name '' merges an object's members into the root.
+ */
+function writeExtracted(log: PipelineLog, extracted: Extracted): void {
+  for (const [name, value] of extracted) {
+    if (name !== '') log.delete(name);
+    else if (isObject(value)) for (const key in value) log.delete(key);
   }
-  if (value === null || typeof value !== 'object' || Array.isArray(value)) return;
-  for (const key in value) log.set(key, value[key] as JsonValue);
+  for (const [name, value] of extracted) {
+    if (name !== '') log.merge(name, value);
+    else if (isObject(value)) for (const key in value) log.merge(key, value[key] as JsonValue);
+  }
 }
 
 function grokStep(spec: GrokSpec, path: string, unsupported: Unsupported[]): ProcessorStep {
@@ -56,7 +68,7 @@ function grokStep(spec: GrokSpec, path: string, unsupported: Unsupported[]): Pro
       return;
     }
     const extracted = runGrok(rules, text, deadline);
-    if (extracted) for (const [name, value] of extracted) setExtracted(log, name, value);
+    if (extracted) writeExtracted(log, extracted);
   };
 }
 
@@ -129,5 +141,26 @@ export function compilePipeline(spec: PipelineSpec, where: string, unsupported: 
       unsupported.push({ path: at, reason: (e as Error).message });
     }
   }
-  return { name: spec.name, filter, filterText: spec.filter, steps };
+  return { name: spec.name, filter, filterText: spec.filter, steps, samples: samplesOf(spec) };
+}
+
+function samplesOf(spec: PipelineSpec): string[] {
+  return spec.processors.flatMap((p) => (p.type === 'grok-parser' ? p.samples : p.type === 'pipeline' ? samplesOf(p) : []));
+}
+
+/**
+ * Runs the pipeline over its own sample lines, once, at load: the first run of an expression or
+ * of a processor's code costs far more than the next (V8 compiles both on first use), and that
+ * cost would otherwise fall on the first real records and spend their time budget.
+ */
+export function warmUp(pipeline: CompiledPipeline): void {
+  for (const sample of pipeline.samples) {
+    const log = new PipelineLog();
+    log.message = sample;
+    try {
+      runSteps(pipeline.steps, log, Number.POSITIVE_INFINITY);
+    } catch {
+      // a sample that makes a processor throw warms nothing more; the real records report it
+    }
+  }
 }

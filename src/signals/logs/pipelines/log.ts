@@ -1,12 +1,25 @@
 /**
  * The log a pipeline works on. Attributes are kept flat under dotted keys, as the logs chain holds
  * them (fields.ts), so a record goes in and out without reshaping; an attribute path that names
- * an object (`http` when `http.url` is set) is read by gathering the keys under it. `message` is
- * the one reserved attribute a path reaches: grok parsers and remappers read it by that name.
+ * an object (`http` when `http.url` is set) is read by gathering the keys under it. The official
+ * message is apart: a grok rule's `%{data:message}` writes a `message` attribute and leaves the
+ * official message as it was (Datadog's expected results list both: redis_tests.yaml); a path
+ * `message` reads that attribute once it exists, the official message before, and the message
+ * remapper makes it official.
  */
 import type { JsonValue } from '../../../core/wire/json';
-import { isNonEmptyObject } from '../../shared/attributes';
 import type { LogView } from './types';
+
+const CUSTOM = 'custom.';
+
+/** `a:b,c` as its tags, blanks trimmed and empty ones dropped. */
+export function splitTags(tags: string | undefined): string[] {
+  if (tags === undefined || tags === '') return [];
+  return tags
+    .split(',')
+    .map((t) => t.trim())
+    .filter((t) => t !== '');
+}
 
 export class PipelineLog implements LogView {
   message = '';
@@ -14,8 +27,8 @@ export class PipelineLog implements LogView {
   service: string | undefined;
   host: string | undefined;
   source: string | undefined;
-  tags: string[] = [];
-  attributes = new Map<string, JsonValue>();
+  /** The tags as the record carried them: split when a processor or query first looks at them (most never do). */
+  tagsText = '';
   /** Epoch milliseconds set by a date remapper. */
   timestampMs: number | undefined;
   traceId: string | undefined;
@@ -24,13 +37,45 @@ export class PipelineLog implements LogView {
   statusRemapped = false;
   serviceRemapped = false;
   messageRemapped = false;
+  private tagList: string[] | undefined;
+  private readonly values = new Map<string, JsonValue>();
+  /**
+   * Every path that has, or once had, keys below it (`http` and `http.url_details` once
+   * `http.url_details.path` is set): replacing or reading a path scans the keys only when it is
+   * one. A path whose keys are gone stays, which costs a scan and nothing else.
+   */
+  private readonly parents = new Set<string>();
 
-  /** The value at `path`: a key, or the object the keys below it make; undefined when neither. */
+  get tags(): string[] {
+    this.tagList ??= splitTags(this.tagsText);
+    return this.tagList;
+  }
+
+  set tags(list: string[]) {
+    this.tagList = list;
+  }
+
+  /** Whether the tags were looked at, and so may have changed. */
+  get tagsRead(): boolean {
+    return this.tagList !== undefined;
+  }
+
+  get attributes(): ReadonlyMap<string, JsonValue> {
+    return this.values;
+  }
+
+  /**
+   * The value at `path`: a key, or the object the keys below it make; `message` is the official
+   * message until a processor writes a `message` attribute.
+   */
   get(path: string): JsonValue | undefined {
-    if (path === 'message') return this.message;
-    const direct = this.attributes.get(path);
+    const direct = this.values.get(path);
     if (direct !== undefined) return direct;
-    return this.objectAt(path);
+    const found = this.objectAt(path) ?? (path === 'message' ? this.message : undefined);
+    // Datadog holds a log's attributes under `custom` (its test results are written that way),
+    // and a path through it reaches them: activemq's lookup reads `custom.type` for `type`
+    if (found === undefined && path.startsWith(CUSTOM)) return this.get(path.slice(CUSTOM.length));
+    return found;
   }
 
   has(path: string): boolean {
@@ -39,26 +84,80 @@ export class PipelineLog implements LogView {
 
   /** Sets `path`, replacing whatever was at or below it; an object is kept flat under dotted keys. */
   set(path: string, value: JsonValue): void {
-    if (path === 'message') {
-      this.message = typeof value === 'string' ? value : JSON.stringify(value);
+    this.delete(path);
+    this.addParents(path);
+    this.flatten(path, value);
+  }
+
+  /** Sets `path` to exactly `value`, an empty object included (`set` drops one). */
+  setExactly(path: string, value: JsonValue): void {
+    this.delete(path);
+    this.addParents(path);
+    this.put(path, value);
+  }
+
+  /** Sets `path` without removing what is beside an object's members (compile.ts writes grok's extractions so). */
+  merge(path: string, value: JsonValue): void {
+    if (value === null || typeof value !== 'object' || Array.isArray(value) || Object.keys(value).length === 0) {
+      this.set(path, value);
       return;
     }
-    this.delete(path);
-    flattenInto(this.attributes, path, value);
+    // a value that is not an object is replaced, as `set` would
+    this.remove(path);
+    for (const key in value) this.merge(`${path}.${key}`, value[key] as JsonValue);
   }
 
   delete(path: string): void {
-    if (path === 'message') return;
-    this.attributes.delete(path);
+    this.values.delete(path);
+    if (!this.parents.has(path)) return;
     const prefix = `${path}.`;
-    for (const key of this.attributes.keys()) if (key.startsWith(prefix)) this.attributes.delete(key);
+    for (const key of this.values.keys()) if (key.startsWith(prefix)) this.values.delete(key);
+  }
+
+  /** The paths above `path` (`a` and `a.b` for `a.b.c`) as parents. */
+  private addParents(path: string): void {
+    for (let dot = path.indexOf('.'); dot >= 0; dot = path.indexOf('.', dot + 1)) this.parents.add(path.slice(0, dot));
+  }
+
+  private put(key: string, value: JsonValue): void {
+    this.values.set(key, value);
+  }
+
+  private remove(key: string): void {
+    this.values.delete(key);
+  }
+
+  /**
+   * Datadog keeps no null, `[]` or `{}` attribute, at any depth and inside arrays' objects (zeek's
+   * `"err":null` and `"extracted":[]`, wazuh's `"decoder":{}`, Azure's `targetResources[0]` members
+   * are absent from their expected results); an object left with nothing is itself dropped.
+   */
+  private flatten(path: string, value: JsonValue): void {
+    if (value === null) return;
+    if (typeof value !== 'object') {
+      this.put(path, value);
+      return;
+    }
+    if (Array.isArray(value)) {
+      if (value.length > 0) this.put(path, value.map(prunedElement));
+      return;
+    }
+    let parent = false;
+    for (const key in value) {
+      if (!parent) {
+        this.parents.add(path);
+        parent = true;
+      }
+      this.flatten(`${path}.${key}`, value[key] as JsonValue);
+    }
   }
 
   /** `{…}` built from the keys below `path`, or undefined when none is. */
   private objectAt(path: string): JsonValue | undefined {
+    if (!this.parents.has(path)) return undefined;
     const prefix = `${path}.`;
     let object: Record<string, JsonValue> | undefined;
-    this.attributes.forEach((value, key) => {
+    this.values.forEach((value, key) => {
       if (!key.startsWith(prefix)) return;
       object ??= {};
       setNested(object, key.slice(prefix.length).split('.'), value);
@@ -67,12 +166,17 @@ export class PipelineLog implements LogView {
   }
 }
 
-function flattenInto(into: Map<string, JsonValue>, path: string, value: JsonValue): void {
-  if (!isNonEmptyObject(value)) {
-    into.set(path, value);
-    return;
+/** An array element: an object loses its null and empty members; the element itself stays. */
+function prunedElement(value: JsonValue): JsonValue {
+  if (value === null || typeof value !== 'object') return value;
+  if (Array.isArray(value)) return value.map(prunedElement);
+  const out: Record<string, JsonValue> = {};
+  for (const key in value) {
+    const member = prunedElement(value[key] as JsonValue);
+    if (member === null || (typeof member === 'object' && Object.keys(member).length === 0)) continue;
+    out[key] = member;
   }
-  for (const key in value) flattenInto(into, `${path}.${key}`, value[key] as JsonValue);
+  return out;
 }
 
 /** Writes `value` at `keys` inside `object`, making the objects on the way (a scalar on the way is replaced). */

@@ -7,7 +7,8 @@
  */
 import type { FieldMap } from '../fields';
 import { BudgetExceeded } from './grok/compile';
-import { fieldsOf, pipelineLogOf } from './fields-bridge';
+import type { JsonValue } from '../../../core/wire/json';
+import { bodyOf, fieldsOf, pipelineLogOf } from './fields-bridge';
 import { runSteps } from './compile';
 import type { PipelineSet } from './pipeline-set';
 import { matches } from './query-match';
@@ -21,7 +22,10 @@ export interface PipelineStats {
 }
 
 export interface PipelineOutcome {
+  /** The fields, without the message. */
   fields: FieldMap;
+  /** The record's message (fields-bridge.ts's bodyOf). */
+  body: JsonValue;
   /** Epoch ms a date remapper set. */
   timestampMs: number | undefined;
 }
@@ -47,5 +51,5 @@ export function applyPipelines(set: PipelineSet, fields: FieldMap, messageKey: s
   }
   if (!matched) return undefined;
   stats.applied++;
-  return { fields: fieldsOf(log, apart), timestampMs: log.timestampMs };
+  return { fields: fieldsOf(log, apart), body: bodyOf(log, apart), timestampMs: log.timestampMs };
 }

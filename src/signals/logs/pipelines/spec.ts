@@ -177,7 +177,8 @@ function readProcessor(p: Json, path: string, parentPath: string, unsupported: U
     case 'arithmetic-processor':
       return { type, ...base, expression: text(p, path, 'expression'), target: text(p, path, 'target'), replaceMissing: flag(p, false, 'replaceMissing', 'is_replace_missing', 'isReplaceMissing') };
     case 'string-builder-processor':
-      return { type, ...base, template: text(p, path, 'template'), target: text(p, path, 'target'), replaceMissing: flag(p, false, 'replaceMissing', 'is_replace_missing', 'isReplaceMissing') };
+      // a YAML template of digits is a number (azure's `template: 99`): its text is the template
+      return { type, ...base, template: typeof p.template === 'number' ? String(p.template) : text(p, path, 'template'), target: text(p, path, 'target'), replaceMissing: flag(p, false, 'replaceMissing', 'is_replace_missing', 'isReplaceMissing') };
     case 'lookup-processor': {
       if (field(p, 'lookupEnrichmentTable', 'lookup_enrichment_table') !== undefined) throw new PipelineSpecError(`${path}: reference tables (lookup_enrichment_table) are Datadog-side data the sidecar cannot reach`);
       return {

@@ -130,5 +130,5 @@ export interface LogView {
   source: string | undefined;
   /** `key:value` (or bare) tags. */
   tags: string[];
-  attributes: Map<string, JsonValue>;
+  attributes: ReadonlyMap<string, JsonValue>;
 }

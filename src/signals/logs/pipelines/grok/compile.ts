@@ -34,7 +34,6 @@ interface Expanded {
   source: string;
   captures: Omit<Capture, 'group'>[];
   ignoreCase: boolean;
-  dotAll: boolean;
 }
 
 const MAX_DEPTH = 16;
@@ -59,13 +58,15 @@ class RuleCompiler {
     const rule = this.texts.get(name);
     if (!rule) throw new Error(`no rule or matcher named ${name}`);
     if (depth > MAX_DEPTH) throw new Error(`rule ${name} refers to itself`);
-    const out: Expanded = { source: '', captures: [], ignoreCase: false, dotAll: false };
-    for (const piece of piecesOf(rule.pattern)) {
+    const out: Expanded = { source: '', captures: [], ignoreCase: false };
+    const pieces = piecesOf(rule.pattern);
+    for (const [i, piece] of pieces.entries()) {
       if (piece.kind === 'regex') {
-        const t = translateJavaRegex(piece.text);
+        // a quantifier opening a rule quantifies nothing (symantec's `scan_results ?((Scan Complete|…)`)
+        const t = translateJavaRegex(i === 0 ? piece.text.replace(/^[?*+]+/, '') : piece.text, OPEN_CAPTURE);
         out.source += t.source;
+        for (const name of t.groupNames) out.captures.push({ name, convert: (text) => text, filter: undefined });
         out.ignoreCase ||= t.ignoreCase;
-        out.dotAll ||= t.dotAll;
       } else this.expandBlock(piece.block, depth, out);
     }
     this.expanded.set(name, out);
@@ -77,7 +78,6 @@ class RuleCompiler {
     const matcher = builtInMatcher(block.matcher.name, block.matcher.args);
     if (matcher) {
       out.ignoreCase ||= matcher.ignoreCase === true;
-      out.dotAll ||= matcher.dotAll === true;
       if (block.extract === '' && !filter) {
         out.source += `(?:${matcher.source})`;
         return;
@@ -88,7 +88,6 @@ class RuleCompiler {
     }
     const inner = this.expand(block.matcher.name, depth + 1);
     out.ignoreCase ||= inner.ignoreCase;
-    out.dotAll ||= inner.dotAll;
     if (block.extract === '' && !filter) {
       out.source += `(?:${inner.source})`;
       out.captures.push(...inner.captures);
@@ -104,10 +103,17 @@ class RuleCompiler {
 function numbered(expanded: Expanded, name: string): CompiledRule {
   const source = expanded.source.split(OPEN_CAPTURE).join('(');
   const captures = expanded.captures.map((c, i) => ({ ...c, group: i + 1 }));
-  const flags = `${expanded.ignoreCase ? 'i' : ''}${expanded.dotAll ? 's' : ''}`;
+  // `.` matches line breaks in Datadog's rules: airflow's `.*(\n|\t)%{notSpace:error.kind}` finds the
+  // last line of a stack trace, confluent's `%{data:error.message}(\n|\t).*` stops at the first
+  const flags = `${expanded.ignoreCase ? 'i' : ''}s`;
   // Java's `$` also matches before a final line break
   const full = `^(?:${source})(?:\\r?\\n)?$`;
-  return { name, regex: new RegExp(full, flags), captures, bounded: runsInLinearTime(full, flags) };
+  const regex = new RegExp(full, flags);
+  // V8 compiles an expression on its first run and to machine code on its second: done here, at
+  // load, that work is not charged to the time budget of the first records
+  regex.exec('');
+  regex.exec('');
+  return { name, regex, captures, bounded: runsInLinearTime(full, flags) };
 }
 
 export interface GrokCompileResult {
@@ -128,8 +134,9 @@ export function compileGrok(supportRules: string, matchRules: string, path: stri
   }
   const compiler = new RuleCompiler(support);
   const rules: CompiledRule[] = [];
+  // a match rule may use one defined below it (strimzi's `strimzi_raw_log` uses `strimzi_k8s`)
+  for (const rule of match) compiler.define(rule);
   for (const rule of match) {
-    compiler.define(rule);
     try {
       rules.push(numbered(compiler.expand(rule.name, 0), rule.name));
     } catch (e) {

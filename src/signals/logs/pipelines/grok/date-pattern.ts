@@ -3,9 +3,9 @@
  * (`dd/MMM/yyyy:HH:mm:ss Z`, `yyyy-MM-dd'T'HH:mm:ss.SSSZZ`, `MMM d HH:mm:ss`); it becomes an
  * expression that matches such text and a reader that turns the match into epoch milliseconds.
  * The zone argument applies when the text states none. A pattern without a year (syslog's
- * `MMM dd HH:mm:ss`) takes the latest year that does not put the date in the future, as
- * Datadog's expected results show; `dateClock` is that "now" (tests set it). Month and day
- * names are English, in any case.
+ * `MMM dd HH:mm:ss`) takes the year that puts the date nearest to now, and one without a date
+ * (`HH:mm:ss.SSSSSS`) the nearest day, as Datadog's expected results show; `dateClock` is that
+ * "now" (tests set it). Month and day names are English, in any case.
  */
 import { escapeRegExp } from '../query';
 import { parseZone, UTC, wallClockToUtc, type Zone } from './zones';
@@ -200,19 +200,39 @@ function assign(values: Values, field: Field, text: string): boolean {
   }
 }
 
+const DAY_MS = 86_400_000;
+
+/** Of `candidates` (epoch ms), the one nearest `now`. */
+const nearest = (candidates: readonly number[], now: number): number => candidates.reduce((best, c) => (Math.abs(c - now) < Math.abs(best - now) ? c : best));
+
 function toEpochMs(v: Values, defaultZone: Zone): number | undefined {
   const hour = v.pm === undefined ? v.hour : v.hour + (v.pm ? 12 : 0);
-  const year = v.year ?? new Date(dateClock.now()).getUTCFullYear();
+  const now = dateClock.now();
+  const zone = v.zone ?? defaultZone;
+  const time = Date.UTC(1970, 0, 1, hour, v.minute, v.second) + Math.floor(v.fractionMs);
+  if (hour > 23 || v.minute > 59 || v.second > 60) return undefined;
+  // a day of the year names no date without its year (keda's `MMDD`): only the time is read
+  const dated = v.year !== undefined || (v.dayOfYear === undefined && (v.month !== undefined || v.day !== undefined));
+  if (!dated) {
+    const today = Math.floor(now / DAY_MS) * DAY_MS;
+    return nearest(
+      [-DAY_MS, 0, DAY_MS].map((d) => wallClockToUtc(today + d + time, zone)),
+      now,
+    );
+  }
   const month = v.dayOfYear !== undefined ? 1 : (v.month ?? 1);
   const day = v.dayOfYear ?? v.day ?? 1;
-  if (month < 1 || month > 12 || day < 1 || (v.dayOfYear === undefined && day > 31) || hour > 23 || v.minute > 59 || v.second > 60) return undefined;
-  const wall = Date.UTC(year, month - 1, day, hour, v.minute, v.second) + Math.floor(v.fractionMs);
-  // a day past the month's end (Feb 30) rolls over in Date.UTC: not a date
-  if (v.dayOfYear === undefined && new Date(wall).getUTCDate() !== day) return undefined;
-  const utc = wallClockToUtc(wall, v.zone ?? defaultZone);
-  if (v.year !== undefined || utc <= dateClock.now()) return utc;
-  const lastYear = Date.UTC(year - 1, month - 1, day, hour, v.minute, v.second) + Math.floor(v.fractionMs);
-  return wallClockToUtc(lastYear, v.zone ?? defaultZone);
+  if (month < 1 || month > 12 || day < 1 || (v.dayOfYear === undefined && day > 31)) return undefined;
+  const at = (year: number): number | undefined => {
+    const wall = Date.UTC(year, month - 1, day) + time;
+    // a day past the month's end (Feb 30) rolls over in Date.UTC: not a date
+    if (v.dayOfYear === undefined && new Date(wall).getUTCDate() !== day) return undefined;
+    return wallClockToUtc(wall, zone);
+  };
+  if (v.year !== undefined) return at(v.year);
+  const thisYear = new Date(now).getUTCFullYear();
+  const candidates = [thisYear - 1, thisYear, thisYear + 1].map(at).filter((t): t is number => t !== undefined);
+  return candidates.length === 0 ? undefined : nearest(candidates, now);
 }
 
 /** `date("pattern", "zone")`: what the matcher matches and how its text becomes epoch milliseconds. */

@@ -4,11 +4,13 @@
  * not JSON); an object from a filter with no attribute name (`%{data::keyvalue}`) is merged into
  * the log's root.
  */
+import { quoteUnsafeIntegers } from '../../../../core/wire/big-integers';
 import type { JsonValue } from '../../../../core/wire/json';
 import { queryStringOf, urlDetails } from '../processors/url';
-import { userAgentDetails } from '../processors/user-agent';
+import { prepareUserAgentParser, userAgentDetails } from '../processors/user-agent';
 import { csvRecord } from './csv';
 import { KeyValueParser, keyValueOptions } from './keyvalue';
+import { callOf } from './syntax';
 import { xmlToJson } from './xml';
 
 export type Filter = (value: JsonValue) => JsonValue | undefined;
@@ -29,10 +31,33 @@ function toNumber(value: JsonValue): number | undefined {
 function parseJson(value: JsonValue): JsonValue | undefined {
   if (typeof value !== 'string') return value;
   try {
-    return JSON.parse(value) as JsonValue;
+    return JSON.parse(quoteUnsafeIntegers(value)) as JsonValue;
   } catch {
-    return undefined;
+    // Datadog reads strings holding raw line breaks and tabs (wazuh's multi-line `full_log`)
+    try {
+      return JSON.parse(quoteUnsafeIntegers(escapeControlsInStrings(value))) as JsonValue;
+    } catch {
+      return undefined;
+    }
   }
+}
+
+/** `text` with the control characters inside its JSON strings escaped (`\n` for a raw line break). */
+function escapeControlsInStrings(text: string): string {
+  let out = '';
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text[i] as string;
+    if (inString && c === '\\') {
+      out += c + (text[i + 1] ?? '');
+      i++;
+      continue;
+    }
+    if (c === '"') inString = !inString;
+    const code = c.charCodeAt(0);
+    out += inString && code < 0x20 ? `\\u${code.toString(16).padStart(4, '0')}` : c;
+  }
+  return out;
 }
 
 /** `{name => "John", "job" => {…}}` → JSON, then parsed; undefined when it is not such a hash. */
@@ -55,19 +80,24 @@ function decodeUri(value: JsonValue): JsonValue | undefined {
 function arrayFilter(args: readonly string[], bare: readonly string[]): Filter {
   const [first, second] = args;
   const [openClose, separator] = args.length >= 2 ? [first as string, second as string] : ['', first ?? ','];
-  const each = bare.length > 0 ? filterOf(bare[0] as string, [], []) : undefined;
+  const inner = bare.length > 0 ? callOf(bare[0] as string) : undefined;
+  const each = inner ? filterOf(inner.name, inner.args, inner.bare) : undefined;
   const sep = separator.replace(/\\n/g, '\n').replace(/\\t/g, '\t');
   return (value) => {
     let text = textOf(value);
-    if (openClose.length === 2) {
-      if (!text.startsWith(openClose[0] as string) || !text.endsWith(openClose[1] as string)) return undefined;
-      text = text.slice(1, -1);
-    }
+    // a list in its brackets loses them, the ones given or `[]` (forcepoint's `["CDS","Guest"]`
+    // with a separator only); a list without is read as it is (ping_federate's `UserAdmin,Admin`)
+    const [open, close] = openClose.length === 2 ? [openClose[0] as string, openClose[1] as string] : ['[', ']'];
+    if (text.length >= 2 && text.startsWith(open) && text.endsWith(close)) text = text.slice(1, -1);
     if (text === '') return [];
     const items: JsonValue[] = [];
     for (const part of text.split(sep)) {
-      const item = each ? each(part.trim()) : part;
-      if (item !== undefined) items.push(typeof item === 'string' ? item.trim() : item);
+      // with brackets given, elements keep their blanks (ping_federate's `array("[]", ",")` over
+      // `[a, b]` gives " b"), without they are trimmed (ossec's `array(",")`); one the inner filter
+      // drops stays, as null (zerofox's `array(",", nullIf(""))`)
+      const text = openClose.length === 2 ? part : part.trim();
+      const item = each ? each(text) : text;
+      items.push(item === undefined ? null : item);
     }
     return items;
   };
@@ -97,6 +127,7 @@ export function filterOf(name: string, args: readonly string[], bare: readonly s
     case 'rubyhash':
       return parseRubyHash;
     case 'useragent': {
+      prepareUserAgentParser();
       const decode = /decodeuricomponent\s*:\s*true/i.test([...args, ...bare].join(','));
       return (v) => userAgentDetails(decode ? textOf(decodeUri(v) ?? v) : textOf(v));
     }

@@ -1,11 +1,11 @@
 /**
  * Grok rules are Java regular expressions around `%{…}` blocks. This turns the Java parts into
- * JavaScript ones: the rule's own groups become non-capturing (the grok compiler numbers the
- * captures it needs itself), atomic groups `(?>…)` and possessive quantifiers become ordinary
+ * JavaScript ones: the rule's own unnamed groups become non-capturing (the grok compiler numbers
+ * the captures it needs itself), atomic groups `(?>…)` and possessive quantifiers become ordinary
  * ones (JavaScript has neither; the difference shows only when a later part of the rule fails
  * after an atomic part could have given back characters, which the conformance run measures),
- * `\Q…\E`, `\A`, `\z`, `\h` and the common `\p{…}` classes are spelled out, and leading `(?i)` /
- * `(?s)` become flags of the whole expression.
+ * `\Q…\E`, `\A`, `\z`, `\h` and the common `\p{…}` classes are spelled out, and a leading `(?i)`
+ * becomes a flag of the whole expression (`(?s)` is every rule's: grok/compile.ts).
  */
 
 export class JavaRegexError extends Error {}
@@ -13,7 +13,8 @@ export class JavaRegexError extends Error {}
 export interface TranslatedRegex {
   source: string;
   ignoreCase: boolean;
-  dotAll: boolean;
+  /** Names of the `(?<name>…)` groups, in order, when `namedOpen` asked for them. */
+  groupNames: string[];
 }
 
 const POSIX_CLASSES: ReadonlyMap<string, string> = new Map([
@@ -45,11 +46,15 @@ const POSIX_CLASSES: ReadonlyMap<string, string> = new Map([
 
 const escapeLiteral = (s: string): string => s.replace(/[.*+?^${}()|[\]\\/-]/g, '\\$&');
 
-/** The JavaScript form of the Java expression `java`. */
-export function translateJavaRegex(java: string): TranslatedRegex {
+/**
+ * The JavaScript form of the Java expression `java`. With `namedOpen`, a named group
+ * `(?<name>…)` opens with that marker instead and its name is listed (a grok rule extracts it,
+ * as mesos's `(?<level>.)`); without, it is an ordinary group like the others.
+ */
+export function translateJavaRegex(java: string, namedOpen?: string): TranslatedRegex {
+  const groupNames: string[] = [];
   let out = '';
   let ignoreCase = false;
-  let dotAll = false;
   let inClass = false;
   let i = 0;
   const n = java.length;
@@ -117,14 +122,12 @@ export function translateJavaRegex(java: string): TranslatedRegex {
       if (flags) {
         const on = (flags[1] as string).split('-')[0] as string;
         if (on.includes('i')) ignoreCase = true;
-        if (on.includes('s')) dotAll = true;
         i += (flags[0] as string).length;
         continue;
       }
       const scoped = /^\(\?([imsux]+):/.exec(java.slice(i));
       if (scoped) {
         if ((scoped[1] as string).includes('i')) ignoreCase = true;
-        if ((scoped[1] as string).includes('s')) dotAll = true;
         out += '(?:';
         i += (scoped[0] as string).length;
         continue;
@@ -141,7 +144,11 @@ export function translateJavaRegex(java: string): TranslatedRegex {
       } else if (java.startsWith('(?<', i)) {
         const close = java.indexOf('>', i);
         if (close < 0) fail('an unclosed group name');
-        out += '(?:';
+        if (namedOpen === undefined) out += '(?:';
+        else {
+          out += namedOpen;
+          groupNames.push(java.slice(i + 3, close));
+        }
         i = close + 1;
       } else if (java[i + 1] === '?') {
         fail('an unknown group kind');
@@ -174,5 +181,5 @@ export function translateJavaRegex(java: string): TranslatedRegex {
     if ((c === '*' || c === '+' || c === '?') && java[i] === '+' && out.length > 1) i++;
   }
   if (inClass) fail('an unclosed class');
-  return { source: out, ignoreCase, dotAll };
+  return { source: out, ignoreCase, groupNames };
 }

@@ -9,6 +9,8 @@
  */
 import type { JsonValue } from '../../../../core/wire/json';
 
+const DURATION = /^(\d+(?:\.\d+)?)(ms|s)$/;
+
 const escapeClass = (chars: string): string => chars.replace(/[\]\\^-]/g, '\\$&');
 const escapeText = (s: string): string => s.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
 
@@ -53,16 +55,27 @@ export class KeyValueParser {
     const sep = escapeText(separator);
     // an unquoted value that may hold a delimiter ends where the next `key<separator>` starts
     const holdsDelimiter = [...delimiters].some((c) => whitelist.includes(c));
+    // when it may even hold a blank, only blanks and the delimiters it does not let in end it
+    // (delinea's `…251]; suid=2` keeps its `;`, nginx's `client: 1.2.3.4, server:` drops its `,`)
+    const ending = whitelist.includes(' ') ? `[${escapeClass([...delimiters].filter((c) => /\s/.test(c) || !whitelist.includes(c)).join(''))}]` : delimiter;
     // an unquoted value must end at a delimiter or the end (`caller=cluster.go:649` gives nothing,
     // as in Datadog's results); the lookahead-and-backreference pair takes the run whole, never backtracking
     const runGroup = this.quotePairs.length + 2;
-    const unquoted = holdsDelimiter ? `(${valueChars}*?)(?=${delimiter}+${key}${sep}|$)` : `(?=(${valueChars}*))\\${runGroup}(?=${delimiter}|$)`;
+    const unquoted = holdsDelimiter ? `(${valueChars}*?)(?=${ending}+${key}${sep}|$)` : `(?=(${valueChars}*))\\${runGroup}(?=${delimiter}|$)`;
     this.pattern = new RegExp(`(?<![\\w.\\-@${escapeClass(keyExtra)}])(${key})${sep}(?:${quoted}|${unquoted})`, 'g');
   }
 
-  /** An unquoted number becomes a number (`11.0` → 11); quoted values stay text. */
+  /**
+   * An unquoted number becomes a number (`11.0` → 11), `true` / `false` a boolean, and a duration
+   * in seconds or milliseconds its whole milliseconds (gitlab's `elapsed=10.013689387s` is 10013,
+   * calico's `avg=263ms` 263, argocd's `0s` 0; a `3m0s` stays text); quoted values stay text.
+   */
   private static valueOf(text: string, quoted: boolean): JsonValue {
-    if (quoted || !/^[+-]?(?:\d+(?:\.\d+)?|\.\d+)$/.test(text)) return text;
+    if (quoted) return text;
+    if (text === 'true' || text === 'false') return text === 'true';
+    const duration = DURATION.exec(text);
+    if (duration) return Math.trunc(Number(duration[1]) * (duration[2] === 's' ? 1000 : 1));
+    if (!/^[+-]?(?:\d+(?:\.\d+)?|\.\d+)$/.test(text)) return text;
     const n = Number(text);
     return Number.isSafeInteger(Math.trunc(n)) ? n : text;
   }
@@ -81,7 +94,8 @@ export class KeyValueParser {
           group = g;
         }
       if (value === undefined || value === '' || value === 'null') continue;
-      out[key] = KeyValueParser.valueOf(value, group < m.length - 1);
+      // trimmed once found: a quoted blank is kept as '' (checkpoint's `additional_info:" "`)
+      out[key] = KeyValueParser.valueOf(value.trim(), group < m.length - 1);
     }
     return out;
   }

@@ -14,15 +14,17 @@ export interface Matcher {
   convert(text: string): JsonValue | undefined;
   /** A `regex("(?i)…")` argument asks for the whole rule to ignore case. */
   ignoreCase?: boolean;
-  dotAll?: boolean;
 }
 
 export class MatcherError extends Error {}
 
 const text = (t: string): JsonValue => t;
+/** An integer a double cannot hold exactly keeps its digits (as the JSON decoding does: core/wire/big-integers.ts). */
 const integer = (t: string): JsonValue | undefined => {
-  const n = Number(t.startsWith('+') ? t.slice(1) : t);
-  return Number.isFinite(n) ? Math.trunc(n) : undefined;
+  const digits = t.startsWith('+') ? t.slice(1) : t;
+  const n = Number(digits);
+  if (!Number.isFinite(n)) return undefined;
+  return Number.isSafeInteger(n) || !/^-?\d+$/.test(digits) ? Math.trunc(n) : digits;
 };
 const number = (t: string): JsonValue | undefined => {
   const n = Number(t);
@@ -39,10 +41,11 @@ const IPV4 = `(?:${IPV4_OCTET}\\.){3}${IPV4_OCTET}`;
 /**
  * Written without counted repetitions above 16 (V8's linear-time engine refuses them, and a rule
  * it refuses loses its bound: regex-safety.ts): an IPv6 is hex groups around at least two colons,
- * possibly ending in an IPv4, a scope after `%`; a hostname's labels are not held to 63 characters.
+ * possibly ending in an IPv4, a scope after `%`; a hostname's labels are not held to 63 characters
+ * and may hold `_` (Datadog reads elasticsearch's node `elasticsnoop_node_two` as one).
  */
 const IPV6 = `(?:[0-9A-Fa-f]{0,4}:[0-9A-Fa-f]{0,4}:[0-9A-Fa-f:]*(?:${IPV4}|[0-9A-Fa-f]{1,4})?(?:%[0-9A-Za-z]+)?)`;
-const HOSTNAME = '\\b[0-9A-Za-z][0-9A-Za-z-]*(?:\\.[0-9A-Za-z][0-9A-Za-z-]*)*\\.?';
+const HOSTNAME = '\\b[0-9A-Za-z][0-9A-Za-z_-]*(?:\\.[0-9A-Za-z][0-9A-Za-z_-]*)*\\.?';
 const DOUBLE_QUOTED = '"(?:[^"\\\\]|\\\\.)*"';
 const SINGLE_QUOTED = "'(?:[^'\\\\]|\\\\.)*'";
 
@@ -87,7 +90,7 @@ export function builtInMatcher(name: string, args: readonly string[]): Matcher |
     case 'regex': {
       if (args.length !== 1) throw new MatcherError('regex takes one pattern');
       const t = translateJavaRegex(args[0] as string);
-      return { source: t.source, convert: text, ignoreCase: t.ignoreCase, dotAll: t.dotAll };
+      return { source: t.source, convert: text, ignoreCase: t.ignoreCase };
     }
     case 'date': {
       if (args.length < 1) throw new MatcherError('date takes a pattern');

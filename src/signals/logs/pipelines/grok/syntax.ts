@@ -11,7 +11,7 @@ export interface Call {
   name: string;
   /** Quoted arguments, unescaped. */
   args: string[];
-  /** Unquoted arguments (`scale(1000)`, a filter inside `array(…)`). */
+  /** Unquoted arguments (`scale(1000)`, a filter inside `array(…)`, with its own arguments: `nullIf("")`). */
   bare: string[];
 }
 
@@ -91,15 +91,31 @@ class Reader {
       if (c === '"' || c === '“' || c === '”') {
         if (c !== '"') throw this.error('a curly quote');
         call.args.push(this.quoted());
-      } else {
-        const m = /^[^,)]+/.exec(this.text.slice(this.at));
-        if (!m) throw this.error('an argument is missing');
-        call.bare.push(m[0].trim());
-        this.at += m[0].length;
-      }
+      } else call.bare.push(this.bareArgument());
       while (this.text[this.at] === ' ') this.at++;
       if (this.text[this.at] === ',') this.at++;
     }
+  }
+
+  /** An unquoted argument, up to the `,` or `)` that ends it: a number, a name, or a filter with its own arguments (`nullIf("")`). */
+  bareArgument(): string {
+    const from = this.at;
+    let depth = 0;
+    for (;;) {
+      const c = this.text[this.at];
+      if (c === undefined) throw this.error('")" is missing');
+      if (depth === 0 && (c === ',' || c === ')')) break;
+      if (c === '"') {
+        this.quoted();
+        continue;
+      }
+      if (c === '(') depth++;
+      else if (c === ')') depth--;
+      this.at++;
+    }
+    const text = this.text.slice(from, this.at).trim();
+    if (text === '') throw this.error('an argument is missing');
+    return text;
   }
 
   call(): Call {
@@ -130,6 +146,14 @@ class Reader {
     this.at++;
     return { matcher, extract, filter };
   }
+}
+
+/** A filter written as an argument of another (`array(",", nullIf(""))`). */
+export function callOf(text: string): Call {
+  const reader = new Reader(text);
+  const call = reader.call();
+  if (reader.at !== text.length) throw reader.error('unexpected text after the filter');
+  return call;
 }
 
 /** The regex pieces and blocks of a pattern, in order. */

@@ -111,6 +111,7 @@ export function arithmetic(spec: ArithmeticSpec): ProcessorStep {
   return (log) => {
     const n = evaluate(expr, log, spec.replaceMissing);
     if (n === undefined || !Number.isFinite(n)) return;
-    log.set(spec.target, Math.round(n * 1e9) / 1e9);
+    // rounded in decimal: `Math.round(n * 1e9) / 1e9` would turn nagios's 1606472574 * 1000 into 1606472573999.9998
+    log.set(spec.target, Number.isInteger(n) ? n : Number(n.toFixed(9)));
   };
 }

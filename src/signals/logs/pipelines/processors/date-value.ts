@@ -9,7 +9,7 @@ import type { JsonValue } from '../../../../core/wire/json';
 const ISO_8601 = /^\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2}(?:[.,]\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?)?$/i;
 const RFC3164 = /^([A-Z][a-z]{2}) +(\d{1,2}) (\d{2}):(\d{2}):(\d{2})$/;
 const MONTHS = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'];
-const epochMs = (n: number): number | undefined => (Number.isFinite(n) && n >= 0 ? Math.round(n) : undefined);
+const epochMs = (n: number): number | undefined => (Number.isFinite(n) && n >= 0 ? Math.trunc(n) : undefined);
 
 export function dateValueMs(value: JsonValue | undefined, now = new Date()): number | undefined {
   if (typeof value === 'number') return epochMs(value);

@@ -6,7 +6,7 @@
 import type { JsonValue } from '../../../../core/wire/json';
 import type { GeoIpParserSpec, UrlParserSpec, UserAgentParserSpec } from '../types';
 import { urlDetails } from './url';
-import { userAgentDetails } from './user-agent';
+import { prepareUserAgentParser, userAgentDetails } from './user-agent';
 import { firstPresent, type ProcessorStep } from './step';
 
 const textOf = (found: [string, JsonValue] | undefined): string | undefined => (found && typeof found[1] === 'string' ? found[1] : undefined);
@@ -31,9 +31,11 @@ function decoded(text: string): string {
 }
 
 export function userAgentParser(spec: UserAgentParserSpec): ProcessorStep {
+  prepareUserAgentParser();
   return (log) => {
     const ua = textOf(firstPresent(log, spec.sources));
-    if (ua === undefined) return;
+    // an empty user agent has no details (docusign_tests.yaml)
+    if (ua === undefined || ua.trim() === '') return;
     log.set(spec.target, userAgentDetails(spec.encoded ? decoded(ua) : ua));
   };
 }
@@ -43,7 +45,13 @@ const IP = /^(?:(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)\.){3}(?:25[0-5]|2[0-4]\d|1\d
 export function geoIpParser(spec: GeoIpParserSpec): ProcessorStep {
   return (log) => {
     const ip = textOf(firstPresent(log, spec.sources));
-    if (ip === undefined || !IP.test(ip.trim())) return;
-    log.set(spec.target, {});
+    if (ip === undefined || ip === '') return;
+    if (!IP.test(ip.trim())) {
+      // what Datadog writes for a value that is no address (plivo's `100.100.200.00`, iboss's `-`)
+      log.set(spec.target, { invalidAddress: ip });
+      return;
+    }
+    // `set` drops an empty object, Datadog's results keep this one
+    log.setExactly(spec.target, {});
   };
 }

@@ -11,6 +11,10 @@ import { dateValueMs } from './date-value';
 import { statusOf } from './status';
 import { firstPresent, type ProcessorStep } from './step';
 
+const MESSAGE = 'message';
+
+const scalarString = (value: JsonValue): string | undefined => (typeof value === 'string' ? value : typeof value === 'number' || typeof value === 'boolean' ? String(value) : undefined);
+
 function tagValues(log: PipelineLog, key: string): string[] {
   const prefix = `${key}:`;
   return log.tags.filter((t) => t.startsWith(prefix)).map((t) => t.slice(prefix.length));
@@ -22,7 +26,8 @@ function cast(value: JsonValue, format: AttributeRemapperSpec['targetFormat']): 
       return typeof value === 'string' ? value : typeof value === 'object' && value !== null ? JSON.stringify(value) : String(value);
     case 'integer': {
       const n = typeof value === 'number' ? value : typeof value === 'string' && /^\s*[+-]?\d+\s*$/.test(value) ? Number(value) : NaN;
-      return Number.isNaN(n) ? value : Math.trunc(n);
+      // digits a double cannot hold exactly stay digits
+      return Number.isNaN(n) || (typeof value === 'string' && !Number.isSafeInteger(n)) ? value : Math.trunc(n);
     }
     case 'double': {
       const n = typeof value === 'number' ? value : typeof value === 'string' && value.trim() !== '' ? Number(value) : NaN;
@@ -43,8 +48,19 @@ function sourceValue(log: PipelineLog, spec: AttributeRemapperSpec): [string, Js
   return undefined;
 }
 
+/** The official message is no conflict: sonicwall's `msg` → `message` remapper replaces it. */
 function targetExists(log: PipelineLog, spec: AttributeRemapperSpec): boolean {
-  return spec.targetType === 'tag' ? tagValues(log, spec.target).length > 0 : log.has(spec.target);
+  if (spec.targetType === 'tag') return tagValues(log, spec.target).length > 0;
+  return spec.target === MESSAGE ? log.attributes.has(MESSAGE) : log.has(spec.target);
+}
+
+/**
+ * Remapped to `message`, a value becomes the official message (sonicwall's expected results show
+ * it there and no `message` attribute), unlike a grok extraction of that name (log.ts).
+ */
+function setTarget(log: PipelineLog, target: string, value: JsonValue): void {
+  if (target !== MESSAGE || log.attributes.has(MESSAGE)) log.set(target, value);
+  else log.message = scalarString(value) ?? JSON.stringify(value);
 }
 
 export function attributeRemapper(spec: AttributeRemapperSpec): ProcessorStep {
@@ -57,18 +73,17 @@ export function attributeRemapper(spec: AttributeRemapperSpec): ProcessorStep {
       return;
     }
     if (targetExists(log, spec) && !spec.overrideOnConflict) return;
+    // every source goes, not only the one read (traefik's `OriginStatus, DownstreamStatus`)
     if (!spec.preserveSource) {
-      if (spec.sourceType === 'tag') log.tags = log.tags.filter((t) => !t.startsWith(`${source}:`));
-      else log.delete(source);
+      if (spec.sourceType === 'tag') log.tags = log.tags.filter((t) => !spec.sources.some((s) => t.startsWith(`${s}:`)));
+      else for (const s of spec.sources) log.delete(s);
     }
     if (spec.targetType === 'tag') {
       log.tags = log.tags.filter((t) => !t.startsWith(`${spec.target}:`));
       for (const v of Array.isArray(raw) ? raw : [raw]) log.tags.push(`${spec.target}:${typeof v === 'string' ? v : JSON.stringify(v)}`);
-    } else log.set(spec.target, cast(raw, spec.targetFormat));
+    } else setTarget(log, spec.target, cast(raw, spec.targetFormat));
   };
 }
-
-const scalarString = (value: JsonValue): string | undefined => (typeof value === 'string' ? value : typeof value === 'number' || typeof value === 'boolean' ? String(value) : undefined);
 
 export function reservedRemapper(spec: ReservedRemapperSpec): ProcessorStep {
   const { sources } = spec;
@@ -111,9 +126,12 @@ export function reservedRemapper(spec: ReservedRemapperSpec): ProcessorStep {
       };
     case 'trace-id-remapper':
       return (log) => {
-        const text = firstPresent(log, sources);
-        const id = text && scalarString(text[1]);
-        if (id !== undefined) log.traceId = id;
+        const found = firstPresent(log, sources);
+        const id = found && scalarString(found[1]);
+        if (found === undefined || id === undefined) return;
+        log.traceId = id;
+        // the source becomes the trace id: Datadog's results no longer list it (druid, tekton)
+        log.delete(found[0]);
       };
     case 'span-id-remapper':
       return (log) => {

@@ -37,6 +37,7 @@ export function urlDetails(url: string): Record<string, JsonValue> | undefined {
     if (Object.keys(qs).length > 0) out.queryString = qs;
   }
   if (scheme !== undefined) out.scheme = scheme;
-  if (fragment !== undefined && fragment !== '') out.fragment = fragment;
+  // Datadog names the fragment `hash`, as browsers' location objects do (traefik_tests.yaml)
+  if (fragment !== undefined && fragment !== '') out.hash = fragment;
   return out;
 }
