@@ -9,7 +9,9 @@ import { mkdirSync, mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ensureCollector, REPO_ROOT } from '../tools/src/collector/build';
-import { startCollector, type OverlayName, type RunningCollector } from '../tools/src/collector/run';
+import { clickHouseSinkEnv, startCollector, type OverlayName, type RunningCollector } from '../tools/src/collector/run';
+import type { TestClickHouse } from '../test/helpers/clickhouse';
+import { startBenchClickHouse } from './destination';
 import { createLogger } from '../src/core/observability/log';
 import { freePort } from '../test/helpers/ports';
 import { collectorListenEnv, eventually, healthy } from '../test/helpers/stack';
@@ -22,6 +24,8 @@ export const REFERENCE_MANIFEST = join(BENCH_DIR, 'reference-builder.yaml');
 const REFERENCE_CONFIG = join(BENCH_DIR, 'reference-config.yaml');
 const DEBUG_SINK = join(BENCH_DIR, 'sink-debug.yaml');
 const REFERENCE_FILE_SINK = join(BENCH_DIR, 'reference-sink-file.yaml');
+/** The reference's receiver on top of collector/config.yaml: the end-to-end bench's upstream side. */
+const REFERENCE_CLICKHOUSE = join(BENCH_DIR, 'reference-clickhouse.yaml');
 
 /** The API key both sides are sent; ours is configured to require it, as a deployment would. */
 export const BENCH_API_KEY = 'bench';
@@ -29,8 +33,11 @@ export const BENCH_API_KEY = 'bench';
 export interface SutOptions {
   /** taskset core list, e.g. "0" */
   cores: string;
-  /** debug exporter (throughput) or OTLP JSON files in `sinkDir` (conformance) */
-  sink: 'debug' | 'file';
+  /**
+   * debug exporter (throughput), OTLP JSON files in `sinkDir` (conformance), or a ClickHouse of the
+   * side's own through collector/config.yaml's clickhouse exporter and persistent queue (end to end)
+   */
+  sink: 'debug' | 'file' | 'clickhouse';
   sinkDir?: string;
   /** extra sidecar environment (e.g. DD_BRIDGE_OTLP_COMPRESSION) */
   sidecarEnv?: Record<string, string>;
@@ -51,6 +58,8 @@ export interface RunningSut {
    * The upstream receiver has no export step.
    */
   exportFailures?(): Promise<number>;
+  /** with `sink: 'clickhouse'`: the side's own ClickHouse, its pid among `pids` */
+  clickhouse?: TestClickHouse;
   stop(): Promise<void>;
 }
 
@@ -78,23 +87,36 @@ export async function collectorPorts(): Promise<{ env: NodeJS.ProcessEnv; grpc: 
   return { grpc, health, env: { ...collectorListenEnv({ grpc, http, health, metrics }), COLLECTOR_BATCH_TIMEOUT: '200ms', COLLECTOR_LOG_LEVEL: 'warn' } };
 }
 
-export async function launchCollector(binary: string, o: SutOptions, env: NodeJS.ProcessEnv, health: number, reference: boolean): Promise<RunningCollector> {
+/**
+ * The side's collector. With a ClickHouse sink both sides run collector/config.yaml with the
+ * persistent queue, as a deployment does; the reference only swaps the OTLP receiver for its own.
+ */
+export async function launchCollector(binary: string, o: SutOptions, env: NodeJS.ProcessEnv, health: number, reference: boolean, clickhouse?: TestClickHouse): Promise<RunningCollector> {
   const dir = o.sinkDir ?? mkdtempSync(join(tmpdir(), 'dd-bench-'));
   mkdirSync(dir, { recursive: true });
-  const overlays: OverlayName[] = o.sink === 'file' && !reference ? ['fileSink'] : [];
-  const extra = o.sink === 'debug' ? [DEBUG_SINK] : reference ? [REFERENCE_FILE_SINK] : [];
+  const layers = ((): { overlays: OverlayName[]; extra: string[]; base?: string; env?: NodeJS.ProcessEnv } => {
+    if (clickhouse) return { overlays: ['persistentQueue'], extra: reference ? [REFERENCE_CLICKHOUSE] : [], env: { ...clickHouseSinkEnv(clickhouse.tcpEndpoint, clickhouse.credentials.collector, join(dir, 'queue')), DB_TTL: NO_TTL } };
+    if (o.sink === 'debug') return { overlays: [], extra: [DEBUG_SINK], ...(reference ? { base: REFERENCE_CONFIG } : {}) };
+    return reference ? { overlays: [], extra: [REFERENCE_FILE_SINK], base: REFERENCE_CONFIG } : { overlays: ['fileSink'], extra: [] };
+  })();
   const collector = await startCollector({
     binary,
-    overlays,
-    extraConfigs: extra,
-    ...(reference ? { baseConfig: REFERENCE_CONFIG } : {}),
-    env: { ...env, GOMAXPROCS: String(coreCount(o.cores)), FILE_SINK_DIR: dir },
+    overlays: layers.overlays,
+    extraConfigs: layers.extra,
+    ...(layers.base ? { baseConfig: layers.base } : {}),
+    env: { ...env, ...layers.env, GOMAXPROCS: String(coreCount(o.cores)), FILE_SINK_DIR: dir },
     healthUrl: `http://127.0.0.1:${health}/`,
     logFile: join(dir, 'collector.log'),
   });
   pin(collector.process.pid as number, o.cores);
   return collector;
 }
+
+/** The bench's bodies carry a fixed wall time (scenarios.ts) that a table TTL would drop at insert. */
+const NO_TTL = '0';
+
+/** With `sink: 'clickhouse'`, the side's own ClickHouse, pinned to its cores. */
+const destinationFor = (o: SutOptions): Promise<TestClickHouse | undefined> => (o.sink === 'clickhouse' ? startBenchClickHouse((pid) => pin(pid, o.cores)) : Promise.resolve(undefined));
 
 function stopChild(child: ChildProcess): Promise<void> {
   if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
@@ -106,7 +128,8 @@ function stopChild(child: ChildProcess): Promise<void> {
 
 export async function startOurs(binary: string, o: SutOptions): Promise<RunningSut> {
   const { env, grpc, health } = await collectorPorts();
-  const collector = await launchCollector(binary, o, env, health, false);
+  const clickhouse = await destinationFor(o);
+  const collector = await launchCollector(binary, o, env, health, false, clickhouse);
   const [intake, admin] = await Promise.all([freePort(), freePort()]);
   let output = '';
   const sidecar = spawn('taskset', ['-c', o.cores, process.execPath, ...(o.nodeArgs ?? []), o.sidecarMain ?? join(REPO_ROOT, 'dist', 'cli', 'main.js')], {
@@ -126,16 +149,19 @@ export async function startOurs(binary: string, o: SutOptions): Promise<RunningS
   sidecar.stderr?.on('data', (d: Buffer) => (output += d.toString()));
   if (!(await eventually(() => healthy(`http://127.0.0.1:${admin}/health`), 15_000))) {
     await Promise.all([stopChild(sidecar), collector.stop()]);
+    await clickhouse?.stop();
     throw new Error(`sidecar did not become healthy:\n${output}`);
   }
   return {
     side: 'ours',
     url: `http://127.0.0.1:${intake}`,
-    pids: { sidecar: sidecar.pid as number, collector: collector.process.pid as number },
+    pids: { sidecar: sidecar.pid as number, collector: collector.process.pid as number, ...(clickhouse ? { clickhouse: clickhouse.pid() } : {}) },
     exportFailures: () => exportFailures(`http://127.0.0.1:${admin}/metrics`),
+    ...(clickhouse ? { clickhouse } : {}),
     async stop() {
       await stopChild(sidecar);
       await collector.stop();
+      await clickhouse?.stop();
     },
   };
 }
@@ -143,8 +169,18 @@ export async function startOurs(binary: string, o: SutOptions): Promise<RunningS
 export async function startUpstream(binary: string, o: SutOptions): Promise<RunningSut> {
   const { env, health } = await collectorPorts();
   const intake = await freePort();
-  const collector = await launchCollector(binary, o, { ...env, DD_RECEIVER_ENDPOINT: `127.0.0.1:${intake}` }, health, true);
-  return { side: 'upstream', url: `http://127.0.0.1:${intake}`, pids: { collector: collector.process.pid as number }, stop: () => collector.stop() };
+  const clickhouse = await destinationFor(o);
+  const collector = await launchCollector(binary, o, { ...env, DD_RECEIVER_ENDPOINT: `127.0.0.1:${intake}` }, health, true, clickhouse);
+  return {
+    side: 'upstream',
+    url: `http://127.0.0.1:${intake}`,
+    pids: { collector: collector.process.pid as number, ...(clickhouse ? { clickhouse: clickhouse.pid() } : {}) },
+    ...(clickhouse ? { clickhouse } : {}),
+    async stop() {
+      await collector.stop();
+      await clickhouse?.stop();
+    },
+  };
 }
 
 /** The sum of the sidecar's ddbridge_export_failures_total series. */
@@ -169,6 +205,9 @@ export function cpuSeconds(pid: number): number {
   const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
   return (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS;
 }
+
+/** Each process's CPU seconds used so far. */
+export const cpuOf = (sut: Pick<RunningSut, 'pids'>): Record<string, number> => Object.fromEntries(Object.entries(sut.pids).map(([name, pid]) => [name, cpuSeconds(pid)]));
 
 /** Peak resident set size (VmHWM) in MiB. */
 export function peakRssMiB(pid: number): number {
