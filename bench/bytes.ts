@@ -10,6 +10,7 @@
  *   node -r ./tools/register.js bench/bytes.ts [--scenarios traces,logs,series] [--batch 1000] [--variants 40]
  *        [--a upstream|path/to/dist/cli/main.js] [--b dist/cli/main.js] [--a-env K=V,…] [--b-env K=V,…] [--columns 12]
  */
+import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { optionValue } from './args';
 import { REPO_ROOT } from '../tools/src/collector/build';
@@ -49,7 +50,11 @@ async function measureSide(label: string, start: () => Promise<RunningSut>, scen
   } finally {
     await sut.stop();
   }
-  return { label, sent, ...(await mergedBytes(ch.dataDir, scenario.name)) };
+  try {
+    return { label, sent, ...(await mergedBytes(ch.dataDir, scenario.name)) };
+  } finally {
+    rmSync(ch.dataDir, { recursive: true, force: true });
+  }
 }
 
 const total = (s: Stored, key: 'compressed' | 'uncompressed' | 'rows' | 'parts'): number => s.tables.reduce((n, t) => n + t[key], 0);
@@ -91,8 +96,8 @@ async function main(): Promise<void> {
     for (const [i, side] of sides.entries()) {
       const start = (): Promise<RunningSut> =>
         side === 'upstream'
-          ? startUpstream(bins.upstream, { cores: '0-1', sink: 'clickhouse' })
-          : startOurs(bins.ours, { cores: '0-1', sink: 'clickhouse', sidecarMain: side, sidecarEnv: { OTEL_EXPORTER_OTLP_COMPRESSION: 'none', ...envs[i] } });
+          ? startUpstream(bins.upstream, { cores: '0-1', sink: 'clickhouse', keepDestination: true })
+          : startOurs(bins.ours, { cores: '0-1', sink: 'clickhouse', keepDestination: true, sidecarMain: side, sidecarEnv: { OTEL_EXPORTER_OTLP_COMPRESSION: 'none', ...envs[i] } });
       stored.push(await measureSide(i === 0 ? `A ${side === 'upstream' ? 'upstream' : 'ours'}` : `B ${side === 'upstream' ? 'upstream' : 'ours'}`, start, scenario));
     }
     process.stdout.write(report(name, stored[0] as Stored, stored[1] as Stored, columns) + '\n');

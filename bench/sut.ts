@@ -5,7 +5,7 @@
  * the affinity only at start), and each reports the pids whose CPU and memory count as its cost.
  */
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ensureCollector, REPO_ROOT } from '../tools/src/collector/build';
@@ -45,6 +45,8 @@ export interface SutOptions {
   nodeArgs?: string[];
   /** the sidecar's entry point, when not this checkout's dist/ (bench/ab.ts compares two builds) */
   sidecarMain?: string;
+  /** with `sink: 'clickhouse'`: keep its data folder after stop (bench/bytes.ts reads it then) */
+  keepDestination?: boolean;
 }
 
 export interface RunningSut {
@@ -58,6 +60,8 @@ export interface RunningSut {
    * The upstream receiver has no export step.
    */
   exportFailures?(): Promise<number>;
+  /** the sidecar's Prometheus metrics, as text */
+  metricsText?(): Promise<string>;
   /** with `sink: 'clickhouse'`: the side's own ClickHouse, its pid among `pids` */
   clickhouse?: TestClickHouse;
   stop(): Promise<void>;
@@ -115,6 +119,12 @@ export async function launchCollector(binary: string, o: SutOptions, env: NodeJS
 /** The bench's bodies carry a fixed wall time (scenarios.ts) that a table TTL would drop at insert. */
 const NO_TTL = '0';
 
+/** Stops the side's ClickHouse and, unless asked to keep it, removes its data. */
+async function stopDestination(clickhouse: TestClickHouse | undefined, o: SutOptions): Promise<void> {
+  await clickhouse?.stop();
+  if (clickhouse && !o.keepDestination) rmSync(clickhouse.dataDir, { recursive: true, force: true });
+}
+
 /** With `sink: 'clickhouse'`, the side's own ClickHouse, pinned to its cores. */
 const destinationFor = (o: SutOptions): Promise<TestClickHouse | undefined> => (o.sink === 'clickhouse' ? startBenchClickHouse((pid) => pin(pid, o.cores)) : Promise.resolve(undefined));
 
@@ -149,7 +159,7 @@ export async function startOurs(binary: string, o: SutOptions): Promise<RunningS
   sidecar.stderr?.on('data', (d: Buffer) => (output += d.toString()));
   if (!(await eventually(() => healthy(`http://127.0.0.1:${admin}/health`), 15_000))) {
     await Promise.all([stopChild(sidecar), collector.stop()]);
-    await clickhouse?.stop();
+    await stopDestination(clickhouse, o);
     throw new Error(`sidecar did not become healthy:\n${output}`);
   }
   return {
@@ -157,11 +167,12 @@ export async function startOurs(binary: string, o: SutOptions): Promise<RunningS
     url: `http://127.0.0.1:${intake}`,
     pids: { sidecar: sidecar.pid as number, collector: collector.process.pid as number, ...(clickhouse ? { clickhouse: clickhouse.pid() } : {}) },
     exportFailures: () => exportFailures(`http://127.0.0.1:${admin}/metrics`),
+    metricsText: async () => (await fetch(`http://127.0.0.1:${admin}/metrics`)).text(),
     ...(clickhouse ? { clickhouse } : {}),
     async stop() {
       await stopChild(sidecar);
       await collector.stop();
-      await clickhouse?.stop();
+      await stopDestination(clickhouse, o);
     },
   };
 }
@@ -178,7 +189,7 @@ export async function startUpstream(binary: string, o: SutOptions): Promise<Runn
     ...(clickhouse ? { clickhouse } : {}),
     async stop() {
       await collector.stop();
-      await clickhouse?.stop();
+      await stopDestination(clickhouse, o);
     },
   };
 }
