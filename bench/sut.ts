@@ -60,8 +60,6 @@ export interface RunningSut {
    * The upstream receiver has no export step.
    */
   exportFailures?(): Promise<number>;
-  /** the sidecar's Prometheus metrics, as text */
-  metricsText?(): Promise<string>;
   /** with `sink: 'clickhouse'`: the side's own ClickHouse, its pid among `pids` */
   clickhouse?: TestClickHouse;
   stop(): Promise<void>;
@@ -167,7 +165,6 @@ export async function startOurs(binary: string, o: SutOptions): Promise<RunningS
     url: `http://127.0.0.1:${intake}`,
     pids: { sidecar: sidecar.pid as number, collector: collector.process.pid as number, ...(clickhouse ? { clickhouse: clickhouse.pid() } : {}) },
     exportFailures: () => exportFailures(`http://127.0.0.1:${admin}/metrics`),
-    metricsText: async () => (await fetch(`http://127.0.0.1:${admin}/metrics`)).text(),
     ...(clickhouse ? { clickhouse } : {}),
     async stop() {
       await stopChild(sidecar);

@@ -102,7 +102,7 @@ function drainFormerSpool(config: Config, dir: string, metrics: BridgeMetrics, l
  */
 function createExporter(config: Config, metrics: BridgeMetrics, log: Logger): Exporters {
   const collector = new OtlpGrpcExporter(optionsFor(config, EXPORT_OPTIONS), metrics, log);
-  if (!config.spoolDir) return { exporter: new CoalescingExporter(collector, config.exportMaxBytes, metrics, config.exportWindowMs), collector, former: [] };
+  if (!config.spoolDir) return { exporter: new CoalescingExporter(collector, config.exportMaxBytes, metrics), collector, former: [] };
   const spool = openSpool(config, config.spoolDir);
   log.info('durable spool enabled', { dir: config.spoolDir, maxBytes: config.spoolMaxBytes, fsync: config.spoolFsync, pendingBytes: spool.bytes });
   const former = formerWorkerSpools(config.spoolDir).map((dir) => drainFormerSpool(config, dir, metrics, log));

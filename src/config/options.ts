@@ -33,7 +33,6 @@ export interface Config {
   otlpClientKey: string | undefined;
   otlpClientCertificate: string | undefined;
   exportMaxBytes: number;
-  exportWindowMs: number;
   exportRetryMaxElapsedMs: number;
   decodeJsonMessage: boolean;
   logTextCorrelation: boolean;
@@ -73,15 +72,6 @@ export interface HostPort {
   host: string;
   port: number;
 }
-
-/** docs/decisions/008-export-window.md: the measurements behind it. */
-const EXPORT_WINDOW_MS = 5;
-
-const parseNonNegativeInt = (raw: string, source: string): number => {
-  const n = Number(raw);
-  if (!Number.isSafeInteger(n) || n < 0) throw new ConfigError(`${source}: expected an integer ≥ 0, got "${raw}"`);
-  return n;
-};
 
 const parsePositiveInt = (raw: string, source: string): number => {
   const n = Number(raw);
@@ -378,15 +368,6 @@ export const OPTIONS: OptionTable<Config> = [
     default: Math.floor(3.5 * MiB),
     parse: parsePositiveInt,
     help: 'Largest OTLP message sent; the collector refuses over 4 MiB by default.',
-  }),
-  option({
-    key: 'exportWindowMs',
-    flag: '--export-window-ms',
-    env: ['DD_BRIDGE_EXPORT_WINDOW_MS'],
-    file: 'export.window_ms',
-    default: EXPORT_WINDOW_MS,
-    parse: parseNonNegativeInt,
-    help: 'Under load, requests of one signal within this many ms share one export (the longest one waits); an idle signal\'s request leaves at once. 0: only those of one event-loop turn.',
   }),
   option({
     key: 'exportRetryMaxElapsedMs',

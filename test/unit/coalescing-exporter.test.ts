@@ -124,22 +124,10 @@ describe('CoalescingExporter', () => {
     expect(packRequests('logs', requests, size - 1)).toEqual(requests);
   });
 
-  it('merges the records of equal resources across requests into one resource', () => {
-    const requests = [...logsRequests('a', 'a1'), ...logsRequests('b', 'b1'), ...logsRequests('a', 'a2')];
-    const [merged] = packRequests('logs', requests, MAX_BYTES);
-    const type = lookupType('opentelemetry.proto.collector.logs.v1.ExportLogsServiceRequest');
-    const decoded = type.toObject(type.decode(merged!.body)) as { resourceLogs: { resource: { attributes: { value: { stringValue: string } }[] } }[] };
-    expect(decoded.resourceLogs.map((r) => r.resource.attributes[0]!.value.stringValue)).toEqual(['a', 'b']);
-    expect(bodiesOf([merged!])).toEqual(['a1', 'a2', 'b1']);
-    expect(merged!.records).toBe(3);
-  });
-
-  it('re-points requests it cannot merge by resource at their bytes in the concatenation, so nothing is held twice', () => {
+  it('re-points merged requests at their bytes in the merged body, so nothing is held twice', () => {
     // bodies over 4 KiB: smaller Buffers share Node's pool, where "same ArrayBuffer" proves nothing
     const long = (s: string): string => s.repeat(5000);
-    // a field merge-resources.ts does not read (an empty field 2) keeps the requests apart
-    const unknownField = (r: EncodedExport): EncodedExport => ({ ...r, body: Buffer.concat([r.body, Buffer.from([0x12, 0x00])]) });
-    const requests = ['a', 'b', 'c'].flatMap((s) => logsRequests(s, long(s), `${s}2`)).map(unknownField);
+    const requests = ['a', 'b', 'c'].flatMap((s) => logsRequests(s, long(s), `${s}2`));
     const before = requests.map((r) => Buffer.from(r.body));
     const [merged] = packRequests('logs', requests, 1 << 20);
     const whole = merged!.body;
@@ -152,62 +140,5 @@ describe('CoalescingExporter', () => {
     }
     // still a complete request each: the per-sender fallback sends them alone
     expect(bodiesOf([requests[1]!])).toEqual([long('b'), 'b2']);
-  });
-});
-
-const nextTurn = (): Promise<void> => new Promise((r) => setImmediate(r));
-
-/** A clock the test moves. */
-const clock = (): { now: () => number; at: number } => {
-  const c = { at: 1000, now: () => c.at };
-  return c;
-};
-
-describe('CoalescingExporter with a window', () => {
-  it('holds the requests of a busy signal until the window its last export opened closes, then sends them as one', async () => {
-    const inner = scriptedInner();
-    const time = clock();
-    const exporter = new CoalescingExporter(inner, MAX_BYTES, new BridgeMetrics(), 30, time.now);
-    await exporter.export(logsRequests('a', 'a1'));
-    time.at += 10;
-    const later = [exporter.export(logsRequests('b', 'b1'))];
-    await nextTurn();
-    later.push(exporter.export(logsRequests('c', 'c1')));
-    await nextTurn();
-    expect(inner.calls.map(bodiesOf)).toEqual([['a1']]);
-    await expect(Promise.all(later)).resolves.toEqual([
-      { accepted: 2, rejected: 0 },
-      { accepted: 2, rejected: 0 },
-    ]);
-    expect(inner.calls.map(bodiesOf)).toEqual([['a1'], ['b1', 'c1']]);
-  });
-
-  it('sends a request of an idle signal at the end of its turn', async () => {
-    const inner = scriptedInner();
-    const time = clock();
-    const exporter = new CoalescingExporter(inner, MAX_BYTES, new BridgeMetrics(), 60_000, time.now);
-    await exporter.export(logsRequests('a', 'a1'));
-    time.at += 60_000;
-    void exporter.export(logsRequests('b', 'b1'));
-    await nextTurn();
-    expect(inner.calls.map(bodiesOf)).toEqual([['a1'], ['b1']]);
-  });
-
-  it('sends held requests at once when they fill an export, and what is held on close', async () => {
-    const inner = scriptedInner();
-    const time = clock();
-    const one = logsRequests('b', 'b1')[0]!.body.length;
-    const exporter = new CoalescingExporter(inner, one * 2, new BridgeMetrics(), 60_000, time.now);
-    await exporter.export(logsRequests('a', 'a1'));
-    void exporter.export(logsRequests('b', 'b1'));
-    await nextTurn();
-    expect(inner.calls).toHaveLength(1);
-    void exporter.export(logsRequests('c', 'c1'));
-    await nextTurn();
-    expect(inner.calls.map(bodiesOf)).toEqual([['a1'], ['b1', 'c1']]);
-    void exporter.export(logsRequests('d', 'd1'));
-    await nextTurn();
-    await exporter.close();
-    expect(inner.calls.map(bodiesOf)).toEqual([['a1'], ['b1', 'c1'], ['d1']]);
   });
 });
