@@ -44,6 +44,8 @@ export interface TranslatorCacheOptions {
   metricStreams: StartTimeOptions;
   hosts: HostMetadataOptions;
   semconv: SemconvOptIn;
+  /** write the tracers' sampling bookkeeping tags too (finish.ts INTERNAL_TAGS) */
+  keepInternalTags: boolean;
 }
 
 export function createTranslatorCaches(options: Partial<TranslatorCacheOptions> = {}): TranslatorCaches {
@@ -53,7 +55,7 @@ export function createTranslatorCaches(options: Partial<TranslatorCacheOptions> 
     logPromotions: new PromotionMemos(),
     groupings: new WeakMap(),
     internedOrigins: newInternedOrigins(),
-    spanAttributeNames: new AttributeNames(options.semconv),
+    spanAttributeNames: new AttributeNames(options.semconv, options.keepInternalTags),
     hosts: new HostMetadataTable(options.hosts),
     serviceIdentities: new ServiceIdentities(),
     querySummaries: new QuerySummaries(),
