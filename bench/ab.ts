@@ -23,7 +23,7 @@
  *        [--a-node-args "..."] [--b-node-args "--max-semi-space-size=8"] [--a-env K=V,…] [--b-env MALLOC_ARENA_MAX=2]
  */
 import { join } from 'node:path';
-import { optionValue } from './args';
+import { envList, optionValue } from './args';
 import { REPO_ROOT } from '../tools/src/collector/build';
 import { drained } from './destination';
 import { load } from './run';
@@ -52,14 +52,6 @@ interface AbOptions {
   loadCores: string;
   sink: 'debug' | 'clickhouse';
 }
-
-const envList = (list: string | undefined): Record<string, string> =>
-  Object.fromEntries(
-    (list ?? '')
-      .split(',')
-      .filter(Boolean)
-      .map((kv) => [kv.slice(0, kv.indexOf('=')), kv.slice(kv.indexOf('=') + 1)]),
-  );
 
 function parseOptions(argv: string[]): AbOptions {
   const value = (name: string): string | undefined => optionValue(argv, name);

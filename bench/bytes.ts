@@ -12,15 +12,13 @@
  */
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { optionValue } from './args';
+import { envList, optionValue } from './args';
 import { REPO_ROOT } from '../tools/src/collector/build';
 import { drained, mergedBytes, type ColumnBytes, type TableBytes } from './destination';
 import { buildScenario, type Scenario, type ScenarioName } from './scenarios';
 import { binaries, startOurs, startUpstream, type RunningSut } from './sut';
 
 const value = (name: string): string | undefined => optionValue(process.argv.slice(2), name);
-const envList = (list: string | undefined): Record<string, string> => Object.fromEntries((list ?? '').split(',').filter(Boolean).map((kv) => [kv.slice(0, kv.indexOf('=')), kv.slice(kv.indexOf('=') + 1)]));
-
 async function sendAll(sut: RunningSut, scenario: Scenario): Promise<number> {
   let records = 0;
   for (const p of scenario.payloads) {
