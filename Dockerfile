@@ -33,13 +33,25 @@ FROM ${COLLECTOR_BASE_IMAGE} AS collector
 COPY --from=collector-build /out/otelcol-dd-bridge /usr/local/bin/otelcol-dd-bridge
 COPY collector/config.yaml /etc/otelcol/collector-config.yaml
 COPY collector/overlays/ /etc/otelcol/overlays/
-# any unprivileged id: the collector writes nothing outside its file-sink overlay
+# The exporter's queue on disk (collector/config.yaml): mount a volume here so that what the
+# collector accepted outlives the container. Owned by the collector's unprivileged user.
+RUN mkdir -p /var/lib/otelcol/queue && chown 10001:10001 /var/lib/otelcol/queue
+VOLUME ["/var/lib/otelcol/queue"]
+# collector/config.yaml binds loopback by default; a container's ports are reached from outside it,
+# so the image binds every interface, and its default command requires OTLP_AUTH_TOKEN (auth.yaml:
+# the collector refuses to start without it)
+ENV OTLP_GRPC_ENDPOINT=0.0.0.0:4317 \
+    OTLP_HTTP_ENDPOINT=0.0.0.0:4318 \
+    COLLECTOR_HEALTH_ENDPOINT=0.0.0.0:13133 \
+    COLLECTOR_METRICS_HOST=0.0.0.0 \
+    COLLECTOR_QUEUE_DIR=/var/lib/otelcol/queue
 USER 10001:10001
 EXPOSE 4317 4318 13133 8888
 HEALTHCHECK --interval=15s --timeout=3s --start-period=10s --retries=3 \
   CMD ["wget", "-q", "-O", "/dev/null", "http://127.0.0.1:13133/"]
-ENTRYPOINT ["/usr/local/bin/otelcol-dd-bridge"]
-CMD ["--config", "/etc/otelcol/collector-config.yaml"]
+# merge-append: the overlays and a site's files only add to collector/config.yaml (see its header)
+ENTRYPOINT ["/usr/local/bin/otelcol-dd-bridge", "--feature-gates=confmap.enableMergeAppendOption"]
+CMD ["--config", "/etc/otelcol/collector-config.yaml", "--config", "/etc/otelcol/overlays/auth.yaml"]
 
 FROM ${NODE_IMAGE} AS build
 # compilers for the zstd-napi addon when no prebuilt binary can be fetched; they stay in this stage

@@ -2,7 +2,7 @@
  * The end-to-end bench's destination: one real ClickHouse per side (the embedded chdb-core server,
  * tools/src/clickhouse/), pinned to the side's cores so that its CPU is counted as the side's own and
  * nothing of one side's writes lands on the other's bill. Both collectors write to it through the
- * same clickhouse exporter build with the same persistent queue (collector/overlays/persistent-queue.yaml).
+ * same clickhouse exporter build with the same disk queue (collector/config.yaml).
  *
  * What is read back: how many rows a signal's tables hold (the drain: every acknowledged record
  * is in ClickHouse before the CPU is sampled) and, once the server is stopped, the compressed bytes

@@ -67,6 +67,7 @@ export async function intakeRequest(scenario: Scenario, index: number): Promise<
     body: await decodeBody(raw, headers['content-encoding'], { maxDecodedBytes: CONFIG.maxDecodedBytes }),
     mediaType: parseMediaType(headers['content-type']),
     receivedAtNs: BigInt(Date.now()) * 1_000_000n,
+    remoteAddress: '127.0.0.1',
     authenticated: true,
   };
 }

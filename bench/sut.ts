@@ -12,6 +12,7 @@ import { ensureCollector, REPO_ROOT } from '../tools/src/collector/build';
 import { clickHouseSinkEnv, startCollector, type OverlayName, type RunningCollector } from '../tools/src/collector/run';
 import type { TestClickHouse } from '../test/helpers/clickhouse';
 import { startBenchClickHouse } from './destination';
+import type { ClickHouseLogin } from '../tools/src/clickhouse/credentials';
 import { createLogger } from '../src/core/observability/log';
 import { freePort } from '../test/helpers/ports';
 import { collectorListenEnv, eventually, healthy } from '../test/helpers/stack';
@@ -35,10 +36,12 @@ export interface SutOptions {
   cores: string;
   /**
    * debug exporter (throughput), OTLP JSON files in `sinkDir` (conformance), or a ClickHouse of the
-   * side's own through collector/config.yaml's clickhouse exporter and persistent queue (end to end)
+   * side's own through collector/config.yaml's clickhouse exporter and disk queue (end to end)
    */
   sink: 'debug' | 'file' | 'clickhouse';
   sinkDir?: string;
+  /** with sink 'clickhouse': the exporter's endpoint, its login and its queue's folder */
+  clickhouse?: { tcpEndpoint: string; login: ClickHouseLogin; queueDir: string };
   /** extra sidecar environment (e.g. DD_BRIDGE_OTLP_COMPRESSION) */
   sidecarEnv?: Record<string, string>;
   /** node flags for the sidecar (e.g. --cpu-prof) */
@@ -89,24 +92,37 @@ export async function collectorPorts(): Promise<{ env: NodeJS.ProcessEnv; grpc: 
   return { grpc, health, env: { ...collectorListenEnv({ grpc, http, health, metrics }), COLLECTOR_BATCH_TIMEOUT: '200ms', COLLECTOR_LOG_LEVEL: 'warn' } };
 }
 
+/** Where a ClickHouse sink writes: the side's own server, or the one the caller gives (bench/production.ts). */
+const clickHouseTarget = (o: SutOptions, dir: string, clickhouse?: TestClickHouse): SutOptions['clickhouse'] => (clickhouse ? { tcpEndpoint: clickhouse.tcpEndpoint, login: clickhouse.credentials.collector, queueDir: join(dir, 'queue') } : o.clickhouse);
+
+/** What points the base's pipelines at the sink (collector/config.yaml: COLLECTOR_SINK, else ClickHouse). */
+const sinkEnv = (o: SutOptions, target: SutOptions['clickhouse']): NodeJS.ProcessEnv => {
+  if (o.sink === 'debug') return { COLLECTOR_SINK: 'debug' };
+  if (o.sink === 'file') return { COLLECTOR_SINK: 'file' };
+  return target ? { ...clickHouseSinkEnv(target.tcpEndpoint, target.login, target.queueDir), DB_TTL: NO_TTL } : {};
+};
+
+/** The config files on top of the base: the reference swaps its receiver in, its own base for the debug and file sinks. */
+const layersFor = (o: SutOptions, reference: boolean): { overlays: OverlayName[]; extra: string[]; base?: string } => {
+  if (o.sink === 'clickhouse') return { overlays: [], extra: reference ? [REFERENCE_CLICKHOUSE] : [] };
+  if (o.sink === 'debug') return { overlays: [], extra: [DEBUG_SINK], ...(reference ? { base: REFERENCE_CONFIG } : {}) };
+  return reference ? { overlays: [], extra: [REFERENCE_FILE_SINK], base: REFERENCE_CONFIG } : { overlays: ['fileSink'], extra: [] };
+};
+
 /**
- * The side's collector. With a ClickHouse sink both sides run collector/config.yaml with the
- * persistent queue, as a deployment does; the reference only swaps the OTLP receiver for its own.
+ * The side's collector. With a ClickHouse sink both sides run collector/config.yaml (disk queue,
+ * exporter batching), as a deployment does; the reference only adds its own receiver.
  */
 export async function launchCollector(binary: string, o: SutOptions, env: NodeJS.ProcessEnv, health: number, reference: boolean, clickhouse?: TestClickHouse): Promise<RunningCollector> {
   const dir = o.sinkDir ?? mkdtempSync(join(tmpdir(), 'dd-bench-'));
   mkdirSync(dir, { recursive: true });
-  const layers = ((): { overlays: OverlayName[]; extra: string[]; base?: string; env?: NodeJS.ProcessEnv } => {
-    if (clickhouse) return { overlays: ['persistentQueue'], extra: reference ? [REFERENCE_CLICKHOUSE] : [], env: { ...clickHouseSinkEnv(clickhouse.tcpEndpoint, clickhouse.credentials.collector, join(dir, 'queue')), DB_TTL: NO_TTL } };
-    if (o.sink === 'debug') return { overlays: [], extra: [DEBUG_SINK], ...(reference ? { base: REFERENCE_CONFIG } : {}) };
-    return reference ? { overlays: [], extra: [REFERENCE_FILE_SINK], base: REFERENCE_CONFIG } : { overlays: ['fileSink'], extra: [] };
-  })();
+  const layers = layersFor(o, reference);
   const collector = await startCollector({
     binary,
     overlays: layers.overlays,
     extraConfigs: layers.extra,
     ...(layers.base ? { baseConfig: layers.base } : {}),
-    env: { ...env, ...layers.env, GOMAXPROCS: String(coreCount(o.cores)), FILE_SINK_DIR: dir },
+    env: { ...env, GOMAXPROCS: String(coreCount(o.cores)), FILE_SINK_DIR: dir, COLLECTOR_QUEUE_DIR: join(dir, 'queue'), ...sinkEnv(o, clickHouseTarget(o, dir, clickhouse)) },
     healthUrl: `http://127.0.0.1:${health}/`,
     logFile: join(dir, 'collector.log'),
   });
@@ -123,8 +139,8 @@ async function stopDestination(clickhouse: TestClickHouse | undefined, o: SutOpt
   if (clickhouse && !o.keepDestination) rmSync(clickhouse.dataDir, { recursive: true, force: true });
 }
 
-/** With `sink: 'clickhouse'`, the side's own ClickHouse, pinned to its cores. */
-const destinationFor = (o: SutOptions): Promise<TestClickHouse | undefined> => (o.sink === 'clickhouse' ? startBenchClickHouse((pid) => pin(pid, o.cores)) : Promise.resolve(undefined));
+/** With `sink: 'clickhouse'` and no server given, the side's own ClickHouse, pinned to its cores. */
+const destinationFor = (o: SutOptions): Promise<TestClickHouse | undefined> => (o.sink === 'clickhouse' && !o.clickhouse ? startBenchClickHouse((pid) => pin(pid, o.cores)) : Promise.resolve(undefined));
 
 function stopChild(child: ChildProcess): Promise<void> {
   if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();

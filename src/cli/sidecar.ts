@@ -193,6 +193,7 @@ export async function startSidecar(config: Config, given: Logger, overrides: Sid
       hosts: { maxHosts: config.hostMetadataMaxHosts, ttlMs: config.hostMetadataTtlMs },
       semconv: config.semconvOptIn,
       keepInternalTags: config.keepInternalTags,
+      kubernetesMetrics: { otelNames: config.k8sOtelMetrics, datadogNames: config.k8sDatadogMetrics },
     }),
     metrics,
   };

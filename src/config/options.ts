@@ -52,6 +52,8 @@ export interface Config {
   traceIdCacheTtlMs: number;
   metricStreamsMax: number;
   metricStreamsIdleMs: number;
+  k8sOtelMetrics: boolean;
+  k8sDatadogMetrics: boolean;
   hostMetadataMaxHosts: number;
   hostMetadataTtlMs: number;
   logLevel: LogLevel;
@@ -526,6 +528,24 @@ export const OPTIONS: OptionTable<Config> = [
     default: 900_000,
     parse: parsePositiveInt,
     help: 'A metric stream not seen for this long is forgotten.',
+  }),
+  option({
+    key: 'k8sOtelMetrics',
+    flag: '--k8s-otel-metrics',
+    env: ['DD_BRIDGE_K8S_OTEL_METRICS'],
+    file: 'metrics.kubernetes.otel_names',
+    default: true,
+    parse: parseBool,
+    help: "Also write the agent's Kubernetes and node series as the OpenTelemetry metrics HyperDX's Kubernetes page and Infrastructure tab read (k8s.pod.cpu.usage, k8s.node.memory.usage, k8s.pod.phase, …). See docs/translation.md, Kubernetes metrics.",
+  }),
+  option({
+    key: 'k8sDatadogMetrics',
+    flag: '--k8s-datadog-metrics',
+    env: ['DD_BRIDGE_K8S_DATADOG_METRICS'],
+    file: 'metrics.kubernetes.datadog_names',
+    default: true,
+    parse: parseBool,
+    help: 'Keep the kubelet and kubernetes_state_core series those are made from under their Datadog names (kubernetes.cpu.usage.total, …), which dashboards migrated from Datadog read. The system.* series are always kept.',
   }),
   option({
     key: 'hostMetadataMaxHosts',

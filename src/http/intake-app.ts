@@ -207,6 +207,7 @@ async function handle(route: IntakeRoute, req: IncomingMessage, path: string, { 
     body,
     mediaType: parseMediaType(req.headers['content-type']),
     receivedAtNs,
+    remoteAddress: req.socket.remoteAddress ?? '',
     authenticated,
   };
   return deliver(acceptAndFree(route, intakeRequest, raw, ctx), exporter);

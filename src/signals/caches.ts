@@ -5,9 +5,12 @@
  * change (known-keys.ts, the severity names, …) are constants, not caches, and stay where they are.
  */
 import type { SemconvOptIn } from '../config/options';
-import type { ResourceGroupings } from './shared/group';
+import { enrichers, type ResourceEnricher, type ResourceGroupings } from './shared/group';
+import { PodIdentities } from './shared/pod-identities';
 import { HostMetadataTable, type HostMetadataOptions } from './shared/host-metadata';
 import { PromotionMemos } from './logs/promotion-memo';
+import { NodeHosts } from './metrics/kubernetes/node-hosts';
+import { DEFAULT_KUBERNETES_METRIC_OPTIONS, type KubernetesMetricOptions } from './metrics/kubernetes/options';
 import { NO_PIPELINES, type PipelineSet } from './logs/pipelines/pipeline-set';
 import { newInternedOrigins, type OriginsByInternedTags } from './metrics/resource';
 import { DEFAULT_START_TIME_OPTIONS, StreamStartTimes, type StartTimeOptions } from './metrics/start-times';
@@ -31,10 +34,18 @@ export interface TranslatorCaches {
   spanAttributeNames: AttributeNames;
   /** host tags, cloud and Kubernetes facts by host, from agent host metadata, added to every signal's resource (host-metadata.ts) */
   hosts: HostMetadataTable;
+  /** each pod's uid and node, and each container's pod, as any signal said them (pod-identities.ts) */
+  pods: PodIdentities;
+  /** what `hosts` then `pods` add to a resource when its group is opened (group.ts) */
+  enrichment: ResourceEnricher;
   /** query text → OpenTelemetry query summary, the name of database spans (traces/name.ts) */
   querySummaries: QuerySummaries;
   /** integration service → the base service its spans are grouped under, for the APM stats (traces/service-identity.ts) */
   serviceIdentities: ServiceIdentities;
+  /** whether Kubernetes metrics get their OpenTelemetry names and keep their Datadog ones (metrics/kubernetes/mapping.ts) */
+  kubernetesMetrics: KubernetesMetricOptions;
+  /** the hosts that sent kubelet series: Kubernetes nodes (metrics/kubernetes/node-hosts.ts) */
+  kubernetesNodes: NodeHosts;
   /** the Datadog log pipelines in force; `current` is replaced whole on a reload (SIGHUP), never changed in place */
   logPipelines: { current: PipelineSet };
 }
@@ -46,9 +57,12 @@ export interface TranslatorCacheOptions {
   semconv: SemconvOptIn;
   /** write the tracers' sampling bookkeeping tags too (finish.ts INTERNAL_TAGS) */
   keepInternalTags: boolean;
+  kubernetesMetrics: KubernetesMetricOptions;
 }
 
 export function createTranslatorCaches(options: Partial<TranslatorCacheOptions> = {}): TranslatorCaches {
+  const hosts = new HostMetadataTable(options.hosts);
+  const pods = new PodIdentities();
   return {
     traceIds: new TraceIdCache(options.traceIds),
     metricStreams: new StreamStartTimes(options.metricStreams ?? DEFAULT_START_TIME_OPTIONS),
@@ -56,9 +70,13 @@ export function createTranslatorCaches(options: Partial<TranslatorCacheOptions> 
     groupings: new WeakMap(),
     internedOrigins: newInternedOrigins(),
     spanAttributeNames: new AttributeNames(options.semconv, options.keepInternalTags),
-    hosts: new HostMetadataTable(options.hosts),
+    hosts,
+    pods,
+    enrichment: enrichers(hosts, pods),
     serviceIdentities: new ServiceIdentities(),
     querySummaries: new QuerySummaries(),
+    kubernetesMetrics: options.kubernetesMetrics ?? DEFAULT_KUBERNETES_METRIC_OPTIONS,
+    kubernetesNodes: new NodeHosts(),
     logPipelines: { current: NO_PIPELINES },
   };
 }

@@ -27,6 +27,8 @@ export interface IntakeRequest {
   body: Buffer;
   mediaType: MediaType | undefined;
   receivedAtNs: bigint;
+  /** The connection's remote address ('' when unknown): where a sender that names no host runs. */
+  remoteAddress: string;
   /** The accepted key when auth is on, for routes that echo it nowhere but need to know one was sent. */
   authenticated: boolean;
 }

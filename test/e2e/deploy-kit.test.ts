@@ -16,6 +16,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parse, parseAllDocuments, parseDocument } from 'yaml';
 import { REPO_ROOT } from '../../tools/src/collector/build';
+import { MERGE_APPEND } from '../../tools/src/collector/run';
 import { loadConfig, OPTIONS, parseArgs } from '../../src/config';
 
 // parsed YAML of known shape; the assertions are the type checks
@@ -60,15 +61,24 @@ function imageFileToRepo(path: string): string | undefined {
   return undefined;
 }
 
+/** A stage's CMD (exec form) from the Dockerfile. */
+function imageCommand(stage: string): string[] {
+  const text = read('Dockerfile');
+  const from = text.search(new RegExp(`^FROM \\S+ AS ${stage}$`, 'm'));
+  const cmd = /^CMD (\[.*\])$/m.exec(text.slice(from));
+  return cmd ? (JSON.parse(cmd[1]!) as string[]) : [];
+}
+
 const configPaths = (args: string[]): string[] => args.flatMap((a, i) => (args[i - 1] === '--config' ? [a] : []));
 
-const validate = (configs: string[], env: Record<string, string>) => spawnSync(collector(), ['validate', ...configs.flatMap((c) => ['--config', c])], { encoding: 'utf8', env: { PATH: process.env.PATH, ...env } });
+/** `otelcol validate` as the image's ENTRYPOINT runs the collector: with merge-append. */
+const validate = (configs: string[], env: Record<string, string>) => spawnSync(collector(), [MERGE_APPEND, 'validate', ...configs.flatMap((c) => ['--config', c])], { encoding: 'utf8', env: { PATH: process.env.PATH, ...env } });
 
 /** Every variable the sidecar reads (OPTIONS) plus the ingestion token. */
 const SIDECAR_ENV = new Set([...OPTIONS.flatMap((o) => o.env), 'OTLP_AUTH_TOKEN']);
 
 /** `${env:NAME…}` references of the shipped collector configuration. */
-const COLLECTOR_ENV = new Set([read('collector/config.yaml'), ...['auth', 'datadog', 'file-sink'].map((o) => read(`collector/overlays/${o}.yaml`))].flatMap((t) => [...t.matchAll(/\$\{env:([A-Z0-9_]+)/g)].map((m) => m[1]!)));
+const COLLECTOR_ENV = new Set([read('collector/config.yaml'), ...['auth', 'datadog', 'file-sink', 'cluster'].map((o) => read(`collector/overlays/${o}.yaml`))].flatMap((t) => [...t.matchAll(/\$\{env:([A-Z0-9_]+)/g)].map((m) => m[1]!)));
 
 const healthPort = (): number => Number(/COLLECTOR_HEALTH_ENDPOINT:-[^:}]*:(\d+)/.exec(read('collector/config.yaml'))![1]);
 
@@ -98,7 +108,7 @@ describe('docker-compose.yaml', () => {
     expect(Object.keys(services).sort()).toEqual(['bridge', 'clickhouse', 'collector', 'hyperdx', 'mongo']);
     for (const name of ['bridge', 'clickhouse', 'collector']) expect(services[name].profiles).toBeUndefined();
     for (const name of ['hyperdx', 'mongo']) expect(services[name].profiles).toEqual(['ui']);
-    expect(services.clickhouse.image).toMatch(/^clickhouse\/clickhouse-server:\d/);
+    expect(interpolate(services.clickhouse.image, {})).toMatch(/^clickhouse\/clickhouse-server:\d/);
   });
 
   it('builds both images from Dockerfile stages; the sidecar stays the default (last) stage', () => {
@@ -146,8 +156,9 @@ describe('docker-compose.yaml', () => {
     expect(services.clickhouse.healthcheck.test.join(' ')).toContain('http://127.0.0.1:8123/ping');
   });
 
-  it('the collector command names files the image has, and they pass otelcol validate', () => {
-    const configs = configPaths(services.collector.command as string[]).map((p) => imageFileToRepo(p) ?? `missing in image: ${p}`);
+  it("the collector runs the image's command, whose files the image has and which pass otelcol validate", () => {
+    expect(services.collector.command).toBeUndefined();
+    const configs = configPaths(imageCommand('collector')).map((p) => imageFileToRepo(p) ?? `missing in image: ${p}`);
     expect(configs.every((c) => existsSync(c))).toBe(true);
     const result = validate(configs, envOf('collector', { OTLP_AUTH_TOKEN: 'token', DB_PASSWORD: 'pw' }));
     expect(result.stderr).toBe(result.status === 0 ? result.stderr : '(validate passes)');
@@ -256,6 +267,10 @@ describe('Dockerfile collector stage', () => {
     const modules = ['receivers', 'processors', 'exporters', 'extensions', 'connectors', 'providers'].flatMap((k) => ((manifest[k] ?? []) as Tree[]).map((c) => (c.gomod as string).trim().split(/\s+/).join('@')));
     expect(run(sedScripts[0]!)).toEqual([manifest.dist.version]);
     expect(run(sedScripts[1]!)).toEqual(modules);
+  });
+
+  it('runs the collector with merge-append, so overlays and site files only add', () => {
+    expect(read('Dockerfile')).toContain(`ENTRYPOINT ["/usr/local/bin/otelcol-dd-bridge", "${MERGE_APPEND}"]`);
   });
 
   it('ships the config and every overlay the kit refers to', () => {

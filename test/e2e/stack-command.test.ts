@@ -150,7 +150,7 @@ describe('dd-otlp-bridge stack on the embedded ClickHouse', () => {
     expect(stack.output()).not.toMatch(/ClickHouse ready/);
     const res = await fetch(`${stack.intakeUrl}/api/v2/logs`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify([{ message: 'to the file sink', service: 'stack-test' }]) });
     expect(res.status).toBe(202);
-    const sink = join(stack.dir, 'sink', 'logs.jsonl');
+    const sink = join(stack.dir, 'sink', 'otlp.jsonl');
     expect(await eventually(async () => existsSync(sink) && readFileSync(sink, 'utf8').includes('to the file sink'), 30_000)).toBe(true);
     stack.child.kill('SIGTERM');
     expect(await exitOf(stack.child)).toBe(0);

@@ -7,7 +7,9 @@
  *   spans of the same trace;
  * - the collector's datadog exporter 0.155.0 (test/fixtures/captured/datadog-exporter-0.155.0/),
  *   whose host metadata for `capture-host` (host tags `team:shop`, `region:capture-1`) comes before
- *   its gauge, spans and logs: all three carry the host tags on their resource.
+ *   its gauge, spans and logs: all three carry the host tags on their resource;
+ * - a tracer that sends to the bridge directly names no host (dd-trace-go 2.12.0's v0.4 capture):
+ *   its spans get the host whose agent sent host metadata from the same address.
  */
 import { capturedDir, non2xx, replayCaptured } from '../helpers/captured';
 import { useClickHouseStack } from '../helpers/clickhouse-stack';
@@ -58,5 +60,19 @@ describe('V1 traces and host metadata, into ClickHouse', () => {
     expect(spans).toEqual([hostTags, hostTags, hostTags]);
     const logs = await running.ch.waitForRows<{ team: string; region: string }>(`SELECT ResourceAttributes['team'] AS team, ResourceAttributes['cloud.region'] AS region FROM otel_logs WHERE ServiceName = 'otel-shop'`, 2, TIMEOUT_MS);
     expect(logs).toEqual([hostTags, hostTags]);
+  });
+});
+
+describe('a tracer sending directly, from where an agent sent host metadata', () => {
+  const running = useClickHouseStack();
+
+  it("its spans get that agent's host (and so its host tags), as its logs do", async () => {
+    // the exporter's host metadata alone, from this address (loopback, as the tracer's requests)
+    const metadata = await replayCaptured(capturedDir('datadog-exporter-0.155.0'), running.stack.intakeUrl, 'unused', /^(?!\/intake$)/);
+    expect(metadata.map((r) => `${r.request.path} ${r.status}`)).toEqual(['/intake 202']);
+    const traces = await replayCaptured(capturedDir('go-dd-trace-go-2.12.0-v0.4'), running.stack.intakeUrl, 'unused', /^(?!\/v0\.4\/traces$)/);
+    expect(non2xx(traces)).toEqual([]);
+    const spans = await running.ch.waitForRows<{ host: string; team: string }>(`SELECT DISTINCT ResourceAttributes['host.name'] AS host, ResourceAttributes['team'] AS team FROM otel_traces WHERE ServiceName != 'otel-shop'`, 1, TIMEOUT_MS);
+    expect(spans).toEqual([{ host: 'capture-host', team: 'shop' }]);
   });
 });

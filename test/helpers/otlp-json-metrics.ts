@@ -1,7 +1,7 @@
 /**
  * The metrics half of the OTLP model as OTLP/JSON, the way the collector's file exporter writes it
  * (protojson: int64 as strings, fields holding their default left out), so a metrics golden file
- * reads exactly like a line of `metrics.jsonl`.
+ * reads exactly like a metrics line of `otlp.jsonl`.
  */
 import type { ExponentialBuckets, ExponentialHistogramDataPoint, Metric, NumberDataPoint, ResourceMetrics } from '../../src/core/otlp/model';
 import { keyValueJson } from './otlp-json';

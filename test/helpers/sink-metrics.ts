@@ -1,5 +1,5 @@
 /**
- * Reads the metrics the real collector's file exporter wrote (`metrics.jsonl`, OTLP JSON, one
+ * Reads the metrics the real collector's file exporter wrote (the metrics lines of `otlp.jsonl`, OTLP JSON, one
  * export request per line), flattened to one row per data point with its metric's name, kind,
  * temporality and unit and its resource attributes, so tests can assert on single values.
  */

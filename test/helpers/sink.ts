@@ -30,13 +30,19 @@ export function plain(value: Json): unknown {
 
 export const attributesOf = (kvs: Json[] | undefined): Record<string, unknown> => Object.fromEntries((kvs ?? []).map((kv: Json) => [kv.key, plain(kv.value)]));
 
-/** Complete lines only: the collector may be half-way through writing the last one. */
+/** The top-level key of an export request of each signal (one request per line of otlp.jsonl). */
+const REQUEST_KEY = { logs: 'resourceLogs', traces: 'resourceSpans', metrics: 'resourceMetrics' } as const;
+
+/** The export requests of one signal. Complete lines only: the collector may be half-way through writing the last one. */
 export function readLines(dir: string, signal: 'logs' | 'traces' | 'metrics'): Json[] {
-  const file = join(dir, `${signal}.jsonl`);
+  const file = join(dir, 'otlp.jsonl');
   if (!existsSync(file)) return [];
   const lines = readFileSync(file, 'utf8').split('\n');
   lines.pop(); // '' after the last newline, or a line still being written
-  return lines.filter((l) => l.trim()).map((l) => JSON.parse(l));
+  return lines
+    .filter((l) => l.trim())
+    .map((l) => JSON.parse(l))
+    .filter((request) => REQUEST_KEY[signal] in request);
 }
 
 export function logRecords(dir: string): SinkLogRecord[] {

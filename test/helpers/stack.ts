@@ -42,6 +42,8 @@ interface CommonStackOptions {
 export interface CollectorStart {
   env?: Record<string, string>;
   configs?: string[];
+  /** Instead of collector/config.yaml: overlays cannot take a pipeline away, a fault's own base can. */
+  baseConfig?: string;
 }
 
 export interface TestStack {
@@ -138,11 +140,11 @@ export async function startStack(options: StackOptions = {}): Promise<TestStack>
   const collectorEnv: NodeJS.ProcessEnv = {
     ...collectorListenEnv({ grpc: grpcPort, http: httpPort, health: healthPort, metrics: metricsPort }),
     COLLECTOR_BATCH_TIMEOUT: '100ms',
-    ...(options.sink === 'clickhouse' ? { ...clickHouseSinkEnv(options.clickhouse.tcpEndpoint, options.clickhouse.credentials.collector, queueDir), DB_TTL: NO_TTL } : { FILE_SINK_DIR: sinkDir }),
+    ...(options.sink === 'clickhouse' ? { ...clickHouseSinkEnv(options.clickhouse.tcpEndpoint, options.clickhouse.credentials.collector, queueDir), DB_TTL: NO_TTL } : { FILE_SINK_DIR: sinkDir, COLLECTOR_QUEUE_DIR: queueDir }),
     ...(options.authToken ? { OTLP_AUTH_TOKEN: options.authToken } : {}),
     ...options.collectorEnv,
   };
-  const overlays: OverlayName[] = [...(options.authToken ? (['auth'] as const) : []), options.sink === 'clickhouse' ? 'persistentQueue' : 'fileSink'];
+  const overlays: OverlayName[] = [...(options.authToken ? (['auth'] as const) : []), ...(options.sink === 'clickhouse' ? [] : (['fileSink'] as const))];
   let collector: RunningCollector | undefined;
   const launchCollector = async (start: CollectorStart = {}): Promise<void> => {
     collector = await startCollector({
@@ -152,6 +154,7 @@ export async function startStack(options: StackOptions = {}): Promise<TestStack>
       healthUrl: `http://127.0.0.1:${healthPort}/`,
       logFile: join(dir, 'collector.log'),
       extraConfigs: [...(options.collectorConfigs ?? []), ...(start.configs ?? [])],
+      ...(start.baseConfig ? { baseConfig: start.baseConfig } : {}),
     });
   };
   if (options.collector !== false) await launchCollector();

@@ -19,21 +19,19 @@ import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
 import type { Logger } from '../../src/core/observability/log';
 import { buildOnce as lockedBuild, step } from '../../tools/src/build-cache';
-import { REPO_ROOT } from '../../tools/src/collector/build';
+import { ensureSource, resolveSource } from '../../tools/src/hyperdx/source';
 
 const CACHE = join(homedir(), '.cache', 'dd-otlp-bridge');
 export const FERRETDB_VERSION = 'v1.24.2';
 const NODE_VERSION = '24.21.0';
 const API_MIN_NODE: [number, number] = [22, 16];
 
-/** Where the snapshot tarball is: `DD_BRIDGE_HYPERDX_SNAPSHOT`, else the one tarball in ../shared/vendor/hyperdx/. */
-export function snapshotTarball(env: NodeJS.ProcessEnv = process.env): string {
-  if (env.DD_BRIDGE_HYPERDX_SNAPSHOT) return resolve(env.DD_BRIDGE_HYPERDX_SNAPSHOT);
-  const dir = resolve(REPO_ROOT, '..', 'shared', 'vendor', 'hyperdx');
-  const tarballs = existsSync(dir) ? readdirSync(dir).filter((f) => /^hyperdx-.*\.tar\.gz$/.test(f)) : [];
-  if (tarballs.length !== 1) throw new Error(`expected one hyperdx-*.tar.gz in ${dir} (found ${tarballs.length}); set DD_BRIDGE_HYPERDX_SNAPSHOT to the HyperDX source tarball`);
-  return join(dir, tarballs[0]!);
-}
+/**
+ * The HyperDX source the API is installed from, as `hyperdx build` finds it
+ * (tools/src/hyperdx/source.ts): DD_BRIDGE_HYPERDX_SNAPSHOT, else the shared snapshot, else the
+ * pinned commit once fetched.
+ */
+export const snapshotTarball = (env: NodeJS.ProcessEnv = process.env): string => resolveSource(env.DD_BRIDGE_HYPERDX_SNAPSHOT);
 
 /** Runs a command to its end; rejects with its output's tail when it fails. */
 const run = (command: string, args: string[], cwd: string, env: NodeJS.ProcessEnv = process.env): Promise<string> =>
@@ -117,8 +115,10 @@ const apiDir = (tarball: string): string => join(CACHE, 'hyperdx-api', fileHash(
 
 async function installHyperdxApi(log: Logger, node: string, tarball: string): Promise<void> {
   await buildOnce(apiDir(tarball), `the HyperDX API (${tarball})`, log, async (scratch) => {
-    await run('tar', ['-xzf', tarball, '-C', scratch], scratch);
     const root = join(scratch, 'hyperdx');
+    mkdirSync(root);
+    // the shared snapshot's top folder is hyperdx/, GitHub's hyperdx-<commit>/
+    await run('tar', ['-xzf', tarball, '-C', root, '--strip-components=1'], scratch);
     const yarn = readdirSync(join(root, '.yarn', 'releases')).find((f) => f.endsWith('.cjs'));
     if (!yarn) throw new Error(`${tarball} has no yarn release in .yarn/releases`);
     // the node the API runs on first on PATH: yarn's lifecycle scripts start `node`
@@ -136,5 +136,5 @@ export const ensureHyperdxApi = (tarball = snapshotTarball()): string => join(pr
 export async function prepareHyperdxApi(log: Logger): Promise<void> {
   const node = await fetchApiNode(log);
   await buildFerretDb(log);
-  await installHyperdxApi(log, node, snapshotTarball());
+  await installHyperdxApi(log, node, await ensureSource(process.env.DD_BRIDGE_HYPERDX_SNAPSHOT, log));
 }

@@ -8,8 +8,10 @@
  * search, the access log's HTTP section, a log's side panel and its trace, the services page and
  * Chart Explorer; for Python, on its capture's time range, the services page, a text line's level
  * and its trace; then a Datadog dashboard migrated by `migrate dashboards --out` (integrations-core's
- * "Postgres - Metrics") over the postgres and system checks' series the agent sent. Every wait is
- * on an element; screenshots go to .cache/ui-screenshots/.
+ * "Postgres - Metrics") over the postgres and system checks' series the agent sent; then the
+ * Kubernetes page and a pod log's Infrastructure tab over what a node agent and cluster agent send
+ * for a small cluster (test/fixtures/kubernetes/). Every wait is on an element; screenshots go to
+ * .cache/ui-screenshots/.
  */
 import { execFileSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
@@ -30,6 +32,7 @@ import { startStack, type TestStack } from '../helpers/stack';
 import { assertCliBuilt, runTools } from '../helpers/stack-cli';
 import { launchBrowser, type Browser } from './browser';
 import { type ApiDashboard, LOCAL_DASHBOARDS_KEY, LOCAL_SOURCES_KEY, toLocalDashboard } from '../helpers/local-dashboard';
+import { NODE, PODS, sendCluster } from '../fixtures/kubernetes/cluster';
 
 const RUN = randomUUID().slice(0, 8);
 const SERVICE = `ui-shop-${RUN}`;
@@ -41,6 +44,8 @@ const VISIBLE = 30_000;
 const PYTHON = { fixture: 'python-ddtrace-4.16.0', service: 'py-shop', spans: 42, logRecords: 10 };
 /** The plain-text ERROR line of the failing checkout: its injected trace id, nowhere else in a body. */
 const PYTHON_CHECKOUT_TRACE = '6b08368d000000009205a9354532ed5f';
+/** Flushes of the Kubernetes cluster (test/fixtures/kubernetes/), a minute apart, ending now. */
+const CLUSTER_FLUSHES = 5;
 /** The integrations-core dashboard migrated for the browser (test/fixtures/migrate/README.md). */
 const POSTGRES_DASHBOARD = join(__dirname, '..', 'fixtures', 'migrate', 'dashboards', 'postgres-metrics.json');
 
@@ -94,6 +99,9 @@ async function waitForRows(): Promise<void> {
   await ch.waitForRows("SELECT 1 FROM otel_metrics_gauge WHERE startsWith(MetricName, 'postgresql.') OR startsWith(MetricName, 'system.')", postgres.series.length * postgres.minutes.length, 60_000);
   await ch.waitForRows(`SELECT 1 FROM otel_logs WHERE ServiceName = '${PYTHON.service}'`, PYTHON.logRecords, 60_000);
   await ch.waitForRows(`SELECT 1 FROM otel_traces WHERE ServiceName = '${PYTHON.service}'`, PYTHON.spans, 60_000);
+  // the cluster's last flushes: the pods' metrics with the uid their logs carry
+  await ch.waitForRows(`SELECT 1 FROM otel_metrics_gauge WHERE MetricName = 'k8s.pod.cpu.usage' AND ResourceAttributes['k8s.pod.uid'] != ''`, PODS.length * (CLUSTER_FLUSHES - 1), 60_000);
+  await ch.waitForRows(`SELECT 1 FROM otel_logs WHERE ResourceAttributes['k8s.pod.uid'] != ''`, PODS.length * 2, 60_000);
 }
 
 /**
@@ -121,6 +129,12 @@ beforeAll(async () => {
   await sendAgentMetrics(stack.intakeUrl);
   postgres = await sendPostgresAgentMetrics(stack.intakeUrl, KEY);
   expect(non2xx(await replayCaptured(capturedDir(PYTHON.fixture), stack.intakeUrl, KEY))).toEqual([]);
+  const now = Math.floor(Date.now() / 1000);
+  await sendCluster(
+    stack.intakeUrl,
+    KEY,
+    Array.from({ length: CLUSTER_FLUSHES }, (_, i) => now - (CLUSTER_FLUSHES - 1 - i) * 60),
+  );
   await waitForRows();
   const build = JSON.parse(process.env.DD_BRIDGE_TEST_HYPERDX ?? 'null') as HyperdxBuild | null;
   if (!build) throw new Error('DD_BRIDGE_TEST_HYPERDX is unset: the ui globalSetup did not build HyperDX');
@@ -324,6 +338,52 @@ describe('HyperDX UI on data from real clients through the bridge', () => {
     const connections = page.getByTestId(`dashboard-tile-${dashboard.tiles.find((t) => t.config.name === 'Connections')!.id}`);
     for (const db of ['shop', 'billing']) await visible(connections.getByText(db, { exact: true }));
     await browser.screenshot('13-migrated-postgres-dashboard');
+  });
+
+  describe('Kubernetes: what a Datadog node agent and cluster agent send (test/fixtures/kubernetes/)', () => {
+    const [checkout] = PODS;
+
+    it('the Kubernetes page lists the pods (Running, on their node), the node (Ready) and the namespaces, with CPU and memory', async () => {
+      await page.goto(`${hyperdx.url}/kubernetes`);
+      const pods = page.getByTestId('k8s-pods-table');
+      for (const pod of PODS) await visible(pods.getByText(pod.name, { exact: true }));
+      const checkoutRow = pods.locator('tr').filter({ hasText: checkout!.name });
+      await visible(checkoutRow.getByText('Running', { exact: true }));
+      await visible(checkoutRow.getByText(NODE, { exact: true }));
+      // CPU/Limit and Mem/Limit of the checkout pod: 0.3 and 0.5 (HyperDX's 2-decimal number format)
+      await visible(checkoutRow.getByText(/^0\.30?$/));
+      await visible(checkoutRow.getByText(/^0\.50?$/));
+      await visible(page.getByTestId('pod-cpu-usage-chart').locator('.recharts-curve'));
+      await browser.screenshot('14-kubernetes-pods');
+      await page.getByRole('tab', { name: 'Nodes' }).click();
+      const nodeRow = page.getByTestId('k8s-nodes-table').locator('tr').filter({ hasText: NODE });
+      await visible(nodeRow.getByText('Ready', { exact: true }));
+      await visible(nodeRow.getByText(/^0\.75$/));
+      await visible(nodeRow.getByText(/B$/));
+      await browser.screenshot('15-kubernetes-nodes');
+      await page.getByRole('tab', { name: 'Namespaces' }).click();
+      const namespaces = page.getByTestId('k8s-namespaces-table');
+      for (const namespace of ['shop', 'kube-system']) await visible(namespaces.locator('tr').filter({ hasText: namespace }).getByText(/B$/));
+      await browser.screenshot('16-kubernetes-namespaces');
+    });
+
+    it("a pod's log opens the Infrastructure tab with that pod's CPU and memory charts drawn", async () => {
+      await page.goto(`${hyperdx.url}/search`);
+      await selectSource('Logs');
+      const rows = await search(`ServiceName:"${checkout!.service}"`);
+      await rows
+        .filter({ hasText: `${checkout!.service} handled request 1` })
+        .first()
+        .click();
+      const panel = page.getByTestId('row-side-panel');
+      await panel.getByText('Infrastructure', { exact: true }).click();
+      const pod = panel.getByTestId('infra-subpanel-k8s.pod.');
+      for (const card of ['cpu-usage-card', 'memory-usage-card']) await visible(pod.getByTestId(card).locator('.recharts-curve'));
+      // the node the log names (its host metadata's): its group too
+      await visible(panel.getByTestId('infra-subpanel-k8s.node.').getByTestId('cpu-usage-card').locator('.recharts-curve'));
+      await browser.screenshot('17-log-infrastructure-tab');
+      await page.keyboard.press('Escape');
+    });
   });
 
   describe('Python ddtrace 4.16.0 (captured), on the capture’s time range', () => {

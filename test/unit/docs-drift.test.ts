@@ -6,6 +6,7 @@
 import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join, normalize } from 'node:path';
+import { parse } from 'yaml';
 import { ROUTES } from '../../src/signals/routes';
 import { REPO_ROOT } from '../../tools/src/collector/build';
 
@@ -150,5 +151,26 @@ const routerRoutes = (): string[] => [...new Set(ROUTES.flatMap((r) => r.methods
 describe("README's route tables", () => {
   it('list exactly the routes the router serves, with their methods', () => {
     expect(readmeRoutes()).toEqual(routerRoutes());
+  });
+});
+
+/** The collector's half of the README's diagram: what follows `otelcol :4317`, stage by stage. */
+const diagramCollectorStages = (): string[] => {
+  const readme = readFileSync(join(REPO_ROOT, 'README.md'), 'utf8');
+  const line = readme.split('\n').find((l) => l.includes('otelcol :4317'));
+  if (!line) throw new Error('README: no diagram line with otelcol :4317');
+  return line
+    .slice(line.indexOf('otelcol :4317'))
+    .split('▶')
+    .slice(1)
+    .map((stage) => stage.trim().split(/[\s(]/)[0]!);
+};
+
+describe("README's diagram", () => {
+  it("draws the collector's pipeline as collector/config.yaml runs it: its processors in order, then its exporter", () => {
+    const config = parse(readFileSync(join(REPO_ROOT, 'collector', 'config.yaml'), 'utf8')) as { service: { pipelines: Record<string, { processors: string[]; exporters: string[] }> } };
+    const logs = config.service.pipelines.logs!;
+    const exporter = /clickhouse/.exec(logs.exporters.join(' '))?.[0];
+    expect(diagramCollectorStages()).toEqual([...logs.processors, exporter, 'ClickHouse']);
   });
 });

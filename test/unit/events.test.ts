@@ -90,13 +90,13 @@ describe('events → log records', () => {
     expect(noTime!.scopeLogs[0]!.logRecords[0]!.timeUnixNano).toBe(RECEIVED);
   });
 
-  it('service: the service: tag, else the source type; a host alone names none', () => {
+  it('service: the service: tag, else the source type; a host alone names none: unnamed-service, as a span without one', () => {
     const serviceOf = (event: Record<string, never> | Record<string, unknown>): unknown => {
       const [resource] = translateEvents([apiEvent(event as never)], RECEIVED, createTranslatorCaches());
       return resource!.resource.attributes.find((kv) => kv.key === 'service.name')?.value;
     };
     expect(serviceOf({ title: 'T', tags: ['service:billing'], source_type_name: 'jenkins' })).toEqual({ string: 'billing' });
     expect(serviceOf({ title: 'T', source_type_name: 'jenkins', host: 'ci-1' })).toEqual({ string: 'jenkins' });
-    expect(serviceOf({ title: 'T', host: 'ci-1' })).toBeUndefined();
+    expect(serviceOf({ title: 'T', host: 'ci-1' })).toEqual({ string: 'unnamed-service' });
   });
 });

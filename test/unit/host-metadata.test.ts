@@ -126,6 +126,31 @@ describe('host table', () => {
   });
 });
 
+describe('the host at an address', () => {
+  it('is the host whose agent sent metadata from there, unless two did (agents behind one NAT)', () => {
+    const table = new HostMetadataTable();
+    table.setAddress('10.0.0.5', 'shop-vm-1');
+    table.setAddress('10.0.0.5', 'shop-vm-1');
+    expect(table.hostAt('10.0.0.5')).toBe('shop-vm-1');
+    expect(table.hostAt('10.0.0.6')).toBeUndefined();
+    table.setAddress('10.0.0.5', 'shop-vm-2');
+    expect(table.hostAt('10.0.0.5')).toBeUndefined();
+    table.setAddress('', 'shop-vm-3');
+    expect(table.hostAt('')).toBeUndefined();
+  });
+
+  it("names the host of a tracer's spans and stats that name none, never over one they name", () => {
+    const caches = createTranslatorCaches();
+    const span = { ...emptySpan(), service: 'go-shop', name: 'http.request', traceId: 1n, spanId: 2n };
+    const host = (hostname: string) => {
+      const [spans] = translateTracesToModel({ tracerPayloads: [{ ...emptyTracerPayload(), hostname, chunks: [chunkOf([span])] }] }, { ...translationContext(caches, RECEIVED), senderHost: 'shop-vm-1' });
+      return json(spans?.resource.attributes)['host.name'];
+    };
+    expect(host('')).toEqual({ stringValue: 'shop-vm-1' });
+    expect(host('web-9')).toEqual({ stringValue: 'web-9' });
+  });
+});
+
 describe('every signal from a host that sent metadata carries its host tags', () => {
   const caches = createTranslatorCaches();
   const metadata = hostMetadataOf(agentHostMetadata('web-1'));

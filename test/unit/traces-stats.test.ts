@@ -67,7 +67,8 @@ describe('APM stats → metrics', () => {
   });
 
   it('groups the agent payload by service, with the agent host and env as defaults', () => {
-    const body = encodeMsgpack({ AgentHostname: 'agent-h', AgentEnv: 'staging', Stats: [{ ...client([group(), group({ Service: 'worker', OkSummary: new Uint8Array(), ErrorSummary: new Uint8Array() })]), Hostname: '', Env: '' }] } as never);
+    // stats the trace-agent computed itself name no service of their own
+    const body = encodeMsgpack({ AgentHostname: 'agent-h', AgentEnv: 'staging', Stats: [{ ...client([group(), group({ Service: 'worker', OkSummary: new Uint8Array(), ErrorSummary: new Uint8Array() })]), Hostname: '', Env: '', Service: '' }] } as never);
     const resources = translateStats(parseAgentStats(body, 'agent stats'), createTranslatorCaches());
     expect(resources.map((r) => plainAttributes(r.resource.attributes)['service.name'])).toEqual(['checkout', 'worker']);
     expect(plainAttributes(resources[1]!.resource.attributes)).toMatchObject({ 'host.name': 'agent-h', 'deployment.environment.name': 'staging' });
@@ -75,9 +76,15 @@ describe('APM stats → metrics', () => {
     expect(resources[1]!.scopeMetrics[0]!.metrics.map((m) => m.name)).toEqual(['dd.trace.hits', 'dd.trace.errors', 'dd.trace.top_level_hits']);
   });
 
-  it('groups an integration service under the base service its spans taught, and keeps it as datadog.service', () => {
+  it('groups an integration service under the tracer service its payload names, before any span taught it (dd-trace-go after a restart)', () => {
+    const resources = translateStats(parseClientStats(encodeMsgpack(clientStatsPayload([group({ Service: 'go-shop-postgres' })], { Service: 'go-shop' }) as never), 'v0.6 stats'), createTranslatorCaches());
+    expect(resources.map((r) => plainAttributes(r.resource.attributes)['service.name'])).toEqual(['go-shop']);
+    expect(hitsPointOf(resources)).toMatchObject({ 'datadog.service': 'go-shop-postgres' });
+  });
+
+  it('groups an integration service of agent-computed stats under the base service its spans taught, and keeps it as datadog.service', () => {
     const caches = createTranslatorCaches();
-    const stats = () => translateStats(parseClientStats(encodeMsgpack(client([group({ Service: 'checkout-postgres' })]) as never), 'v0.6 stats'), caches);
+    const stats = () => translateStats(parseClientStats(encodeMsgpack(clientStatsPayload([group({ Service: 'checkout-postgres' })], { Service: '' }) as never), 'v0.6 stats'), caches);
     expect(plainAttributes(stats()[0]!.resource.attributes)['service.name']).toBe('checkout-postgres');
     caches.serviceIdentities.learn('prod', 'checkout-postgres', 'checkout');
     const [resource] = stats();

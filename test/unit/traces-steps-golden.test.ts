@@ -5,7 +5,8 @@
  * `parentSpanId`, `name`, `kind`, `start`/`end`, `status`, `events`, `links`, `resource`, `scope`,
  * `attributes`, and `learnedServices` (what the step taught ServiceIdentities, as
  * `{ "<env>/<service>": base }` for the services the case names). A case may set the
- * semantic-convention opt-in (`semconv`) and the chunk's `sampleRate`. Also pins the chain order.
+ * semantic-convention opt-in (`semconv`), the chunk's `sampleRate`, and the `kind`, `scope` and
+ * `resource` earlier steps would have set. Also pins the chain order.
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -38,6 +39,10 @@ interface StepCase {
   sampleRate?: number;
   /** SpanKind, as the kind step would have set it */
   kind?: number;
+  /** the instrumentation scope, as the otel_origin step would have set it */
+  scope?: { name: string; version?: string };
+  /** the span's resource, as the resource step would have set it */
+  resource?: Record<string, string>;
   semconv?: SemconvOptIn;
   /** `<env>/<service>` pairs whose learned base service `learnedServices` reports */
   services?: string[];
@@ -49,6 +54,7 @@ interface StepCase {
 const RECEIVED = 1_700_000_100_000_000_000n;
 const hex = (b: Uint8Array | undefined): string | null => (b ? Buffer.from(b).toString('hex') : null);
 const plainMap = (m: Iterable<readonly [string, unknown]>, convert: (v: never) => unknown = (v) => v): Record<string, unknown> => Object.fromEntries([...m].map(([k, v]) => [k, convert(v as never)]));
+const stringMap = (m: Record<string, string>): AttributeMap => new Map(Object.entries(m).map(([k, v]) => [k, { string: v }]));
 const highsOf = (m: Record<string, string> = {}): Map<bigint, bigint> => new Map(Object.entries(m).map(([low, high]) => [BigInt(low), BigInt('0x' + high)]));
 
 function project(d: SpanDraft): Record<string, unknown> {
@@ -82,8 +88,14 @@ describe.each(SPAN_STEPS.map((s) => [s.name, s.step] as const))('step %s', (name
     for (const [low, high] of highsOf(c.traceIdCache)) cache.remember(low, high);
     const span = parseSpanMap(parseJsonTree(typeof c.span === 'string' ? c.span : JSON.stringify(c.span), 'span'));
     const chunk = { ...chunkOf([span]), tags: new Map(Object.entries(c.chunkTags ?? {})) };
-    const draft = { ...createSpanDraft(span, chunk), ...(c.endTimeUnixNano ? { endTimeUnixNano: BigInt(c.endTimeUnixNano) } : {}), ...(c.kind !== undefined ? { kind: c.kind } : {}) };
-    const inheritedResource = new Map(Object.entries(c.inheritedResource ?? {}).map(([k, v]) => [k, { string: v }]));
+    const draft = {
+      ...createSpanDraft(span, chunk),
+      ...(c.endTimeUnixNano ? { endTimeUnixNano: BigInt(c.endTimeUnixNano) } : {}),
+      ...(c.kind !== undefined ? { kind: c.kind } : {}),
+      ...(c.scope ? { scope: c.scope } : {}),
+      ...(c.resource ? { resource: stringMap(c.resource) } : {}),
+    };
+    const inheritedResource = stringMap(c.inheritedResource ?? {});
     const services = new ServiceIdentities();
     const ctx = {
       traceIds: cache,

@@ -11,11 +11,12 @@ import { intakeEvents } from './parse';
 import { translateEvents } from './translate';
 import { exportThen, json, type IntakeRoute, type RouteContext } from '../route';
 
-/** Host metadata into the host table; anything else that is not events, logged and dropped. */
-function learnHost(payload: unknown, ctx: RouteContext): void {
+/** Host metadata into the host table, with the address it came from; anything else that is not events, logged and dropped. */
+function learnHost(payload: unknown, remoteAddress: string, ctx: RouteContext): void {
   const metadata = hostMetadataOf(payload);
   if (metadata) {
     ctx.caches.hosts.set(metadata.host, metadata.attributes);
+    ctx.caches.hosts.setAddress(remoteAddress, metadata.host);
     ctx.log.debug('agent host metadata learned', { host: metadata.host, attributes: metadata.attributes.map((kv) => kv.key) });
   } else ctx.log.debug('agent metadata acknowledged', { keys: payload && typeof payload === 'object' ? Object.keys(payload).slice(0, 10) : [] });
 }
@@ -29,7 +30,7 @@ export const agentIntakeRoute: IntakeRoute = {
   accept(req, ctx) {
     const payload = parseJsonBody(req.body, 'intake');
     const events = intakeEvents(payload);
-    if (events.length === 0) learnHost(payload, ctx);
+    if (events.length === 0) learnHost(payload, req.remoteAddress, ctx);
     return exportThen(ctx, events.length > 0 ? { signal: 'logs', resources: translateEvents(events, req.receivedAtNs, ctx.caches) } : undefined, () => json(202, {}));
   },
 };

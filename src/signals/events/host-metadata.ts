@@ -5,9 +5,10 @@
  * provider tags, GCE tags) go through the shared promotion table, and all of them land on the
  * resource, since every one describes the host: known keys under their OpenTelemetry names
  * (`region` → cloud.region, `kube_cluster_name` → k8s.cluster.name, …), the others under their
- * own. Then, where no tag said it: `meta.cluster-name` → k8s.cluster.name, `meta.instance-id` →
- * host.id, and cloud.provider `aws` when the agent found an EC2 instance id or hostname, `gcp`
- * when it sent GCE tags.
+ * own. Then, where no tag said it: `meta.cluster-name` → k8s.cluster.name, the host alias
+ * `<node>-<cluster name>` → k8s.node.name (nodeOf), `meta.instance-id` → host.id, and
+ * cloud.provider `aws` when the agent found an EC2 instance id or hostname, `gcp` when it sent GCE
+ * tags.
  */
 import type { KeyValue } from '../../core/otlp/model';
 import { promoteTags, toKeyValues, type AttributeMap, type Promoted } from '../shared/resource-promotion';
@@ -32,6 +33,20 @@ function setIfAbsent(into: AttributeMap, key: string, value: string): void {
   if (value !== '' && !into.has(key)) into.set(key, { string: value });
 }
 
+/**
+ * The Kubernetes node an agent runs on, from its host aliases: on Kubernetes the agent's kubelet
+ * hostname provider adds `<node name>-<cluster name>` (datadog-agent pkg/util/kubelet,
+ * GetHostAliases and GetHostname), the name kube_state_metrics gives that node's series too.
+ */
+function nodeOf(meta: Json): string {
+  const cluster = text(meta['cluster-name']);
+  const aliases = meta.host_aliases;
+  if (cluster === '' || !Array.isArray(aliases)) return '';
+  const suffix = `-${cluster}`;
+  const alias = aliases.find((a): a is string => typeof a === 'string' && a.endsWith(suffix) && a.length > suffix.length);
+  return alias === undefined ? '' : alias.slice(0, -suffix.length);
+}
+
 function cloudProvider(meta: Json, tags: Json): string {
   if (text(meta['instance-id']) || text(meta['ec2-hostname'])) return 'aws';
   const gce = tags[GCE_TAGS];
@@ -50,6 +65,7 @@ export function hostMetadataOf(payload: unknown): HostMetadata | undefined {
   const resource: AttributeMap = new Map([...promoted.resource, ...promoted.attributes]);
   resource.delete('host.name'); // the key of the table: the signal's own host name stays
   setIfAbsent(resource, 'k8s.cluster.name', text(meta?.['cluster-name']));
+  setIfAbsent(resource, 'k8s.node.name', nodeOf(meta ?? {}));
   setIfAbsent(resource, 'host.id', text(meta?.['instance-id']));
   setIfAbsent(resource, 'cloud.provider', cloudProvider(meta ?? {}, tags ?? {}));
   return { host, attributes: toKeyValues(resource) };

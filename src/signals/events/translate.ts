@@ -5,7 +5,8 @@
  * through the shared resource promotion, so an event lands next to its host's logs. The service is
  * the event's `service:` tag, else its source type (`nagios`, `docker`, the integration that sent
  * it), which is what Datadog's event explorer shows as the event's source; a host alone names no
- * service (it is already `host.name`).
+ * service (it is already `host.name`), and an event with neither is filed under UNNAMED_SERVICE,
+ * as a span without a service is, rather than under an empty ServiceName.
  */
 import type { DatadogEvent } from './datadog';
 import type { LogRecord, ResourceLogs } from '../../core/otlp/model';
@@ -13,6 +14,7 @@ import { promoteTag, promoteTags, toKeyValues, type Promoted } from '../shared/r
 import { ResourceGrouper, resourceLogsOf } from '../shared/group';
 import type { TranslatorCaches } from '../caches';
 import { ModelSink } from '../shared/model-sink';
+import { UNNAMED_SERVICE } from '../shared/known-keys';
 import { epochToNs } from '../logs/timestamps';
 
 const SERVICE_NAME = 'service.name';
@@ -51,14 +53,14 @@ function eventRecord(event: DatadogEvent, receivedAtNs: bigint, promoted: Promot
   };
 }
 
-export function translateEvents(events: readonly DatadogEvent[], receivedAtNs: bigint, caches: Pick<TranslatorCaches, 'groupings' | 'hosts'>): ResourceLogs[] {
+export function translateEvents(events: readonly DatadogEvent[], receivedAtNs: bigint, caches: Pick<TranslatorCaches, 'groupings' | 'enrichment'>): ResourceLogs[] {
   const sink = new ModelSink<LogRecord>();
-  const grouper = new ResourceGrouper((resource, scope) => sink.group(resource, scope), caches.hosts);
+  const grouper = new ResourceGrouper((resource, scope) => sink.group(resource, scope), caches.enrichment);
   for (const event of events) {
     const promoted: Promoted = { resource: new Map(), attributes: new Map() };
     promoteTags(event.tags, promoted);
     if (event.host) promoteTag('host', event.host, promoted);
-    if (!promoted.resource.has(SERVICE_NAME) && event.sourceTypeName) promoteTag('service', event.sourceTypeName, promoted);
+    if (!promoted.resource.has(SERVICE_NAME)) promoteTag('service', event.sourceTypeName || UNNAMED_SERVICE, promoted);
     sink.add(grouper.ofMap(promoted.resource, caches.groupings), eventRecord(event, receivedAtNs, promoted));
   }
   return resourceLogsOf(sink);

@@ -41,7 +41,7 @@ export const LOG_STEPS: readonly NamedStep<LogDraft, LogContext>[] = [
 export const runLogSteps = (draft: LogDraft, ctx: LogContext): LogDraft => runSteps(LOG_STEPS, draft, ctx);
 
 /** The process caches the logs chain reads. */
-export type LogCaches = Pick<TranslatorCaches, 'traceIds' | 'logPromotions' | 'hosts' | 'groupings' | 'logPipelines'>;
+export type LogCaches = Pick<TranslatorCaches, 'traceIds' | 'logPromotions' | 'enrichment' | 'groupings' | 'logPipelines'>;
 
 /**
  * A request's logs translation: records sharing a resource share one group of `sink`, in
@@ -50,7 +50,7 @@ export type LogCaches = Pick<TranslatorCaches, 'traceIds' | 'logPromotions' | 'h
  */
 export function translateLogs<G>(ctx: TranslationContext<LogCaches>, sink: RecordSink<LogRecord, G>): Translation<DatadogLogPayload> {
   const { caches, receivedAtNs, options, tally } = ctx;
-  const grouper = new ResourceGrouper((resource, scope) => sink.group(resource, scope), caches.hosts);
+  const grouper = new ResourceGrouper((resource, scope) => sink.group(resource, scope), caches.enrichment);
   return (payload) => {
     const pipelineStats: PipelineStats = { applied: 0, overBudget: 0 };
     const stepCtx: LogContext = {

@@ -9,10 +9,12 @@
  * `otel.*` value it cannot read stays an attribute. The serializer also flattens the OTel
  * resource into every item (`service.name`, `telemetry.sdk.*`, `deployment.environment`…): on
  * such a record, fields under the semantic conventions' resource namespaces go back to the
- * resource instead of being repeated as record attributes; one the resource already holds with
+ * resource instead of being repeated as record attributes (`deployment.environment` as
+ * `deployment.environment.name`, shared/environment.ts); one the resource already holds with
  * another value stays an attribute.
  */
 import { anyValue, scalarText } from '../shared/attributes';
+import { resourceKeyOf } from '../shared/environment';
 import type { AnyValue } from '../../core/otlp/model';
 import { parseOtelHexId, spanIdBytes, traceIdBytes } from '../shared/trace-id';
 import type { JsonValue } from '../../core/wire/json';
@@ -42,9 +44,10 @@ function restoreResource(draft: LogDraft, consumed: string[]): void {
   draft.fields.forEach((value, key) => {
     if (!isResourceKey(key)) return;
     const kept = anyValue(value);
-    const held = resource.get(key);
+    const target = resourceKeyOf(key, kept, resource);
+    const held = target === undefined ? undefined : resource.get(target);
     if (held !== undefined && !sameText(held, kept)) return;
-    resource.set(key, kept);
+    if (target !== undefined) resource.set(target, kept);
     consumed.push(key);
   });
   if (resource.size !== draft.promoted.resource.size) draft.promoted = { resource, attributes: draft.promoted.attributes };

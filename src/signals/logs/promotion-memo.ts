@@ -11,6 +11,7 @@ import { HOST_KEYS, SERVICE_KEYS, SOURCE_KEYS, TAGS_KEYS } from './datadog';
 import type { KeyValue } from '../../core/otlp/model';
 import { LastingMemoTrie, MemoTrie } from '../shared/memo-trie';
 import { promoteTag, promoteTags, tagList, toKeyValues, type Promoted } from '../shared/resource-promotion';
+import { podFromLogPath } from './pod-log-path';
 
 /**
  * [field aliases, first usable wins, tag key they are promoted as]. `dd.service`, `dd.env` and
@@ -127,9 +128,10 @@ export class PromotionMemos {
   }
 }
 
-/** First part of the promotion: the record's ddtags, then `?ddtags=`. */
+/** First part of the promotion: the record's ddtags, then `?ddtags=`, then the pod a pod log's directory names. */
 export function promoteTagTexts(tags: string | undefined, queryTags: string | undefined, promoted: Promoted): void {
   promoteTags([...tagList(tags), ...tagList(queryTags)], promoted);
+  podFromLogPath(promoted);
 }
 
 /**

@@ -5,7 +5,9 @@
  * (points.ts: ns timestamps, delta windows, values). Each item then goes straight to its resource
  * and metric in the sink (group.ts), so no translated item outlives its own translation. The
  * payload's items are taken series first, then sketches, distributions and service checks, so the
- * output follows the input.
+ * output follows the input. Last, `kubernetes` reads the series HyperDX's Kubernetes views are made
+ * from (kubernetes/mapping.ts); what it makes of several series is emitted at the translation's
+ * end, once the request's last piece was taken.
  */
 import { addDrops, type DropCounts, type MetricsPayload } from './datadog';
 import type { MetricSink, ResourceMetrics } from '../../core/otlp/model';
@@ -19,16 +21,19 @@ import { MetricGrouper } from './group';
 import { origin } from './origin';
 import { points } from './points';
 import { newOriginMemo } from './resource';
+import { kubernetesMapping } from './kubernetes/mapping';
+import { kubernetes } from './kubernetes/step';
 
 export const METRIC_STEPS: readonly NamedStep<MetricDraft, MetricContext>[] = [
   { name: 'origin', step: origin },
   { name: 'points', step: points },
+  { name: 'kubernetes', step: kubernetes },
 ];
 
 export const runMetricSteps = (draft: MetricDraft, ctx: MetricContext): MetricDraft => runSteps(METRIC_STEPS, draft, ctx);
 
 /** The process caches the metrics chain reads. */
-export type MetricCaches = Pick<TranslatorCaches, 'metricStreams' | 'internedOrigins' | 'hosts'>;
+export type MetricCaches = Pick<TranslatorCaches, 'metricStreams' | 'internedOrigins' | 'enrichment' | 'hosts' | 'kubernetesMetrics' | 'kubernetesNodes'>;
 
 /** A payload's items of each kind, in the order they are translated. */
 const ITEMS: readonly { [K in MetricKind]: [K, (payload: MetricsPayload) => readonly MetricInputs[K][]] }[MetricKind][] = [
@@ -45,9 +50,10 @@ const ITEMS: readonly { [K in MetricKind]: [K, (payload: MetricsPayload) => read
  */
 export function translateMetrics<G, M>(ctx: TranslationContext<MetricCaches>, sink: MetricSink<G, M>): Translation<MetricsPayload> {
   const { caches, receivedAtNs, tally } = ctx;
-  const stepCtx: MetricContext = { streams: caches.metricStreams, internedOrigins: caches.internedOrigins, receivedAtNs, dropped: tally, origins: newOriginMemo() };
-  const grouper = new MetricGrouper(sink, caches.hosts);
-  return (payload) => {
+  const grouper = new MetricGrouper(sink, caches.enrichment);
+  const kubernetes = kubernetesMapping(caches.kubernetesMetrics, caches.hosts, caches.kubernetesNodes, (item) => grouper.add(item));
+  const stepCtx: MetricContext = { streams: caches.metricStreams, internedOrigins: caches.internedOrigins, receivedAtNs, dropped: tally, origins: newOriginMemo(), kubernetes };
+  const translate: Translation<MetricsPayload> = (payload) => {
     addDrops(tally, payload.dropped);
     for (const [kind, items] of ITEMS) {
       for (const item of items(payload)) {
@@ -56,6 +62,8 @@ export function translateMetrics<G, M>(ctx: TranslationContext<MetricCaches>, si
       }
     }
   };
+  if (kubernetes) translate.end = () => kubernetes.finish();
+  return translate;
 }
 
 export interface TranslatedMetrics {
@@ -67,6 +75,8 @@ export interface TranslatedMetrics {
 /** The translated model itself, for golden files and tests (the routes stream into the encoder). */
 export function translateMetricsToModel(payload: MetricsPayload, ctx: TranslationContext<MetricCaches>): TranslatedMetrics {
   const sink = new ModelMetricSink();
-  translateMetrics(ctx, sink)(payload);
+  const translate = translateMetrics(ctx, sink);
+  translate(payload);
+  translate.end?.();
   return { resources: sink.resources, dropped: ctx.tally };
 }

@@ -1,7 +1,7 @@
 /** What every metric translator step receives and yields. */
-import type { DropCounts } from './datadog';
+import type { DropCounts, Series } from './datadog';
 import type { KeyValue, Metric } from '../../core/otlp/model';
-import type { OriginMemo, OriginsByInternedTags } from './resource';
+import type { MetricOrigin, OriginMemo, OriginsByInternedTags } from './resource';
 import type { StreamStartTimes } from './start-times';
 
 export interface MetricContext {
@@ -14,6 +14,8 @@ export interface MetricContext {
   origins: OriginMemo;
   /** process-wide: origins of the tag lists the direct series reader interned */
   internedOrigins: OriginsByInternedTags;
+  /** request-scoped: the Kubernetes mapping (kubernetes/mapping.ts); undefined when it neither adds nor leaves out anything */
+  kubernetes?: { read(series: Series, origin: MetricOrigin): boolean };
 }
 
 /** One input series as one OTLP metric, with the resource it belongs to (grouped later). */

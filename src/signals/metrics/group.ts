@@ -5,8 +5,7 @@
  */
 import { dataPointsOf, type Metric, type MetricSink, type ResourceMetrics } from '../../core/otlp/model';
 import { ModelMetricSink } from '../shared/model-sink';
-import { ResourceGrouper } from '../shared/group';
-import type { HostMetadataTable } from '../shared/host-metadata';
+import { ResourceGrouper, type ResourceEnricher } from '../shared/group';
 import type { MetricItem } from './context';
 
 type MetricKind = 'gauge' | 'sum' | 'histogram' | 'exponentialHistogram';
@@ -31,9 +30,9 @@ export class MetricGrouper<G, M> {
 
   constructor(
     private readonly sink: MetricSink<G, M>,
-    hosts: HostMetadataTable,
+    enricher: ResourceEnricher,
   ) {
-    this.groups = new ResourceGrouper((resource, scope) => ({ handle: sink.group(resource, scope), metrics: new Map() }), hosts);
+    this.groups = new ResourceGrouper((resource, scope) => ({ handle: sink.group(resource, scope), metrics: new Map() }), enricher);
   }
 
   add({ resource, resourceKey, metric }: MetricItem): void {
@@ -55,9 +54,9 @@ export class MetricGrouper<G, M> {
 }
 
 /** The grouped model of `items`, for routes whose output is small (trace stats) and for tests. */
-export function groupByResource(items: readonly MetricItem[], hosts: HostMetadataTable): ResourceMetrics[] {
+export function groupByResource(items: readonly MetricItem[], enricher: ResourceEnricher): ResourceMetrics[] {
   const sink = new ModelMetricSink();
-  const grouper = new MetricGrouper(sink, hosts);
+  const grouper = new MetricGrouper(sink, enricher);
   for (const item of items) grouper.add(item);
   return sink.resources;
 }

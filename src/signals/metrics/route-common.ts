@@ -56,6 +56,7 @@ function translateBody(spec: MetricRouteSpec, req: IntakeRequest, ctx: RouteCont
   const dropped: DropCounts = {};
   const translate = translateMetrics({ caches: ctx.caches, receivedAtNs: req.receivedAtNs, options: ctx.config, tally: dropped }, metrics);
   if (!isProbe(req.body)) spec.read(req, translate);
+  translate.end?.();
   return { requests: metrics.requests(ctx.config.exportMaxBytes), dropped };
 }
 

@@ -21,10 +21,19 @@ export interface TranslationContext<C> {
   receivedAtNs: bigint;
   options: TranslationOptions;
   tally: Tally;
+  /** the host the request's connection came from, for a sender that names none (HostMetadataTable.hostAt) */
+  senderHost?: string;
 }
 
-/** A started chain: takes a payload (or the next piece of one) and hands its records to the sink. */
-export type Translation<P> = (payload: P) => void;
+/**
+ * A started chain: takes a payload (or the next piece of one) and hands its records to the sink.
+ * A chain that makes one record of several (metrics/kubernetes) has an `end`, called once the
+ * request's last piece was taken.
+ */
+export interface Translation<P> {
+  (payload: P): void;
+  end?: () => void;
+}
 
 /** Adds `count` to `reason` in a tally. */
 export function countIn(tally: Tally, reason: string, count = 1): void {

@@ -2,13 +2,24 @@
  * The one grouper, shared by logs, events, traces and metrics: resource → scope → records.
  * Records with equal resources (by resourceKey, so attribute order does not split them) share one
  * group of the sink, opened under SCOPE (or the record's own scope) in first-seen order, with what the
- * host's metadata adds to the resource (host-metadata.ts): once per group, not per record.
+ * process's tables add to the resource (ResourceEnricher): once per group, not per record.
  */
 import type { InstrumentationScope, KeyValue, LogRecord, Resource, ResourceLogs } from '../../core/otlp/model';
-import type { HostMetadataTable } from './host-metadata';
 import type { ModelSink } from './model-sink';
 import { resourceKey, toKeyValues, type AttributeMap } from './resource-promotion';
 import { SCOPE } from './scope';
+
+/**
+ * What the process knows of a resource's source beyond what its records say: its host's metadata
+ * (host-metadata.ts), its pod's identity (pod-identities.ts). Returns `resource` itself when it
+ * adds nothing; never changes `resource`.
+ */
+export interface ResourceEnricher {
+  enrich(resource: KeyValue[]): KeyValue[];
+}
+
+/** `first`, then `then` on what `first` made: once per group opened, so two calls rather than a loop over a list. */
+export const enrichers = (first: ResourceEnricher, then: ResourceEnricher): ResourceEnricher => ({ enrich: (resource) => then.enrich(first.enrich(resource)) });
 
 interface Grouping {
   attributes: KeyValue[];
@@ -44,7 +55,7 @@ export class ResourceGrouper<G> {
 
   constructor(
     private readonly open: (resource: Resource, scope: InstrumentationScope) => G,
-    private readonly hosts: HostMetadataTable,
+    private readonly enricher: ResourceEnricher,
   ) {}
 
   /**
@@ -68,7 +79,7 @@ export class ResourceGrouper<G> {
   ofKey(attributes: KeyValue[], key: string, scope: InstrumentationScope = SCOPE): G {
     let group = this.byKey.get(key);
     if (group === undefined) {
-      group = this.open({ attributes: this.hosts.enrich(attributes) }, scope);
+      group = this.open({ attributes: this.enricher.enrich(attributes) }, scope);
       this.byKey.set(key, group);
     }
     return group;

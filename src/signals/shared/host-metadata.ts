@@ -21,9 +21,14 @@ export const DEFAULT_HOST_METADATA_OPTIONS: HostMetadataOptions = { maxHosts: 10
 
 const HOST_NAME = 'host.name';
 
+/** An address that sent metadata of two hosts (agents behind one NAT): it names neither. */
+const SHARED_ADDRESS = '';
+
 export class HostMetadataTable {
   /** least recently updated first */
   private readonly hosts: ExpiringMap<string, readonly KeyValue[]>;
+  /** The host whose agent sent its metadata from each network address (see hostAt). */
+  private readonly byAddress: ExpiringMap<string, string>;
 
   /**
    * The last enrichment of each resource array, while its host's attributes are the same array:
@@ -35,6 +40,23 @@ export class HostMetadataTable {
 
   constructor(options: HostMetadataOptions = DEFAULT_HOST_METADATA_OPTIONS, now: () => number = Date.now) {
     this.hosts = new ExpiringMap(options.maxHosts, options.ttlMs, now);
+    this.byAddress = new ExpiringMap(options.maxHosts, options.ttlMs, now);
+  }
+
+  /** `host`'s agent sent its metadata from `address` (the connection's remote address). */
+  setAddress(address: string, host: string): void {
+    if (address === '') return;
+    const known = this.byAddress.get(address);
+    this.byAddress.set(address, known === undefined || known === host ? host : SHARED_ADDRESS);
+  }
+
+  /**
+   * The host at `address`: a tracer that sends to us directly says no host of its own, but runs
+   * where the agent that sent host metadata from the same address runs (docs/translation.md,
+   * Resource). Undefined when no agent, or more than one, sent from there.
+   */
+  hostAt(address: string): string | undefined {
+    return this.byAddress.get(address) || undefined;
   }
 
   /** Replaces what is known of `host`: each metadata payload is the agent's whole current view. */

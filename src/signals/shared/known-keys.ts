@@ -19,6 +19,9 @@ export interface KnownKey {
   integer?: boolean;
 }
 
+/** The service of what names none: the trace-agent's normaliser's name for a span without a service; ClickStack needs one. */
+export const UNNAMED_SERVICE = 'unnamed-service';
+
 const resource = (otel: string, slice = false): KnownKey => ({ otel, resource: true, ...(slice ? { slice } : {}) });
 const record = (otel: string): KnownKey => ({ otel, resource: false });
 const http = (stable: string, old: string): KnownKey => ({ otel: stable, resource: false, old: { group: 'http', name: old } });

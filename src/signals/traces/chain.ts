@@ -45,7 +45,7 @@ export const SPAN_STEPS: readonly NamedStep<SpanDraft, SpanContext>[] = [
 export const runSpanSteps = (draft: SpanDraft, ctx: SpanContext): SpanDraft => runSteps(SPAN_STEPS, draft, ctx);
 
 /** The process caches the traces chain reads. */
-export type TraceCaches = Pick<TranslatorCaches, 'traceIds' | 'hosts' | 'groupings' | 'serviceIdentities' | 'spanAttributeNames' | 'querySummaries'>;
+export type TraceCaches = Pick<TranslatorCaches, 'traceIds' | 'enrichment' | 'groupings' | 'serviceIdentities' | 'spanAttributeNames' | 'querySummaries'>;
 
 function chunkPriority(chunk: DdTraceChunk): number | undefined {
   if (chunk.priority !== PRIORITY_NONE) return chunk.priority;
@@ -59,7 +59,7 @@ function chunkPriority(chunk: DdTraceChunk): number | undefined {
 /** A request's traces translation: spans sharing a resource share one group of `sink`, in first-seen order. */
 export function translateTraces<G>(ctx: TranslationContext<TraceCaches>, sink: RecordSink<Span, G>): Translation<DdTracePayload> {
   // spans of a chunk share their resource map (see the resource step): most lookups end at the first map
-  const grouper = new ResourceGrouper((resource, scope) => sink.group(resource, scope), ctx.caches.hosts);
+  const grouper = new ResourceGrouper((resource, scope) => sink.group(resource, scope), ctx.caches.enrichment);
   return (payload) => translatePayload(payload, ctx, grouper, sink);
 }
 
@@ -71,7 +71,7 @@ function translatePayload<G>(payload: DdTracePayload, ctx: TranslationContext<Tr
   // the trace-agent drops the traces their priority rejected; a tracer sends us all of them (/info)
   const rejectedDropped = payload.agent !== undefined;
   for (const tracer of payload.tracerPayloads) {
-    const payloadResources = new PayloadResources(payloadResource(tracer, payload.agent));
+    const payloadResources = new PayloadResources(payloadResource(tracer, payload.agent, ctx.senderHost));
     for (const chunk of tracer.chunks) {
       const { inheritedResource, resources } = payloadResources.forChunk(chunk);
       const samplingPriority = chunkPriority(chunk);

@@ -9,11 +9,14 @@
  *   server span name, rather than a resource the tracer or agent normalised (`GET /invoices/?`);
  * - resource, when it is set, differs from the operation name, is one line and at most 200
  *   characters (HyperDX lists, groups and sorts spans by name; ClickHouse orders the table by it);
- * - for database query spans (type `sql`/`cassandra`, or a `db.statement`/`sql.query` tag) the
+ * - for database query spans (type `sql`/`cassandra`, a `db.statement`/`sql.query` tag, or a
+ *   database system tag with a query's text in the resource, see isUntypedQuery) the
  *   resource is the query text — unbounded, and carrying literal values when it comes straight
  *   from a tracer — so the name is OTel's query summary: the query's operations and the tables they
  *   act on, in order (`SELECT orders`, `INSERT order_items SELECT cart`), else `{operation}
  *   {database}` (`db.operation` or the first keyword, `db.name`/`db.instance`), else the system;
+ * - an OpenTelemetry-origin HTTP client span whose resource is its method alone (the trace-agent's
+ *   conversion drops the name): `{method} {target}` (otelClientName);
  * - otherwise the operation name.
  *
  * Both Datadog names stay searchable: `datadog.span.name` (operation) and `dd.span.Resource` (the
@@ -30,7 +33,17 @@ const QUERY_TAGS = ['db.statement', 'sql.query'];
 /** At most this many operations and tables in a summary: a name, not a parse of the query. */
 const MAX_SUMMARY_PARTS = 6;
 
-export const isQuery = (span: DdSpan, meta: Remaining<string>): boolean => QUERY_TYPES.has(span.type) || meta.has(QUERY_TAGS[0] as string) || meta.has(QUERY_TAGS[1] as string);
+/** A statement keyword first, then a clause or a placeholder: a query's text, not a summary (`SELECT orders`) or a command (`GET`). */
+const QUERY_TEXT = /^\s*\(?\s*(?:SELECT|INSERT|UPDATE|DELETE|MERGE|UPSERT|REPLACE|CREATE|DROP|ALTER|TRUNCATE|CALL|EXEC|EXECUTE|WITH)\b[\s\S]*(?:\b(?:FROM|INTO|SET|WHERE|VALUES|JOIN|TABLE)\b|[?=]|\$\d)/i;
+
+/**
+ * A span that names its database system and whose resource is a query's text: what a tracer's
+ * OpenTelemetry bridge sends for a JDBC call (dd-java-agent, `_dd.integration=otel`), with neither
+ * a query type nor a query tag, the query in the resource alone.
+ */
+const isUntypedQuery = (span: DdSpan, meta: Remaining<string>): boolean => (meta.has('db.system') || meta.has('db.system.name') || meta.has('db.type')) && QUERY_TEXT.test(span.resource);
+
+export const isQuery = (span: DdSpan, meta: Remaining<string>): boolean => QUERY_TYPES.has(span.type) || meta.has(QUERY_TAGS[0] as string) || meta.has(QUERY_TAGS[1] as string) || isUntypedQuery(span, meta);
 
 /** SQL's statement keywords a summary names, and the keywords after which a table name follows. */
 const OPERATIONS = new Set(['SELECT', 'INSERT', 'UPDATE', 'DELETE', 'MERGE', 'UPSERT', 'REPLACE', 'CREATE', 'DROP', 'ALTER', 'TRUNCATE', 'CALL', 'EXEC', 'EXECUTE', 'BEGIN', 'COMMIT', 'ROLLBACK', 'SHOW']);
@@ -109,6 +122,34 @@ function routeName(draft: SpanDraft): string | undefined {
   return method ? `${method.toUpperCase()} ${route}` : route;
 }
 
+/** Where an HTTP client span's target is said, most specific first: OpenTelemetry's, then the trace-agent's name for `server.address`. */
+const CLIENT_TARGET_KEYS = ['url.template', 'peer.service', 'server.address', 'http.server_name'];
+
+/** The host of a URL, or undefined. */
+function hostOf(url: string | undefined): string | undefined {
+  if (!url) return undefined;
+  try {
+    return new URL(url).hostname || undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * An OpenTelemetry HTTP client span as the trace-agent's conversion hands it on: its name
+ * (`POST payments`) dropped, its resource the method alone. Named as OpenTelemetry names HTTP
+ * client spans, `{method} {target}`: the URL template, else the peer service or server address
+ * the span names, else the URL's host (docs/translation.md, Span name).
+ */
+function otelClientName(draft: SpanDraft): string | undefined {
+  if (draft.scope === undefined || draft.kind !== SpanKind.Client) return undefined;
+  const { meta, span } = draft;
+  const method = meta.get('http.method');
+  if (!method || span.resource !== method) return undefined;
+  const target = firstOf(meta, ...CLIENT_TARGET_KEYS) ?? hostOf(meta.get('http.url') || meta.get('url.full'));
+  return target ? `${method} ${target}` : undefined;
+}
+
 const meaningful = (resource: string, operation: string): boolean => resource !== '' && resource !== operation && resource.length <= MAX_NAME && !/[\r\n]/.test(resource);
 
 export function spanName(span: DdSpan, meta: Remaining<string>, summaries: Summaries = UNREMEMBERED): string {
@@ -122,6 +163,6 @@ export const name: SpanStep = (draft, ctx) => {
   if (span.name) attributes.set('datadog.span.name', { string: span.name });
   if (span.resource) attributes.set('dd.span.Resource', { string: span.resource });
   if (span.type) attributes.set('datadog.span.type', { string: span.type });
-  draft.name = routeName(draft) ?? spanName(span, draft.meta, ctx.querySummaries);
+  draft.name = routeName(draft) ?? otelClientName(draft) ?? spanName(span, draft.meta, ctx.querySummaries);
   return draft;
 };

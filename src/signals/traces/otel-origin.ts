@@ -7,7 +7,8 @@
  * - the scope becomes the span's scope again, instead of ours;
  * - meta keys in OpenTelemetry's resource namespaces (`host.*`, `telemetry.*`, `deployment.*`,
  *   `service.version`, …) go back to the resource, over what the tracer payload said (its
- *   `telemetry.sdk.*` describe the conversion, not the SDK), instead of repeating on every span.
+ *   `telemetry.sdk.*` describe the conversion, not the SDK), instead of repeating on every span;
+ *   `deployment.environment` as `deployment.environment.name` (shared/environment.ts).
  *
  * A span is taken for one of these when it names a scope or carries `otel.trace_id`. Ids and status
  * are read by the ids and status steps (`otel.trace_id`, `otel.status_code`); every tag used here is
@@ -17,6 +18,7 @@ import type { InstrumentationScope } from '../../core/otlp/model';
 import type { AttributeMap } from '../shared/resource-promotion';
 import { firstOf, type OtelOrigins, type SpanDraft, type SpanStep } from './draft';
 import { MemoTrie } from '../shared/memo-trie';
+import { resourceKeyOf } from '../shared/environment';
 
 const NAME_KEYS = ['otel.scope.name', 'otel.library.name'];
 const VERSION_KEYS = ['otel.scope.version', 'otel.library.version'];
@@ -69,8 +71,19 @@ function withMetaResource(draft: SpanDraft, resources: OtelOrigins['resources'])
   }
   if (moved.length === 0) return draft.resource;
   for (const [key] of moved) draft.meta.consume(key);
-  node.value ??= new Map([...draft.resource, ...moved.map(([k, v]): [string, { string: string }] => [k, { string: v }])]);
+  node.value ??= withMoved(draft.resource, moved);
   return node.value;
+}
+
+/** `resource` with the moved meta on top, the older environment key folded into the current one (shared/environment.ts). */
+function withMoved(resource: AttributeMap, moved: readonly [string, string][]): AttributeMap {
+  const out: AttributeMap = new Map(resource);
+  for (const [key, text] of moved) {
+    const value = { string: text };
+    const target = resourceKeyOf(key, value, out);
+    if (target !== undefined) out.set(target, value);
+  }
+  return out;
 }
 
 export const otelOrigin: SpanStep = (draft, ctx) => {

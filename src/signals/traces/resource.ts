@@ -20,19 +20,17 @@
  * `myapp-postgres` are grouped under `myapp` as well (service-identity.ts).
  */
 import type { DdAgentInfo, DdTraceChunk, DdTracerPayload } from './datadog';
-import { KNOWN_KEYS } from '../shared/known-keys';
+import { KNOWN_KEYS, UNNAMED_SERVICE } from '../shared/known-keys';
 import { promoteTag, promoteTags, type AttributeMap, type Promoted } from '../shared/resource-promotion';
 import type { SpanStep } from './draft';
 import { MemoTrie } from '../shared/memo-trie';
+import { ENVIRONMENT } from '../shared/environment';
 
 const BASE_SERVICE = '_dd.base_service';
 /** A span's own service where it differs from the service it is grouped under (service-identity.ts). */
 export const DATADOG_SERVICE = 'datadog.service';
-const ENV = 'deployment.environment.name';
 const PROCESS_ID = 'process_id';
 const OTLP_VERSION = 'otlp-';
-/** What the agent's normaliser names a span without a service; ClickStack needs one. */
-const UNNAMED_SERVICE = 'unnamed-service';
 
 /** Payload tags whose value is itself a comma-separated tag list. */
 const TAG_LIST_KEYS = new Set(['_dd.tags.container', '_dd.tags.process']);
@@ -72,10 +70,14 @@ function setIfAbsent(into: AttributeMap, key: string, value: string): void {
   if (value !== '' && !into.has(key)) into.set(key, { string: value });
 }
 
-/** Resource attributes of one tracer payload, computed once for all its spans. */
-export function payloadResource(tracer: DdTracerPayload, agent: DdAgentInfo | undefined): AttributeMap {
+/**
+ * Resource attributes of one tracer payload, computed once for all its spans. `senderHost`, the
+ * host the connection came from, is the last say on `host.name`: a tracer that sends to us
+ * directly names no host unless told to (DD_TRACE_REPORT_HOSTNAME).
+ */
+export function payloadResource(tracer: DdTracerPayload, agent: DdAgentInfo | undefined, senderHost = ''): AttributeMap {
   const out: AttributeMap = new Map();
-  setIfAbsent(out, ENV, tracer.env || (agent?.env ?? ''));
+  setIfAbsent(out, ENVIRONMENT, tracer.env || (agent?.env ?? ''));
   setIfAbsent(out, 'service.version', tracer.appVersion);
   setIfAbsent(out, 'host.name', tracer.hostname || (agent?.hostName ?? ''));
   setIfAbsent(out, 'container.id', tracer.containerId);
@@ -88,6 +90,7 @@ export function payloadResource(tracer: DdTracerPayload, agent: DdAgentInfo | un
   setIfAbsent(out, 'process.runtime.version', tracer.languageVersion);
   payloadTags(tracer.tags, out);
   if (agent) payloadTags(agent.tags, out);
+  setIfAbsent(out, 'host.name', senderHost);
   return out;
 }
 
@@ -191,7 +194,7 @@ export class PayloadResources {
 
 /** The environment of a resource, as ServiceIdentities keys it. */
 export function envOf(resource: AttributeMap): string {
-  const env = resource.get(ENV);
+  const env = resource.get(ENVIRONMENT);
   return env !== undefined && 'string' in env ? env.string : '';
 }
 

@@ -18,7 +18,9 @@ const RATES_HEADER = 'datadog-rates-payload-version';
 /** Translates and encodes for the server to export, then reply (see exportThen). */
 export function exportTraces(payload: DdTracePayload, req: IntakeRequest, ctx: RouteContext, reply: () => IntakeReply): ExportThenReply {
   const spans = spanStreamEncoder();
-  translateTraces({ caches: ctx.caches, receivedAtNs: req.receivedAtNs, options: ctx.config, tally: {} }, spans)(payload);
+  // a trace-agent names its host in the payload; a tracer that sends to us directly may name none
+  const senderHost = payload.agent ? undefined : ctx.caches.hosts.hostAt(req.remoteAddress);
+  translateTraces({ caches: ctx.caches, receivedAtNs: req.receivedAtNs, options: ctx.config, tally: {}, senderHost }, spans)(payload);
   return exportThen(ctx, spans.requests(ctx.config.exportMaxBytes), reply);
 }
 

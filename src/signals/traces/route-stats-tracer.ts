@@ -14,7 +14,7 @@ export const statsTracerRoute: IntakeRoute = {
   sender: 'tracer',
   readsBody: true,
   accept(req, ctx) {
-    const resources = translateStats(parseClientStats(req.body, 'v0.6 stats'), ctx.caches);
+    const resources = translateStats(parseClientStats(req.body, 'v0.6 stats'), ctx.caches, ctx.caches.hosts.hostAt(req.remoteAddress));
     return exportThen(ctx, resources.length > 0 ? { signal: 'metrics', resources } : undefined, () => ({ status: 200 }));
   },
 };

@@ -8,7 +8,7 @@
  * - `dd.trace.duration`: a Histogram in seconds whose buckets are the bins of the tracer's ok and
  *   error DDSketches (relative accuracy ~1 %), with the exact total duration as its sum.
  *
- * The resource is the service the group's spans were grouped under (service-identity.ts) with the
+ * The resource is the service the group's spans were grouped under (serviceOf) with the
  * payload's env, version, host and language; the data points carry the same names spans do
  * (`datadog.span.name`, `dd.span.Resource`, `datadog.service`, the HTTP and database names of the
  * semantic-convention opt-in, …) so a chart and a span search speak the same language.
@@ -31,15 +31,22 @@ const capped = (ns: bigint): bigint => (ns > U64_MAX ? U64_MAX : ns);
 
 const strings = (pairs: [string, string][]): KeyValue[] => pairs.filter(([, v]) => v !== '').map(([key, value]) => ({ key, value: { string: value } }));
 
-/** The service spans of this group were grouped under: the base service they taught, else their own (service-identity.ts). */
-const serviceOf = (group: DdGroupedStats, env: string, services: ServiceIdentities): string => services.baseOf(env, group.service) ?? group.service;
+/**
+ * The service this group's spans were grouped under. A tracer's stats payload names the tracer's
+ * own service (dd-trace-go sets it to its configured service at every flush), and a span of
+ * another service in that process carries it as `_dd.base_service`, under which the span is
+ * grouped: so the payload's service says it with no span seen yet, as after every restart, when
+ * the stats of the first seconds arrive before the first trace. Stats the trace-agent computed
+ * name no service: then the base service spans taught (service-identity.ts), else the group's own.
+ */
+const serviceOf = (group: DdGroupedStats, client: DdClientStatsPayload, env: string, services: ServiceIdentities): string => client.service || services.baseOf(env, group.service) || group.service;
 
-function resourceOf(client: DdClientStatsPayload, payload: DdStatsPayload, service: string, env: string): KeyValue[] {
+function resourceOf(client: DdClientStatsPayload, payload: DdStatsPayload, service: string, env: string, senderHost: string): KeyValue[] {
   return strings([
     ['service.name', service],
     ['deployment.environment.name', env],
     ['service.version', client.version],
-    ['host.name', client.hostname || payload.agentHostname],
+    ['host.name', client.hostname || payload.agentHostname || senderHost],
     ['container.id', client.containerId],
     ['telemetry.sdk.language', language(client.lang)],
   ]);
@@ -107,8 +114,11 @@ const durationMetric = (point: HistogramDataPoint): Metric => ({
   histogram: { dataPoints: [point], aggregationTemporality: AggregationTemporality.Delta },
 });
 
-/** One metric per measure and stats group; the metrics translator's grouping merges them per resource. */
-export function translateStats(payload: DdStatsPayload, caches: Pick<TranslatorCaches, 'serviceIdentities' | 'spanAttributeNames' | 'hosts'>): ResourceMetrics[] {
+/**
+ * One metric per measure and stats group; the metrics translator's grouping merges them per
+ * resource. `senderHost`: the host a tracer that names none runs on (HostMetadataTable.hostAt).
+ */
+export function translateStats(payload: DdStatsPayload, caches: Pick<TranslatorCaches, 'serviceIdentities' | 'spanAttributeNames' | 'enrichment'>, senderHost = ''): ResourceMetrics[] {
   const items: MetricItem[] = [];
   for (const client of payload.stats) {
     for (const bucket of client.buckets) {
@@ -116,8 +126,8 @@ export function translateStats(payload: DdStatsPayload, caches: Pick<TranslatorC
       const timeUnixNano = capped(bucket.start + bucket.duration);
       for (const g of bucket.stats) {
         const env = client.env || payload.agentEnv;
-        const service = serviceOf(g, env, caches.serviceIdentities) || client.service;
-        const resource = resourceOf(client, payload, service, env);
+        const service = serviceOf(g, client, env, caches.serviceIdentities);
+        const resource = resourceOf(client, payload, service, env, senderHost);
         const key = resourceKey(resource);
         const attributes = pointAttributes(g, service, caches.spanAttributeNames);
         const point = (value: bigint): NumberDataPoint => ({ attributes, startTimeUnixNano, timeUnixNano, value: { int: value } });
@@ -132,5 +142,5 @@ export function translateStats(payload: DdStatsPayload, caches: Pick<TranslatorC
       }
     }
   }
-  return groupByResource(items, caches.hosts);
+  return groupByResource(items, caches.enrichment);
 }

@@ -38,12 +38,35 @@ const TOKEN = 'fault-token-current';
 const headers = { 'DD-API-KEY': TOKEN };
 
 /**
- * The OTLP receiver only serves the signals a pipeline takes from it: moving the logs pipeline to
- * a receiver on another port leaves the collector's usual port answering logs with UNIMPLEMENTED.
+ * The OTLP receiver only serves the signals a pipeline takes from it: a collector whose own base
+ * config has no logs pipeline answers logs with UNIMPLEMENTED (the overlays, file sink and auth,
+ * still apply; they can only add, so the fault needs a base of its own).
  */
-async function configWithoutLogsPipeline(dir: string): Promise<string> {
+/** A reference the collector resolves from its environment (its own `$` + `{env:NAME}` syntax). */
+const envRef = (name: string): string => ['$', '{env:', name, '}'].join('');
+
+function configWithoutLogsPipeline(dir: string): string {
   const file = join(dir, 'no-logs-pipeline.yaml');
-  writeFileSync(file, ['receivers:', '  otlp/elsewhere:', '    protocols:', '      grpc:', `        endpoint: 127.0.0.1:${await freePort()}`, 'service:', '  pipelines:', '    logs:', '      receivers: [otlp/elsewhere]', ''].join('\n'));
+  const pipeline = (name: string) => [`    ${name}:`, '      receivers: [otlp]', '      exporters: [file]'];
+  writeFileSync(
+    file,
+    [
+      'extensions:',
+      '  health_check:',
+      `    endpoint: ${envRef('COLLECTOR_HEALTH_ENDPOINT')}`,
+      'receivers:',
+      '  otlp:',
+      '    protocols:',
+      '      grpc:',
+      `        endpoint: ${envRef('OTLP_GRPC_ENDPOINT')}`,
+      'service:',
+      '  extensions: [health_check]',
+      '  pipelines:',
+      ...pipeline('traces'),
+      ...pipeline('metrics'),
+      '',
+    ].join('\n'),
+  );
   return file;
 }
 
@@ -91,9 +114,9 @@ const OUTAGES: Outage[] = [
     name: 'no logs pipeline',
     says: /UNIMPLEMENTED/,
     begin: async (stack, dir) => {
-      const noLogs = await configWithoutLogsPipeline(dir);
+      const noLogs = configWithoutLogsPipeline(dir);
       await stack.stopCollector();
-      await stack.startCollector({ configs: [noLogs] });
+      await stack.startCollector({ baseConfig: noLogs });
     },
     end: restartCollector,
   },

@@ -166,6 +166,32 @@ def kill_hold_query(http_port, control_password):
         connection.close()
 
 
+# what clickhouse-local prints of the holding query when KILL QUERY ends it: the normal stop
+CANCELLED_LINE = b"Code: 394. DB::Exception: Query was cancelled. (QUERY_WAS_CANCELLED)"
+
+
+def quiet_normal_stop():
+    """
+    Everything written to this process's stderr (ClickHouse's own messages, from C++, included)
+    goes on through a thread that leaves out CANCELLED_LINE once the stop has begun; returns the
+    event that says so. Before that the line is a real error and is kept.
+    """
+    stopping = threading.Event()
+    read_end, write_end = os.pipe()
+    original = os.dup(2)
+    os.dup2(write_end, 2)
+    os.close(write_end)
+
+    def forward():
+        with os.fdopen(read_end, "rb") as lines:
+            for line in lines:
+                if not (stopping.is_set() and line.rstrip(b"\n") == CANCELLED_LINE):
+                    os.write(original, line)
+
+    threading.Thread(target=forward, name="stderr", daemon=True).start()
+    return stopping
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--data-dir", required=True)
@@ -177,6 +203,7 @@ def main():
     if not control_password:
         sys.exit("clickhouse: expected the control user's password on stdin")
 
+    stop_begun = quiet_normal_stop()
     os.makedirs(args.data_dir, exist_ok=True)
     adopt_former_default_database(args.data_dir)
     confine(args)
@@ -205,6 +232,7 @@ def main():
     parent = os.getppid()
     while server.is_alive():
         if stopping.is_set() or os.getppid() != parent:
+            stop_begun.set()
             kill_hold_query(args.http_port, control_password)
             server.join(timeout=30)
             break

@@ -3,10 +3,9 @@
  * is ready, so callers never race the collector's start-up.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { createWriteStream, existsSync, mkdirSync, readFileSync, type WriteStream } from 'node:fs';
+import { createWriteStream, existsSync, mkdirSync, type WriteStream } from 'node:fs';
 import { request } from 'node:http';
 import { dirname, join } from 'node:path';
-import { parseDocument } from 'yaml';
 import type { ClickHouseLogin } from '../clickhouse/credentials';
 import { REPO_ROOT } from './build';
 
@@ -15,38 +14,36 @@ export const OVERLAYS = {
   auth: join(REPO_ROOT, 'collector', 'overlays', 'auth.yaml'),
   fileSink: join(REPO_ROOT, 'collector', 'overlays', 'file-sink.yaml'),
   datadog: join(REPO_ROOT, 'collector', 'overlays', 'datadog.yaml'),
-  persistentQueue: join(REPO_ROOT, 'collector', 'overlays', 'persistent-queue.yaml'),
+  cluster: join(REPO_ROOT, 'collector', 'overlays', 'cluster.yaml'),
 } as const;
 export type OverlayName = keyof typeof OVERLAYS;
 
 /**
+ * The collector joins the lists of extensions, receivers and exporters of its --config files
+ * instead of replacing them, so an overlay only adds to the base (collector/config.yaml). The image's
+ * entrypoint passes the same flag.
+ */
+export const MERGE_APPEND = '--feature-gates=confmap.enableMergeAppendOption';
+
+/**
  * Which overlays the environment asks for: auth with a token, file sink without a DB; with one,
- * the persistent queue, and Datadog when keyed and asked.
+ * Datadog when keyed and asked.
  */
 export function overlaysFor(env: NodeJS.ProcessEnv): OverlayName[] {
   const overlays: OverlayName[] = [];
   if (env.OTLP_AUTH_TOKEN) overlays.push('auth');
   if (!env.DB_ENDPOINT) return [...overlays, 'fileSink'];
   if (env.COLLECTOR_DATADOG_FANOUT === 'true') overlays.push('datadog');
-  return [...overlays, 'persistentQueue'];
+  return overlays;
 }
 
-/** The `service.extensions` a config file enables. */
-const extensionsOf = (file: string): string[] => {
-  const doc = parseDocument(readFileSync(file, 'utf8')).toJS() as { service?: { extensions?: string[] } } | null;
-  return doc?.service?.extensions ?? [];
-};
+/** The file sink's exporter is what the base's pipelines export to once COLLECTOR_SINK names it. */
+export const collectorEnvFor = (overlays: readonly OverlayName[], env: NodeJS.ProcessEnv): NodeJS.ProcessEnv => (overlays.includes('fileSink') ? { COLLECTOR_SINK: 'file', ...env } : env);
 
 /**
- * `--config` arguments: the base, the overlays, then the extra files. The collector's merge
- * replaces lists, so when overlays each enable extensions (auth's authenticator, the persistent
- * queue's storage) their union is given after them.
- */
-/**
  * The collector's environment for writing to a ClickHouse that the exporter sets up itself
- * (create_schema): the endpoint and its login, the persistent queue's folder, and the
- * exponential-histogram table under the name HyperDX's metrics auto-detection looks for (see
- * collector/config.yaml).
+ * (create_schema): the endpoint and its login, the queue's folder, and the exponential-histogram
+ * table under the name HyperDX's metrics auto-detection looks for (see collector/config.yaml).
  */
 export const clickHouseSinkEnv = (tcpEndpoint: string, login: ClickHouseLogin, queueDir: string): NodeJS.ProcessEnv => ({
   DB_ENDPOINT: tcpEndpoint,
@@ -56,13 +53,8 @@ export const clickHouseSinkEnv = (tcpEndpoint: string, login: ClickHouseLogin, q
   DB_EXP_HISTOGRAM_TABLE: 'otel_metrics_exp_histogram',
 });
 
-export const configArgs = (overlays: readonly OverlayName[], extra: readonly string[] = [], base = BASE_CONFIG): string[] => {
-  const layers = [base, ...overlays.map((o) => OVERLAYS[o])];
-  const enabling = layers.map(extensionsOf).filter((list) => list.length > 0);
-  const all = [...new Set(enabling.flat())];
-  const union = all.length > (enabling.at(-1)?.length ?? 0) ? [`yaml:service::extensions: [${all.join(', ')}]`] : [];
-  return [...layers, ...union, ...extra].flatMap((c) => ['--config', c]);
-};
+/** The collector's arguments before any subcommand: merge-append, the base, the overlays, then the extra files. */
+export const configArgs = (overlays: readonly OverlayName[], extra: readonly string[] = [], base = BASE_CONFIG): string[] => [MERGE_APPEND, ...[base, ...overlays.map((o) => OVERLAYS[o]), ...extra].flatMap((c) => ['--config', c])];
 
 /** COLLECTOR_EXTRA_CONFIG: comma-separated config files merged last (like ClickStack's CUSTOM_OTELCOL_CONFIG_FILE). */
 export const extraConfigsFrom = (env: NodeJS.ProcessEnv): string[] =>
@@ -122,7 +114,7 @@ export async function startCollector(options: RunOptions): Promise<RunningCollec
   const [command, args] = withParentDeathSignal(options.binary, configArgs(options.overlays, options.extraConfigs, options.baseConfig), options.stopWithParent === true);
   // its own process group with stopWithParent: a terminal's Ctrl-C then reaches only us, and we
   // stop the parts in order (the sidecar drains into the collector before the collector stops)
-  const child = spawn(command, args, { env: options.env, stdio: ['ignore', 'pipe', 'pipe'], detached: options.stopWithParent === true });
+  const child = spawn(command, args, { env: collectorEnvFor(options.overlays, options.env), stdio: ['ignore', 'pipe', 'pipe'], detached: options.stopWithParent === true });
   for (const stream of [child.stdout, child.stderr]) {
     stream.pipe(out, { end: false });
     if (options.echo) stream.pipe(process.stdout, { end: false });
@@ -182,15 +174,30 @@ export async function superviseChild(child: ChildProcess, ready: () => Promise<b
   };
 }
 
-/** `otelcol validate` on the base config plus the given overlays. */
-export function validateConfig(binary: string, overlays: readonly OverlayName[], env: NodeJS.ProcessEnv): Promise<{ ok: boolean; output: string }> {
+export interface ConfigCommandResult {
+  ok: boolean;
+  /** stdout and stderr together */
+  output: string;
+  /** stdout alone: print-config's YAML */
+  stdout: string;
+}
+
+/** `otelcol <command>` (validate, print-config) on the base config plus the given overlays and extra files. */
+export function collectorConfigCommand(binary: string, command: 'validate' | 'print-config', overlays: readonly OverlayName[], env: NodeJS.ProcessEnv, extra: readonly string[] = []): Promise<ConfigCommandResult> {
+  const [gate, ...configs] = configArgs(overlays, extra);
   return new Promise((resolve) => {
-    const child = spawn(binary, ['validate', ...configArgs(overlays)], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(binary, [gate as string, command, ...(command === 'print-config' ? ['--mode', 'unredacted'] : []), ...configs], { env: collectorEnvFor(overlays, env), stdio: ['ignore', 'pipe', 'pipe'] });
     let output = '';
-    child.stdout.on('data', (d: Buffer) => (output += d.toString()));
+    let stdout = '';
+    child.stdout.on('data', (d: Buffer) => {
+      output += d.toString();
+      stdout += d.toString();
+    });
     child.stderr.on('data', (d: Buffer) => (output += d.toString()));
-    child.on('close', (code) => resolve({ ok: code === 0, output }));
+    child.on('close', (code) => resolve({ ok: code === 0, output, stdout }));
   });
 }
+
+export const validateConfig = (binary: string, overlays: readonly OverlayName[], env: NodeJS.ProcessEnv): Promise<ConfigCommandResult> => collectorConfigCommand(binary, 'validate', overlays, env);
 
 export const overlayExists = (name: OverlayName): boolean => existsSync(OVERLAYS[name]);

@@ -15,7 +15,7 @@ import type { Logger } from '../../../src/core/observability/log';
 import { run } from '../collector/build';
 import { appGoogleFonts, fetchFontsource, fontEnv } from './fonts';
 import { ensureNode } from './node';
-import { resolveSource, sourceHash, unpackSource } from './source';
+import { ensureSource, resolveSource, sourceHash, unpackSource } from './source';
 
 export const DEFAULT_HYPERDX_CACHE = process.env.DD_BRIDGE_HYPERDX_CACHE ?? join(homedir(), '.cache', 'dd-otlp-bridge', 'hyperdx');
 
@@ -71,7 +71,7 @@ function readBuild(dir: string): HyperdxBuild {
  * asking for the same source meanwhile waits for this build (build-cache.ts).
  */
 export async function ensureHyperdx(log: Logger, options: HyperdxBuildOptions = {}): Promise<HyperdxBuild> {
-  const source = resolveSource(options.source);
+  const source = await ensureSource(options.source, log);
   const cacheRoot = options.cacheRoot ?? DEFAULT_HYPERDX_CACHE;
   const dir = join(cacheRoot, sourceHash(source));
   const built = (): HyperdxBuild | undefined => (existsSync(join(dir, MARKER)) ? readBuild(dir) : undefined);
