@@ -12,16 +12,23 @@
  *
  * `floor` (floor-sidecar.ts) is the sidecar with its route doing no work: what this design costs before any route code;
  *
+ * `--sink clickhouse` measures the whole path: each side writes into a ClickHouse of its own
+ * (bench/destination.ts) through the same clickhouse exporter build and persistent queue, and that
+ * server's CPU is the side's too. CPU is then counted from the window's opening until every
+ * acknowledged record is in ClickHouse (the exporter's queue drained), over the records
+ * acknowledged from the opening on, stragglers included.
+ *
  *   node -r ./tools/register.js bench/ab.ts --a /path/to/base/dist/cli/main.js|upstream|floor [--b dist/cli/main.js|upstream|floor]
- *        [--scenario logs] [--coding zstd|deflate|gzip] [--batch 10] [--rounds 5] [--warmup 3] [--seconds 8] [--concurrency 8] [--mode closed|open --rate 200]
+ *        [--scenario logs] [--coding zstd|deflate|gzip] [--batch 10] [--rounds 5] [--warmup 3] [--seconds 8] [--concurrency 8] [--mode closed|open --rate 200] [--sink debug|clickhouse]
  *        [--a-node-args "..."] [--b-node-args "--max-semi-space-size=8"] [--a-env K=V,…] [--b-env MALLOC_ARENA_MAX=2]
  */
 import { join } from 'node:path';
-import { optionValue } from './args';
+import { envList, optionValue } from './args';
 import { REPO_ROOT } from '../tools/src/collector/build';
+import { drained } from './destination';
 import { load } from './run';
 import { buildScenario, isTraces, type AgentCoding, type ScenarioName } from './scenarios';
-import { binaries, peakRssMiB, startOurs, startUpstream, type RunningSut, type SutOptions } from './sut';
+import { binaries, cpuOf, peakRssMiB, startOurs, startUpstream, type RunningSut, type SutOptions } from './sut';
 
 interface AbOptions {
   a: string;
@@ -43,15 +50,8 @@ interface AbOptions {
   rate: number;
   sutCores: string;
   loadCores: string;
+  sink: 'debug' | 'clickhouse';
 }
-
-const envList = (list: string | undefined): Record<string, string> =>
-  Object.fromEntries(
-    (list ?? '')
-      .split(',')
-      .filter(Boolean)
-      .map((kv) => [kv.slice(0, kv.indexOf('=')), kv.slice(kv.indexOf('=') + 1)]),
-  );
 
 function parseOptions(argv: string[]): AbOptions {
   const value = (name: string): string | undefined => optionValue(argv, name);
@@ -73,6 +73,7 @@ function parseOptions(argv: string[]): AbOptions {
     rate: Number(value('rate') ?? 200),
     sutCores: value('sut-cores') ?? '0',
     loadCores: value('load-cores') ?? '1',
+    sink: value('sink') === 'clickhouse' ? 'clickhouse' : 'debug',
   };
 }
 
@@ -87,6 +88,20 @@ function sidecarOf(main: string, o: AbOptions, i: number): Pick<SutOptions, 'sid
   return { sidecarMain: FLOOR_MAIN, sidecarEnv: { ...sidecarEnv, FLOOR_SCENARIO: o.scenario, FLOOR_BATCH: String(o.batch), FLOOR_CODING: o.coding }, nodeArgs: ['-r', REGISTER, ...nodeArgs] };
 }
 
+type Loaded = Awaited<ReturnType<typeof load>> & { stored?: string };
+
+/**
+ * With a ClickHouse sink: the CPU from the window's opening until the side's ClickHouse holds every
+ * acknowledged record, over the records acknowledged since that opening.
+ */
+async function untilStored(sut: RunningSut, r: Loaded, scenario: ScenarioName): Promise<Loaded> {
+  if (!sut.clickhouse) return r;
+  const rows = await drained(sut.clickhouse, scenario, r.ackedRecords);
+  const now = cpuOf(sut);
+  const cpuSeconds = Object.fromEntries(Object.entries(now).map(([name, end]) => [name, end - (r.cpuAtStart[name] ?? 0)]));
+  return { ...r, cpuSeconds, records: r.ackedSinceStart, stored: `${rows}/${r.ackedRecords} rows stored, ` };
+}
+
 const sum = (byProcess: Record<string, number>): number => Object.values(byProcess).reduce((x, y) => x + y, 0);
 const median = (xs: number[]): number => [...xs].sort((x, y) => x - y)[Math.floor(xs.length / 2)] as number;
 
@@ -99,8 +114,8 @@ async function main(): Promise<void> {
     const sides: RunningSut[] = [];
     try {
       for (const [i, main] of [o.a, o.b].entries()) {
-        if (main === 'upstream') sides.push(await startUpstream(bins.upstream, { cores: o.sutCores, sink: 'debug' }));
-        else sides.push(await startOurs(bins.ours, { cores: o.sutCores, sink: 'debug', ...sidecarOf(main, o, i) }));
+        if (main === 'upstream') sides.push(await startUpstream(bins.upstream, { cores: o.sutCores, sink: o.sink }));
+        else sides.push(await startOurs(bins.ours, { cores: o.sutCores, sink: o.sink, ...sidecarOf(main, o, i) }));
       }
       const spec = (sut: RunningSut) => ({
         url: sut.url,
@@ -114,7 +129,7 @@ async function main(): Promise<void> {
         warmupMs: o.warmupSeconds * 1000,
         durationMs: o.seconds * 1000,
       });
-      const [ra, rb] = await Promise.all(sides.map((sut) => load(spec(sut), o.loadCores, sut)));
+      const [ra, rb] = await Promise.all(sides.map((sut) => load(spec(sut), o.loadCores, sut).then((r) => untilStored(sut, r, o.scenario))));
       const [rssA, rssB] = sides.map((sut) =>
         Object.entries(sut.pids)
           .map(([name, pid]) => `${name} ${peakRssMiB(pid).toFixed(0)}`)
@@ -124,7 +139,7 @@ async function main(): Promise<void> {
       const [a, b] = [perRecord(ra), perRecord(rb)];
       ratios.push(b / a);
       const fmt = (r: typeof ra, us: number, rss: string | undefined): string =>
-        `${us.toFixed(1)} µs/record (${Object.entries(r.cpuSeconds)
+        `${r.stored ?? ''}${us.toFixed(1)} µs/record (${Object.entries(r.cpuSeconds)
           .map(([k, v]) => `${k} ${((v / r.records) * 1e6).toFixed(1)}`)
           .join(', ')}), ${Math.round(r.records / r.seconds)} records/s, p50/p99 ${r.latency.p50.toFixed(1)}/${r.latency.p99.toFixed(1)} ms, peak RSS MiB ${rss}`;
       const pipelines = await Promise.all(sides.map(async (s) => JSON.stringify((await s.pipelineRecords?.()) ?? {})));

@@ -57,6 +57,12 @@ export const DELIBERATE: readonly Deliberate[] = [
     reason: `semantic conventions: \`telemetry.sdk.name\` is \`datadog\` and the version the tracer's own (\`5.132.0\`); upstream writes \`Datadog\` and \`Datadog-5.132.0\` (${TRACES}: resource)`,
   },
   { signal: 'traces', field: 'attributes._dd.p.tid', kinds: ['only upstream'], reason: `the high 64 bits are in the 128-bit TraceId, consumed (${TRACES}: span translation, ids)` },
+  {
+    signal: 'traces',
+    field: /^attributes\._dd\.(p\.dm|top_level|measured|agent_psr|rule_psr|limit_psr)$/,
+    kinds: ['only upstream'],
+    reason: `the tracers' sampling bookkeeping, read by no HyperDX view, alert or migration, is written only under --keep-internal-tags (${TRACES}: what is not written)`,
+  },
   { signal: 'traces', field: 'attributes.span.kind', kinds: ['only upstream'], reason: `consumed: SpanKind says it (${TRACES}: span translation, kind)` },
   {
     signal: 'traces',

@@ -35,6 +35,10 @@ export interface LoadResult {
   latency: { p50: number; p90: number; p99: number; max: number };
   /** CPU the load generator itself used in the window, as a share of one core */
   loadgenCpu: number;
+  /** records of every 2xx reply, warm-up and stragglers after the window included: what the destination must end up holding */
+  ackedRecords: number;
+  /** records of 2xx replies that arrived once the window opened, stragglers after it included (the end-to-end bench counts these up to the destination's drain) */
+  ackedSinceStart: number;
 }
 
 interface Window {
@@ -45,6 +49,8 @@ interface Window {
   bytes: number;
   statuses: Record<string, number>;
   latencies: number[];
+  ackedRecords: number;
+  ackedSinceStart: number;
 }
 
 export const percentile = (sorted: readonly number[], p: number): number => (sorted.length === 0 ? 0 : (sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] as number));
@@ -64,10 +70,13 @@ function send(spec: LoadSpec, agent: Agent, index: number): Promise<number> {
 /** Counts a reply if it arrived inside the window; only 2xx replies count as records delivered. */
 function account(w: Window, spec: LoadSpec, index: number, status: number, dueAt: number): void {
   const now = performance.now();
+  const ok = status >= 200 && status <= 299;
+  if (ok) w.ackedRecords += spec.records[index] as number;
+  if (ok && now >= w.start) w.ackedSinceStart += spec.records[index] as number;
   if (now < w.start || now > w.end) return;
   w.statuses[status] = (w.statuses[status] ?? 0) + 1;
   w.latencies.push(now - dueAt);
-  if (status < 200 || status > 299) return;
+  if (!ok) return;
   w.requests++;
   w.records += spec.records[index] as number;
   w.bytes += (spec.bodies[index] as Buffer).length;
@@ -109,7 +118,7 @@ async function openLoop(spec: LoadSpec, agent: Agent, w: Window): Promise<void> 
 export async function runLoad(spec: LoadSpec, mark: (at: 'start' | 'end') => void = () => undefined): Promise<LoadResult> {
   const agent = new Agent({ keepAlive: true, maxSockets: spec.mode === 'closed' ? spec.concurrency : Infinity });
   const start = performance.now() + spec.warmupMs;
-  const w: Window = { start, end: start + spec.durationMs, requests: 0, records: 0, bytes: 0, statuses: {}, latencies: [] };
+  const w: Window = { start, end: start + spec.durationMs, requests: 0, records: 0, bytes: 0, statuses: {}, latencies: [], ackedRecords: 0, ackedSinceStart: 0 };
   let cpuAtStart = process.cpuUsage();
   const opened = setTimeout(() => {
     cpuAtStart = process.cpuUsage();
@@ -138,6 +147,8 @@ export async function runLoad(spec: LoadSpec, mark: (at: 'start' | 'end') => voi
     statuses: w.statuses,
     latency: { p50: percentile(sorted, 50), p90: percentile(sorted, 90), p99: percentile(sorted, 99), max: sorted[sorted.length - 1] ?? 0 },
     loadgenCpu: (cpu.user + cpu.system) / 1e6 / Math.max(seconds, 1e-9),
+    ackedRecords: w.ackedRecords,
+    ackedSinceStart: w.ackedSinceStart,
   };
 }
 

@@ -22,7 +22,7 @@ import { optionValue } from './args';
 import type { LoadMessage, LoadResult, LoadSpec } from './loadgen';
 import { renderResults, type BenchOptions, type BenchResults, type LatencyAt, type Measurement, type SweepPoint } from './report';
 import { buildScenario, SCENARIOS, type Scenario, type ScenarioName } from './scenarios';
-import { binaries, BENCH_DIR, cpuSeconds, peakRssMiB, SIDES, startSut, type RunningSut, type Side } from './sut';
+import { binaries, BENCH_DIR, cpuOf, peakRssMiB, SIDES, startSut, type RunningSut, type Side } from './sut';
 
 function parseOptions(argv: string[]): BenchOptions {
   const value = (name: string): string | undefined => optionValue(argv, name);
@@ -53,13 +53,15 @@ const REGISTER = join(BENCH_DIR, '..', 'tools', 'register.js');
 interface Window {
   /** CPU seconds each process of the side used in the measured window */
   cpuSeconds: Record<string, number>;
+  /** each process's CPU seconds used so far, sampled when the window opened */
+  cpuAtStart: Record<string, number>;
 }
 
 /** Runs the load generator as its own pinned process; samples the receiver's CPU at the window's edges. */
 export function load(spec: LoadSpec, cores: string, sut: RunningSut): Promise<LoadResult & Window> {
   const child = fork(LOADGEN, [], { execArgv: ['-r', REGISTER], serialization: 'advanced' });
   execFileSync('taskset', ['-a', '-p', '-c', cores, String(child.pid)], { stdio: 'ignore' });
-  const cpuNow = (): Record<string, number> => Object.fromEntries(Object.entries(sut.pids).map(([name, pid]) => [name, cpuSeconds(pid)]));
+  const cpuNow = (): Record<string, number> => cpuOf(sut);
   let cpuAtStart: Record<string, number> = {};
   let cpuAtEnd: Record<string, number> = {};
   return new Promise((resolve, reject) => {
@@ -68,7 +70,7 @@ export function load(spec: LoadSpec, cores: string, sut: RunningSut): Promise<Lo
         if ('mark' in m) {
           if (m.mark === 'start') cpuAtStart = cpuNow();
           else cpuAtEnd = cpuNow();
-        } else resolve({ ...m.result, cpuSeconds: Object.fromEntries(Object.entries(cpuAtEnd).map(([name, end]) => [name, end - (cpuAtStart[name] ?? 0)])) });
+        } else resolve({ ...m.result, cpuAtStart, cpuSeconds: Object.fromEntries(Object.entries(cpuAtEnd).map(([name, end]) => [name, end - (cpuAtStart[name] ?? 0)])) });
       } catch (err) {
         // a process under test is gone (its /proc entry with it): fail this load so the caller's
         // finally stops the rest of the side, instead of dying here and leaving its collector running

@@ -5,12 +5,14 @@
  * the affinity only at start), and each reports the pids whose CPU and memory count as its cost.
  */
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ensureCollector, REPO_ROOT } from '../tools/src/collector/build';
 import { clickHouseSinkEnv, startCollector, type OverlayName, type RunningCollector } from '../tools/src/collector/run';
+import type { TestClickHouse } from '../test/helpers/clickhouse';
+import { startBenchClickHouse } from './destination';
 import type { ClickHouseLogin } from '../tools/src/clickhouse/credentials';
 import { createLogger } from '../src/core/observability/log';
 import { freePort } from '../test/helpers/ports';
@@ -24,6 +26,8 @@ export const REFERENCE_MANIFEST = join(BENCH_DIR, 'reference-builder.yaml');
 const REFERENCE_CONFIG = join(BENCH_DIR, 'reference-config.yaml');
 const DEBUG_SINK = join(BENCH_DIR, 'sink-debug.yaml');
 const REFERENCE_FILE_SINK = join(BENCH_DIR, 'reference-sink-file.yaml');
+/** The reference's receiver on top of collector/config.yaml: the end-to-end bench's upstream side. */
+const REFERENCE_CLICKHOUSE = join(BENCH_DIR, 'reference-clickhouse.yaml');
 
 /** The API key both sides are sent; ours is configured to require it, as a deployment would. */
 export const BENCH_API_KEY = 'bench';
@@ -31,7 +35,10 @@ export const BENCH_API_KEY = 'bench';
 export interface SutOptions {
   /** taskset core list, e.g. "0" */
   cores: string;
-  /** debug exporter (throughput), OTLP JSON files in `sinkDir` (conformance), or a ClickHouse through the base's disk queue (bench/production.ts; ours only) */
+  /**
+   * debug exporter (throughput), OTLP JSON files in `sinkDir` (conformance), or a ClickHouse of the
+   * side's own through collector/config.yaml's clickhouse exporter and disk queue (end to end)
+   */
   sink: 'debug' | 'file' | 'clickhouse';
   sinkDir?: string;
   /** with sink 'clickhouse': the exporter's endpoint, its login and its queue's folder */
@@ -42,6 +49,8 @@ export interface SutOptions {
   nodeArgs?: string[];
   /** the sidecar's entry point, when not this checkout's dist/ (bench/ab.ts compares two builds) */
   sidecarMain?: string;
+  /** with `sink: 'clickhouse'`: keep its data folder after stop (bench/bytes.ts reads it then) */
+  keepDestination?: boolean;
 }
 
 export interface RunningSut {
@@ -57,6 +66,8 @@ export interface RunningSut {
   exportFailures?(): Promise<number>;
   /** Records the log pipelines applied to and ran past their budget on (ours only). */
   pipelineRecords?(): Promise<Record<string, number>>;
+  /** with `sink: 'clickhouse'`: the side's own ClickHouse, its pid among `pids` */
+  clickhouse?: TestClickHouse;
   stop(): Promise<void>;
 }
 
@@ -84,31 +95,55 @@ export async function collectorPorts(): Promise<{ env: NodeJS.ProcessEnv; grpc: 
   return { grpc, health, env: { ...collectorListenEnv({ grpc, http, health, metrics }), COLLECTOR_BATCH_TIMEOUT: '200ms', COLLECTOR_LOG_LEVEL: 'warn' } };
 }
 
+/** Where a ClickHouse sink writes: the side's own server, or the one the caller gives (bench/production.ts). */
+const clickHouseTarget = (o: SutOptions, dir: string, clickhouse?: TestClickHouse): SutOptions['clickhouse'] => (clickhouse ? { tcpEndpoint: clickhouse.tcpEndpoint, login: clickhouse.credentials.collector, queueDir: join(dir, 'queue') } : o.clickhouse);
+
 /** What points the base's pipelines at the sink (collector/config.yaml: COLLECTOR_SINK, else ClickHouse). */
-const sinkEnv = (o: SutOptions): NodeJS.ProcessEnv => {
+const sinkEnv = (o: SutOptions, target: SutOptions['clickhouse']): NodeJS.ProcessEnv => {
   if (o.sink === 'debug') return { COLLECTOR_SINK: 'debug' };
   if (o.sink === 'file') return { COLLECTOR_SINK: 'file' };
-  if (o.sink === 'clickhouse' && o.clickhouse) return { ...clickHouseSinkEnv(o.clickhouse.tcpEndpoint, o.clickhouse.login, o.clickhouse.queueDir), DB_TTL: '0' };
-  return {};
+  return target ? { ...clickHouseSinkEnv(target.tcpEndpoint, target.login, target.queueDir), DB_TTL: NO_TTL } : {};
 };
 
-export async function launchCollector(binary: string, o: SutOptions, env: NodeJS.ProcessEnv, health: number, reference: boolean): Promise<RunningCollector> {
+/** The config files on top of the base: the reference swaps its receiver in, its own base for the debug and file sinks. */
+const layersFor = (o: SutOptions, reference: boolean): { overlays: OverlayName[]; extra: string[]; base?: string } => {
+  if (o.sink === 'clickhouse') return { overlays: [], extra: reference ? [REFERENCE_CLICKHOUSE] : [] };
+  if (o.sink === 'debug') return { overlays: [], extra: [DEBUG_SINK], ...(reference ? { base: REFERENCE_CONFIG } : {}) };
+  return reference ? { overlays: [], extra: [REFERENCE_FILE_SINK], base: REFERENCE_CONFIG } : { overlays: ['fileSink'], extra: [] };
+};
+
+/**
+ * The side's collector. With a ClickHouse sink both sides run collector/config.yaml (disk queue,
+ * exporter batching), as a deployment does; the reference only adds its own receiver.
+ */
+export async function launchCollector(binary: string, o: SutOptions, env: NodeJS.ProcessEnv, health: number, reference: boolean, clickhouse?: TestClickHouse): Promise<RunningCollector> {
   const dir = o.sinkDir ?? mkdtempSync(join(tmpdir(), 'dd-bench-'));
   mkdirSync(dir, { recursive: true });
-  const overlays: OverlayName[] = o.sink === 'file' && !reference ? ['fileSink'] : [];
-  const extra = o.sink === 'debug' ? [DEBUG_SINK] : reference ? [REFERENCE_FILE_SINK] : [];
+  const layers = layersFor(o, reference);
   const collector = await startCollector({
     binary,
-    overlays,
-    extraConfigs: extra,
-    ...(reference ? { baseConfig: REFERENCE_CONFIG } : {}),
-    env: { ...env, GOMAXPROCS: String(coreCount(o.cores)), FILE_SINK_DIR: dir, COLLECTOR_QUEUE_DIR: join(dir, 'queue'), ...sinkEnv(o) },
+    overlays: layers.overlays,
+    extraConfigs: layers.extra,
+    ...(layers.base ? { baseConfig: layers.base } : {}),
+    env: { ...env, GOMAXPROCS: String(coreCount(o.cores)), FILE_SINK_DIR: dir, COLLECTOR_QUEUE_DIR: join(dir, 'queue'), ...sinkEnv(o, clickHouseTarget(o, dir, clickhouse)) },
     healthUrl: `http://127.0.0.1:${health}/`,
     logFile: join(dir, 'collector.log'),
   });
   pin(collector.process.pid as number, o.cores);
   return collector;
 }
+
+/** The bench's bodies carry a fixed wall time (scenarios.ts) that a table TTL would drop at insert. */
+const NO_TTL = '0';
+
+/** Stops the side's ClickHouse and, unless asked to keep it, removes its data. */
+async function stopDestination(clickhouse: TestClickHouse | undefined, o: SutOptions): Promise<void> {
+  await clickhouse?.stop();
+  if (clickhouse && !o.keepDestination) rmSync(clickhouse.dataDir, { recursive: true, force: true });
+}
+
+/** With `sink: 'clickhouse'` and no server given, the side's own ClickHouse, pinned to its cores. */
+const destinationFor = (o: SutOptions): Promise<TestClickHouse | undefined> => (o.sink === 'clickhouse' && !o.clickhouse ? startBenchClickHouse((pid) => pin(pid, o.cores)) : Promise.resolve(undefined));
 
 function stopChild(child: ChildProcess): Promise<void> {
   if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
@@ -120,7 +155,8 @@ function stopChild(child: ChildProcess): Promise<void> {
 
 export async function startOurs(binary: string, o: SutOptions): Promise<RunningSut> {
   const { env, grpc, health } = await collectorPorts();
-  const collector = await launchCollector(binary, o, env, health, false);
+  const clickhouse = await destinationFor(o);
+  const collector = await launchCollector(binary, o, env, health, false, clickhouse);
   const [intake, admin] = await Promise.all([freePort(), freePort()]);
   let output = '';
   const sidecar = spawn('taskset', ['-c', o.cores, process.execPath, ...(o.nodeArgs ?? []), o.sidecarMain ?? join(REPO_ROOT, 'dist', 'cli', 'main.js')], {
@@ -141,17 +177,20 @@ export async function startOurs(binary: string, o: SutOptions): Promise<RunningS
   // the intake listens once the log pipelines (if any) are loaded, after the admin port's health
   if (!(await eventually(() => healthy(`http://127.0.0.1:${admin}/health`), 15_000)) || !(await eventually(() => listening(intake), 120_000))) {
     await Promise.all([stopChild(sidecar), collector.stop()]);
+    await stopDestination(clickhouse, o);
     throw new Error(`sidecar did not become healthy:\n${output}`);
   }
   return {
     side: 'ours',
     url: `http://127.0.0.1:${intake}`,
-    pids: { sidecar: sidecar.pid as number, collector: collector.process.pid as number },
+    pids: { sidecar: sidecar.pid as number, collector: collector.process.pid as number, ...(clickhouse ? { clickhouse: clickhouse.pid() } : {}) },
     exportFailures: () => exportFailures(`http://127.0.0.1:${admin}/metrics`),
     pipelineRecords: () => pipelineRecords(`http://127.0.0.1:${admin}/metrics`),
+    ...(clickhouse ? { clickhouse } : {}),
     async stop() {
       await stopChild(sidecar);
       await collector.stop();
+      await stopDestination(clickhouse, o);
     },
   };
 }
@@ -159,8 +198,18 @@ export async function startOurs(binary: string, o: SutOptions): Promise<RunningS
 export async function startUpstream(binary: string, o: SutOptions): Promise<RunningSut> {
   const { env, health } = await collectorPorts();
   const intake = await freePort();
-  const collector = await launchCollector(binary, o, { ...env, DD_RECEIVER_ENDPOINT: `127.0.0.1:${intake}` }, health, true);
-  return { side: 'upstream', url: `http://127.0.0.1:${intake}`, pids: { collector: collector.process.pid as number }, stop: () => collector.stop() };
+  const clickhouse = await destinationFor(o);
+  const collector = await launchCollector(binary, o, { ...env, DD_RECEIVER_ENDPOINT: `127.0.0.1:${intake}` }, health, true, clickhouse);
+  return {
+    side: 'upstream',
+    url: `http://127.0.0.1:${intake}`,
+    pids: { collector: collector.process.pid as number, ...(clickhouse ? { clickhouse: clickhouse.pid() } : {}) },
+    ...(clickhouse ? { clickhouse } : {}),
+    async stop() {
+      await collector.stop();
+      await stopDestination(clickhouse, o);
+    },
+  };
 }
 
 /** Whether something accepts connections on this loopback port. */
@@ -204,6 +253,9 @@ export function cpuSeconds(pid: number): number {
   const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
   return (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS;
 }
+
+/** Each process's CPU seconds used so far. */
+export const cpuOf = (sut: Pick<RunningSut, 'pids'>): Record<string, number> => Object.fromEntries(Object.entries(sut.pids).map(([name, pid]) => [name, cpuSeconds(pid)]));
 
 /** Peak resident set size (VmHWM) in MiB. */
 export function peakRssMiB(pid: number): number {

@@ -192,6 +192,7 @@ export async function startSidecar(config: Config, given: Logger, overrides: Sid
       metricStreams: { maxEntries: config.metricStreamsMax, idleMs: config.metricStreamsIdleMs },
       hosts: { maxHosts: config.hostMetadataMaxHosts, ttlMs: config.hostMetadataTtlMs },
       semconv: config.semconvOptIn,
+      keepInternalTags: config.keepInternalTags,
       kubernetesMetrics: { otelNames: config.k8sOtelMetrics, datadogNames: config.k8sDatadogMetrics },
     }),
     metrics,

@@ -39,6 +39,7 @@ export interface Config {
   logPipelines: string[];
   logPipelineBudgetMs: number;
   semconvOptIn: SemconvOptIn;
+  keepInternalTags: boolean;
   spoolDir: string | undefined;
   spoolMaxBytes: number;
   spoolFsync: 'always' | 'never';
@@ -446,6 +447,15 @@ export const OPTIONS: OptionTable<Config> = [
     default: { http: 'old', database: 'old' },
     parse: parseSemconvOptIn,
     help: 'HTTP and database attribute names on spans and APM-stats metrics: empty = the names HyperDX reads (http.url, http.method, http.status_code, db.statement); http / database = the stable names (url.full, db.query.text, …); http/dup, database/dup = both.',
+  }),
+  option({
+    key: 'keepInternalTags',
+    flag: '--keep-internal-tags',
+    env: ['DD_BRIDGE_KEEP_INTERNAL_TAGS'],
+    file: 'traces.keep_internal_tags',
+    default: false,
+    parse: parseBool,
+    help: "Also write the tracers' sampling bookkeeping tags (_dd.p.dm, _dd.top_level, _dd.measured, _dd.agent_psr, …) as span attributes; no HyperDX view reads them.",
   }),
   option({
     key: 'decodeJsonMessage',

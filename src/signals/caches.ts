@@ -55,6 +55,8 @@ export interface TranslatorCacheOptions {
   metricStreams: StartTimeOptions;
   hosts: HostMetadataOptions;
   semconv: SemconvOptIn;
+  /** write the tracers' sampling bookkeeping tags too (finish.ts INTERNAL_TAGS) */
+  keepInternalTags: boolean;
   kubernetesMetrics: KubernetesMetricOptions;
 }
 
@@ -67,7 +69,7 @@ export function createTranslatorCaches(options: Partial<TranslatorCacheOptions> 
     logPromotions: new PromotionMemos(),
     groupings: new WeakMap(),
     internedOrigins: newInternedOrigins(),
-    spanAttributeNames: new AttributeNames(options.semconv),
+    spanAttributeNames: new AttributeNames(options.semconv, options.keepInternalTags),
     hosts,
     pods,
     enrichment: enrichers(hosts, pods),

@@ -3,8 +3,10 @@
  * numeric ones, renamed through the known-key table and the semantic-convention opt-in
  * (`http.method` stays `http.method` by default, `http.request.method` under `http`); a status
  * code is an int; a metric wins over a meta key of the same name, as upstream. `_dd.*` tags not consumed by a step
- * (`_dd.p.dm`, `_dd.origin`, `_dd.top_level`, `_dd.agent_psr`, …) are kept under their own
- * names: they are what a Datadog user looks at to debug sampling, and they cost little.
+ * (`_dd.origin`, `_dd.git.commit.sha`, …) are kept under their own names, except the tracers'
+ * sampling bookkeeping (INTERNAL_TAGS): no HyperDX view, alert or migration reads it, every span
+ * carries it, and the sampling it records is already in SampleRate and sampling.priority; so it is
+ * written only under --keep-internal-tags.
  */
 import type { AnyValue, KeyValue, Span } from '../../core/otlp/model';
 import type { SemconvOptIn } from '../../config/options';
@@ -20,15 +22,26 @@ import type { SpanDraft, SpanKeyNames } from './draft';
 const MAX_NAMES = 4096;
 const MAX_REMEMBERED_KEY = 64;
 
+/**
+ * Tags tracers set for Datadog's own sampling and stats machinery: the decision maker of the
+ * propagated sampling decision, whether the span is a service entry or measured, and the rates
+ * the agent, a rule or its limiter applied (the sampling step reads those into SampleRate first).
+ */
+export const INTERNAL_TAGS: ReadonlySet<string> = new Set(['_dd.p.dm', '_dd.top_level', '_dd.measured', '_dd.agent_psr', '_dd.rule_psr', '_dd.limit_psr']);
+const NOT_WRITTEN: SpanKeyNames = { names: [], integer: false };
+
 export class AttributeNames {
   private readonly names = new Map<string, SpanKeyNames>();
 
-  constructor(readonly optIn: SemconvOptIn = DEFAULT_SEMCONV) {}
+  constructor(
+    readonly optIn: SemconvOptIn = DEFAULT_SEMCONV,
+    private readonly keepInternal = false,
+  ) {}
 
   of(key: string): SpanKeyNames {
     let names = this.names.get(key);
     if (names !== undefined) return names;
-    names = { names: attributeNames(key, this.optIn), integer: isIntegerKey(key) };
+    names = !this.keepInternal && INTERNAL_TAGS.has(key) ? NOT_WRITTEN : { names: attributeNames(key, this.optIn), integer: isIntegerKey(key) };
     if (key.length <= MAX_REMEMBERED_KEY) {
       if (this.names.size >= MAX_NAMES) this.names.clear();
       this.names.set(key, names);

@@ -4,8 +4,10 @@
  * `exception` event carrying exception.type, .message and .stacktrace, which is where HyperDX shows
  * exceptions. When the tracer already recorded an exception event, it is kept, and given the stack
  * if its own is missing or empty (dd-trace-go writes `[]` there and the stack in `error.stack`).
- * The stack moves into the event (it is large and useless as a filter); the type and message also
- * stay span attributes (renamed exception.*) so spans can be filtered by them.
+ * The stack moves into the event (it is large and useless as a filter), and so does the message,
+ * which the status message (the StatusMessage column, shown and filtered on by HyperDX) holds
+ * already; the type also stays a span attribute (renamed exception.type), the one place spans can
+ * be filtered by it.
  *
  * A span without an error stays Unset: Datadog's `error: 0` means "no error recorded", which is
  * what Unset means in OTel; Ok is reserved for an explicit verdict (upstream always sets Ok) — the
@@ -69,8 +71,10 @@ export const status: SpanStep = (draft) => {
     if (otelStatus === 'Ok') draft.status = { code: StatusCode.Ok };
     return draft;
   }
-  const message = firstOf(meta, ...MESSAGE_KEYS) ?? (description || undefined);
+  const messageKey = MESSAGE_KEYS.find((k) => meta.get(k));
+  const message = (messageKey && meta.get(messageKey)) || description || undefined;
   draft.status = { code: StatusCode.Error, ...(message ? { message } : {}) };
+  if (messageKey) meta.consume(messageKey);
   const stack = stackOf(meta);
   for (const key of STACK_KEYS) if (meta.get(key) === stack || !usableStack(meta.get(key))) meta.consume(key);
   const recorded = draft.events.findIndex((e) => e.name === 'exception');
