@@ -19,6 +19,7 @@ export const TABLES_OF: Record<ScenarioName, string> = {
   traces: 'otel_traces',
   'traces-v05': 'otel_traces',
   logs: 'otel_logs',
+  'logs-unmatched': 'otel_logs',
   series: 'otel_metrics_%',
   sketches: 'otel_metrics_%',
 };
@@ -75,7 +76,7 @@ export interface ColumnBytes {
 const MERGED_BYTES = join(__dirname, 'merged-bytes.py');
 const METRIC_TABLES = ['otel_metrics_gauge', 'otel_metrics_sum', 'otel_metrics_summary', 'otel_metrics_histogram', 'otel_metrics_exp_histogram'];
 /** Every table the exporter creates for the scenario's signal (create_schema makes them all at start). */
-const MERGED_TABLES: Record<ScenarioName, readonly string[]> = { traces: ['otel_traces'], 'traces-v05': ['otel_traces'], logs: ['otel_logs'], series: METRIC_TABLES, sketches: METRIC_TABLES };
+const MERGED_TABLES: Record<ScenarioName, readonly string[]> = { traces: ['otel_traces'], 'traces-v05': ['otel_traces'], logs: ['otel_logs'], 'logs-unmatched': ['otel_logs'], series: METRIC_TABLES, sketches: METRIC_TABLES };
 
 /**
  * The scenario's tables in a stopped bench ClickHouse, each merged into one wide part first
