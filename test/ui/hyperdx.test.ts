@@ -23,6 +23,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Locator, Page } from 'playwright-core';
 import { uiOriginsFor } from '../../tools/src/clickhouse/config';
+import { APPROXIMATED } from '../../tools/src/migrate/dashboards';
 import { REPO_ROOT } from '../../tools/src/collector/build';
 import { EXP_HISTOGRAM_TABLE, startHyperdx, type RunningHyperdx } from '../../tools/src/hyperdx/serve';
 import type { HyperdxBuild } from '../../tools/src/hyperdx/build';
@@ -397,8 +398,12 @@ describe('HyperDX UI on data from real clients through the bridge', () => {
       await element.scrollIntoViewIfNeeded();
       await visible(element.locator('.recharts-curve'));
     }
-    // the Connections tile is split by the db tag: one line per database
-    const connections = page.getByTestId(`dashboard-tile-${dashboard.tiles.find((t) => t.config.name === 'Connections')!.id}`);
+    // the Connections tile is split by the db tag: one line per database; a gauge tile says in its
+    // title that it is approximated (HyperDX draws an interval's last point, Datadog its mean)
+    const connectionsTile = dashboard.tiles.find((t) => t.config.name === `Connections ${APPROXIMATED}`);
+    if (!connectionsTile) throw new Error(`no "Connections ${APPROXIMATED}" tile among ${dashboard.tiles.map((t) => t.config.name).join(', ')}`);
+    await visible(page.getByText(`Connections ${APPROXIMATED}`, { exact: true }));
+    const connections = page.getByTestId(`dashboard-tile-${connectionsTile.id}`);
     for (const db of ['shop', 'billing']) await visible(connections.getByText(db, { exact: true }));
     await browser.screenshot('13-migrated-postgres-dashboard');
   });

@@ -211,7 +211,7 @@ export class GrpcClient {
       stream.on('error', (err) => (reply.transportError = err));
       abort?.addEventListener('abort', onAbort, { once: true });
       this.inFlight.add(end);
-      stream.on('close', () => {
+      const finish = (): void => {
         clearTimeout(deadline);
         abort?.removeEventListener('abort', onAbort);
         this.settled(end);
@@ -221,6 +221,16 @@ export class GrpcClient {
         const outcome = outcomeOf(reply);
         if (outcome instanceof GrpcError) reject(outcome);
         else resolve(outcome);
+      };
+      stream.on('close', finish);
+      // Node 22 ends a stream whose reply (headers and END_STREAM) came while our writes were still
+      // queued without emitting the reply's headers, and never emits 'close' for it
+      // (test/unit/grpc-client.test.ts): a reply unseen is a retryable failure now, not a deadline later
+      stream.on('end', () => {
+        if (reply.headers) return;
+        reply.transportError ??= new Error('the stream ended without a reply the client could read');
+        finish();
+        stream.close(http2.constants.NGHTTP2_CANCEL);
       });
       stream.write(framePrefix(body.length, this.options.gzip));
       stream.end(body);
