@@ -117,6 +117,7 @@ const NOTE_MODES: [RegExp, Partial<Modes>][] = [
   // the generated attributes are integers, which the integers of the range match as Datadog's range does
   [/^the range .* is matched as the integers/, {}],
   [/^an event's success and info are one level in the bridge/, { eventStatusFold: true }],
+  [/^an event without a service tag is filed under its source type/, { eventServiceIsSource: true }],
   [/^records without .* are drawn in an empty group or counted as 0/, { keepMissingFacets: true }],
   [/^the empty term .* dropped/, { dropEmptyTerms: true }],
   [/rollup of .* dropped: HyperDX picks the interval/, {}],

@@ -165,6 +165,40 @@ describe('8. what was dropped without a word', () => {
   });
 });
 
+describe('found by drawing the held-out dashboards (integrations-extras)', () => {
+  const logQuery = (compute: { aggregation: string; metric?: string }, groupBy: string[] = []) => ({
+    type: 'toplist',
+    title: 'unique',
+    requests: [{ response_format: 'scalar', queries: [{ name: 'q', data_source: 'logs', search: { query: 'source:app' }, compute, group_by: groupBy.map((facet) => ({ facet, limit: 10 })) }], formulas: [{ formula: 'q' }] }],
+  });
+
+  it('a unique count of host counts the hosts (the resource), not an attribute named host', () => {
+    const tile = widgetTile(logQuery({ aggregation: 'cardinality', metric: 'host' }), NO_VARS, SOURCES);
+    const [select] = selectsOf(tile.config) as (Select & { valueExpression: string })[];
+    expect(select!.valueExpression).toBe("ResourceAttributes['host.name']");
+    expect(select!.where).toContain('ResourceAttributes.host.name:*');
+  });
+
+  it('a sunburst keeps its top 10 slices, as a top list keeps its bars', () => {
+    const def = { ...logQuery({ aggregation: 'count' }, ['@asset_key']), type: 'sunburst' };
+    def.requests[0] = { ...def.requests[0]!, sort: { count: 10, order_by: [{ type: 'formula', index: 0, order: 'desc' }] } } as (typeof def.requests)[0];
+    const tile = widgetTile(def, NO_VARS, SOURCES);
+    expect(tile.config).toMatchObject({ displayType: 'pie', limit: 10 });
+  });
+
+  it("an event without a service tag is drawn under its source type's service: said where events are split or searched by service", () => {
+    const events = (query: string, facets: string[]) => {
+      const def = logQuery({ aggregation: 'count' }, facets);
+      def.requests[0]!.queries[0]!.data_source = 'events';
+      def.requests[0]!.queries[0]!.search.query = query;
+      return widgetTile(def, NO_VARS, SOURCES).notes.join('\n');
+    };
+    expect(events('source:dr-droid', ['service'])).toContain('an event without a service tag is filed under its source type');
+    expect(events('service:web', [])).toContain('service:web also matches the events of source web');
+    expect(events('source:dr-droid', ['host'])).not.toContain('service tag');
+  });
+});
+
 describe('issue 33 item 8: one bad dashboard file', () => {
   const dir = mkdtempSync(join(tmpdir(), 'migrate-bad-'));
   const group = '{"definition":{"type":"group","widgets":[';

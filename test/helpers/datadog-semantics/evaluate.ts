@@ -73,6 +73,8 @@ export interface Modes {
   hostnameIsHost: boolean;
   /** an event's success and info are two statuses (Datadog) or one (the bridge levels success as info) */
   eventStatusFold: boolean;
+  /** an event without a service tag has no service (Datadog) or its source type's (the bridge files it there) */
+  eventServiceIsSource: boolean;
   /** a log without a group-by facet (or measure) is left out (Datadog) or drawn in an empty group, its measure 0 (HyperDX) */
   keepMissingFacets: boolean;
   /** a field with no value in a search (`tags:`) kept (Datadog) or dropped (the migration says it drops it) */
@@ -101,6 +103,7 @@ export const DATADOG: Modes = {
   missingIsEmpty: false,
   hostnameIsHost: false,
   eventStatusFold: false,
+  eventServiceIsSource: false,
   keepMissingFacets: false,
   dropEmptyTerms: false,
   reduce: 'datadog',
@@ -523,10 +526,9 @@ export function logGrid(q: LogQuery, ctx: Ctx, perInterval: boolean): Grid {
   const defaulted = withDefaults(q.search, ctx.variables);
   const text = q.events ? eventSearchText(defaulted) : defaulted;
   const search = readSearch(ctx.modes.dropEmptyTerms ? text.replace(/(^|[\s(])-?@?[A-Za-z_][\w.-]*:(?=$|[\s)])/g, '$1') : text);
-  for (const field of [...fieldsOf(search).keys(), ...q.groupBy, ...(q.measure ? [q.measure.startsWith('@') ? q.measure : `@${q.measure}`] : [])])
-    if (RESERVED.test(field)) throw new NotModelled(`a log search on ${field.replace(/^@(dd\.|syslog\.).*/, '@$1…')}, a field the intake takes for the log's own`);
+  for (const field of [...fieldsOf(search).keys(), ...q.groupBy, ...(q.measure ? [q.measure] : [])]) if (RESERVED.test(field)) throw new NotModelled(`a log search on ${field.replace(/^@(dd\.|syslog\.).*/, '@$1…')}, a field the intake takes for the log's own`);
   const cells = new Map<string, Map<number, DatadogLog[]>>();
-  const records = q.events ? ctx.data.events.map((e) => ({ ...e, status: eventStatus(e.status, ctx.modes.eventStatusFold) })) : ctx.data.logs;
+  const records = q.events ? ctx.data.events.map((e) => ({ ...e, status: eventStatus(e.status, ctx.modes.eventStatusFold), service: e.service || (ctx.modes.eventServiceIsSource ? e.source : '') })) : ctx.data.logs;
   const statusOf = q.events ? (text: string) => eventStatus(text, ctx.modes.eventStatusFold) : undefined;
   for (const log of candidates(search, records)) {
     const b = bucketOf(ctx, log.ts);

@@ -272,7 +272,8 @@ function logsFor(need: LogNeed, index: number, window: Window): DatadogLog[] {
         const log = blankLog(at(choice * 6 + (group === 'a' ? 0 : 3) + copy));
         steer(search, log, true, choice);
         for (const facet of need.groupBy) if (!named.has(facet)) setField(log, facet, `${facet.replace(/^@/, '')}-${group}`);
-        if (need.measure) setField(log, need.measure.startsWith('@') ? need.measure : `@${need.measure}`, 10 * (copy + 1) + (group === 'a' ? 1 : 2) + choice);
+        // a measure's facet as written: `@attr` an attribute, a bare name a reserved field or a tag
+        if (need.measure) setField(log, need.measure, 10 * (copy + 1) + (group === 'a' ? 1 : 2) + choice);
         out.push(log);
       }
     }

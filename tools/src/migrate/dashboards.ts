@@ -143,6 +143,20 @@ function builder(displayType: string, series: Series, sources: Sources): TileDra
 }
 
 /**
+ * A top list's (a sunburst's, a treemap's) limit on its bars (slices): HyperDX's bar and pie keep
+ * the largest; an ascending order, or a rank other than the value shown, is said.
+ */
+function categoryLimit(def: WidgetDefinition, top: Top | undefined, notes: string[]): { limit?: number } {
+  if (top === undefined) return {};
+  if (top.order !== 'desc') {
+    notes.push(`top ${top.limit} in ${top.order} order: HyperDX keeps the largest bars only, so every bar is drawn`);
+    return {};
+  }
+  if (!ranksByValue(top.rank, datadogReducers(def).reducers[0])) notes.push(`top ${top.limit}: HyperDX keeps the ${top.limit} largest bars, Datadog the ${top.limit} with the highest ${top.rank} over time`);
+  return { limit: top.limit };
+}
+
+/**
  * A table. HyperDX's table orders its rows by the group-by unless told otherwise; over several
  * metric selects (or a formula) that names a column the query no longer has (`Attributes['x']`,
  * which the selects' pivot renames) and the query fails. Such a table is ordered by its first
@@ -246,17 +260,17 @@ function chartTile(def: WidgetDefinition, ctx: QueryContext, sources: Sources): 
     }
     case 'toplist': {
       if (series.formulas.length > 0 || series.selects.length > 1) return { config: tableConfig(series, sources), notes: [...notes, ...reductionNotes(def, series), 'toplist of several queries drawn as a table (a HyperDX bar chart has one)'] };
-      const limit = top === undefined ? undefined : top.order === 'desc' ? top.limit : undefined;
-      if (top !== undefined && top.order !== 'desc') notes.push(`top ${top.limit} in ${top.order} order: HyperDX keeps the largest bars only, so every bar is drawn`);
-      else if (top !== undefined && !ranksByValue(top.rank, datadogReducers(def).reducers[0])) notes.push(`top ${top.limit}: HyperDX keeps the ${top.limit} largest bars, Datadog the ${top.limit} with the highest ${top.rank} over time`);
-      return { config: { ...builder('bar', series, sources), ...(limit !== undefined ? { limit } : {}) }, notes: [...notes, ...reductionNotes(def, series)] };
+      return { config: { ...builder('bar', series, sources), ...categoryLimit(def, top, notes) }, notes: [...notes, ...reductionNotes(def, series)] };
     }
     case 'query_table':
       return { config: tableConfig(series, sources), notes: [...notes, ...reductionNotes(def, series)] };
     case 'sunburst':
     case 'treemap':
       if (series.formulas.length > 0 || series.selects.length > 1) throw new Unsupported(`a ${def.type} of several queries (a HyperDX pie has one)`);
-      return { config: builder('pie', series, sources), notes: [...notes, ...reductionNotes(def, series), ...(series.groupBy.length > 1 ? [`${def.type} drawn as a pie, one slice per combination of its groups (Datadog nests them)`] : [])] };
+      return {
+        config: { ...builder('pie', series, sources), ...categoryLimit(def, top, notes) },
+        notes: [...notes, ...reductionNotes(def, series), ...(series.groupBy.length > 1 ? [`${def.type} drawn as a pie, one slice per combination of its groups (Datadog nests them)`] : [])],
+      };
     case 'geomap':
       return { config: tableConfig(series, sources), notes: [...notes, ...reductionNotes(def, series), 'geomap drawn as a table by country (HyperDX draws no map)'] };
     case 'heatmap':

@@ -88,6 +88,9 @@ const EVENT_FIELDS: ReadonlyMap<string, string | Column> = new Map<string, strin
 /** What an event's status reads in the bridge (src/signals/events/translate.ts levels an alert type). */
 export const EVENT_LEVELS_NOTE = "an event's success and info are one level in the bridge (info)";
 
+/** What an event's service reads in the bridge (src/signals/events/translate.ts names one without a service tag after its source type). */
+export const EVENT_SERVICE_NOTE = 'an event without a service tag is filed under its source type in the bridge (Datadog gives it no service)';
+
 /** An event's alert type as the bridge levels it: success is info. */
 const eventStatus = (value: string): string => (/^(success|ok)$/i.test(value) ? 'info' : statusName(value));
 
@@ -101,6 +104,7 @@ export const EVENT_SEARCH: SearchSchema = {
   rename: (column) => (column === 'SeverityText' ? eventStatus : undefined),
   term: (key, value, _match, notes) => {
     if (key === 'status' && /^"?(success|ok|info)"?$/i.test(value)) notes.push(`${EVENT_LEVELS_NOTE}: either matches both`);
+    if (key === 'service') notes.push(`${EVENT_SERVICE_NOTE}: service:${value} also matches the events of source ${value} without one`);
     return undefined;
   },
 };

@@ -255,7 +255,7 @@ function searchTarget(monitor: DatadogMonitor, over: 'log' | 'event' | 'trace', 
       extra: groupBy.length > 0 ? { groupBy: groupBy.join(', ') } : {},
     };
   }
-  const measure = rollup[1] === undefined ? [] : [rollup[1].startsWith('@') ? rollup[1] : `@${rollup[1]}`];
+  const measure = rollup[1] === undefined ? [] : [rollup[1]];
   const select: SelectItem = { ...logAggregation(rollup[0]!, rollup[1], `rollup("${rollup.join('", "')}")`, schema), where: holdingFacets(where, measure, schema, notes), whereLanguage: 'lucene' };
   const series: Series = { source: kind, selects: [select], formulas: [], groupBy, notes: [] };
   return { tile: monitorTile(monitor.name, series, sources, index), interval, cond, extra: {} };

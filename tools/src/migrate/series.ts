@@ -11,7 +11,7 @@ import { splitTag } from '../../../src/signals/shared/resource-promotion';
 import { listValue, luceneField, luceneValue, sqlField, tagColumn, type Table, wildcardNote } from './attributes';
 import type { NamedQuery, TemplateVariable } from './datadog';
 import type { Sources } from './plan';
-import { EVENT_LEVELS_NOTE, EVENT_SEARCH, eventsOnly, holdingFacets, LOG_SEARCH, type SearchSchema, searchFieldSql, spanSearch, translateSearch, withVariableDefaults } from './log-search';
+import { EVENT_LEVELS_NOTE, EVENT_SERVICE_NOTE, EVENT_SEARCH, eventsOnly, holdingFacets, LOG_SEARCH, type SearchSchema, searchFieldSql, spanSearch, translateSearch, withVariableDefaults } from './log-search';
 import { Unsupported } from './unsupported';
 import { type Expr, type Filter, type MetricQuery, metricQueriesOf, parseMetricExpression } from './metric-query';
 import { bundledMetricTypes, type MetricTypes } from './metric-types';
@@ -441,21 +441,21 @@ const LOG_AGGREGATIONS: Readonly<Record<string, Pick<SelectItem, 'aggFn' | 'leve
   pc99: { aggFn: 'quantile', level: 0.99 },
 };
 
-/** A measure's facet as written (`@duration`, or `duration` in some exports). */
-const measureFacet = (metric: string): string => (metric.startsWith('@') ? metric : `@${metric}`);
-
 /**
  * A log (or span) aggregation over a search: a count, a unique count of a facet, or a measure
  * (attributes are strings in ClickHouse: a measure is read as a number, empty where it is none; a
- * column of its own, a span's Duration, is a number already).
+ * column of its own, a span's Duration, is a number already). The facet is read as written:
+ * `@duration` an attribute, a bare name a reserved field or a tag (`cardinality` of `host` counts
+ * hosts, which the bridge keeps as the resource's host.name, not as an attribute named host); a
+ * bare name that is neither is where the bridge writes a log's tags and attributes alike.
  */
 export function logAggregation(aggregation: string, metric: string | undefined, what: string, schema: SearchSchema = LOG_SEARCH): Pick<SelectItem, 'aggFn' | 'level' | 'valueExpression'> {
   const agg = LOG_AGGREGATIONS[aggregation];
   if (agg === undefined) throw new Unsupported(`${what}: the ${aggregation} aggregation has no HyperDX equivalent`);
   if (agg.aggFn === 'count') return agg;
   if (metric === undefined || metric === '') throw new Unsupported(`${what}: ${aggregation} of no attribute`);
-  const field = searchFieldSql(schema, measureFacet(metric));
-  const column = typeof schema.column(measureFacet(metric)) === 'string';
+  const field = searchFieldSql(schema, metric);
+  const column = typeof schema.column(metric) === 'string';
   return { ...agg, valueExpression: agg.aggFn === 'count_distinct' || column ? field : `toFloat64OrNull(${field})` };
 }
 
@@ -473,9 +473,10 @@ function searchSelect(q: NamedQuery, ctx: QueryContext, notes: string[]): { sele
   if (interval !== undefined) notes.push(`the ${interval / 60_000}-minute rollup of "${q.name}" dropped: HyperDX picks the interval`);
   const facets = (q.group_by ?? []).map((g) => g.facet);
   if (q.data_source === 'events' && facets.includes('status')) notes.push(`${EVENT_LEVELS_NOTE}: split by status, success is drawn as info`);
+  if (q.data_source === 'events' && facets.includes('service')) notes.push(`${EVENT_SERVICE_NOTE}: split by service, it is drawn in that group`);
   const aggregation = q.compute?.aggregation ?? 'count';
   // a measure or unique count reads the records that hold the attribute (HyperDX would read a missing one as 0 or '')
-  const measured = aggregation !== 'count' && q.compute?.metric ? [measureFacet(q.compute.metric)] : [];
+  const measured = aggregation !== 'count' && q.compute?.metric ? [q.compute.metric] : [];
   return {
     select: {
       ...logAggregation(aggregation, q.compute?.metric, `${q.data_source} query "${q.name}"`, schema),
