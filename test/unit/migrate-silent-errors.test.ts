@@ -179,6 +179,13 @@ describe('found by drawing the held-out dashboards (integrations-extras)', () =>
     expect(select!.where).toContain('ResourceAttributes.host.name:*');
   });
 
+  it('a log query leaves out the events, which share the logs table in the bridge', () => {
+    const tile = widgetTile(logQuery({ aggregation: 'count' }), NO_VARS, SOURCES);
+    expect(selectsOf(tile.config)[0]!.where).toBe('(LogAttributes.datadog.ddsource:"app") AND NOT LogAttributes.datadog.event.title:*');
+    const stream = widgetTile({ type: 'list_stream', title: 'all', requests: [{ query: { data_source: 'logs_stream', query_string: '' } }] }, NO_VARS, SOURCES);
+    expect(stream.config.where).toBe('NOT LogAttributes.datadog.event.title:*');
+  });
+
   it('a sunburst keeps its top 10 slices, as a top list keeps its bars', () => {
     const def = { ...logQuery({ aggregation: 'count' }, ['@asset_key']), type: 'sunburst' };
     def.requests[0] = { ...def.requests[0]!, sort: { count: 10, order_by: [{ type: 'formula', index: 0, order: 'desc' }] } } as (typeof def.requests)[0];

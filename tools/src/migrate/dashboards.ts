@@ -8,7 +8,7 @@
  */
 import type { DatadogDashboard, Widget, WidgetDefinition, WidgetLayout, WidgetRequest } from './datadog';
 import { dashboardFilters, filterVariableNames, inlinedNotes } from './filters';
-import { EVENT_SEARCH, eventsOnly, LOG_SEARCH, spanSearch, translateSearch, withVariableDefaults } from './log-search';
+import { EVENT_SEARCH, keptTo, LOG_SEARCH, spanSearch, translateSearch, withVariableDefaults } from './log-search';
 import { type Expr, type FunctionArg, metricQueriesOf, parseMetricQueries, QueryError } from './metric-query';
 import { type DashboardPlan, formerMarkerFor, type ItemReport, identityOf, markerFor, outcomeOf, type Sources, type Status, type TileInput } from './plan';
 import {
@@ -288,7 +288,7 @@ function searchTile(kind: 'logs' | 'events' | 'spans', query: string, ctx: Query
   const search = withVariableDefaults(query, ctx.variables, notes);
   const schema = kind === 'spans' ? spanSearch(ctx.semconv) : kind === 'events' ? EVENT_SEARCH : LOG_SEARCH;
   const where = translateSearch(search, schema, notes);
-  return { displayType: 'search', sourceId: sourceIdOf(kind === 'spans' ? 'trace' : 'log', sources), select: '', where: kind === 'events' ? eventsOnly(where) : where, whereLanguage: 'lucene' };
+  return { displayType: 'search', sourceId: sourceIdOf(kind === 'spans' ? 'trace' : 'log', sources), select: '', where: keptTo(kind, where), whereLanguage: 'lucene' };
 }
 
 function logStreamTile(def: WidgetDefinition, ctx: QueryContext, sources: Sources, notes: string[]): TileDraft['config'] {

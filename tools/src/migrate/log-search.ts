@@ -115,6 +115,12 @@ const EVENTS_ONLY = 'LogAttributes.datadog.event.title:*';
 /** A search of the logs table kept to events (events share it with logs). */
 export const eventsOnly = (where: string): string => (where === '' ? EVENTS_ONLY : `(${where}) AND ${EVENTS_ONLY}`);
 
+/** A search of the logs table kept to logs: Datadog's log queries never see events, which share the table here. */
+const logsOnly = (where: string): string => (where === '' ? `NOT ${EVENTS_ONLY}` : `(${where}) AND NOT ${EVENTS_ONLY}`);
+
+/** A search kept to the records of its kind: logs and events share the logs table; spans have their own. */
+export const keptTo = (kind: 'logs' | 'events' | 'spans', where: string): string => (kind === 'events' ? eventsOnly(where) : kind === 'logs' ? logsOnly(where) : where);
+
 /** A span's columns and fields as the traces translation writes them (docs/translation.md, Span translation). */
 const SPAN_FIELDS: ReadonlyMap<string, string | Column> = new Map<string, string | Column>([
   ['resource_name', { map: 'SpanAttributes', key: 'dd.span.Resource' }],

@@ -10,7 +10,7 @@
  */
 import type { AlertChannelWebhook, AlertInterval, AlertThresholdType } from '../stack-api/types';
 import type { DatadogMonitor } from './datadog';
-import { EVENT_SEARCH, eventsOnly, holdingFacets, LOG_SEARCH, searchFieldSql, spanSearch, translateSearch } from './log-search';
+import { EVENT_SEARCH, holdingFacets, keptTo, LOG_SEARCH, searchFieldSql, spanSearch, translateSearch } from './log-search';
 import { metricQueriesOf, parseMetricExpression, QueryError } from './metric-query';
 import { channelsFor, convertMessage, type WebhookMap } from './notifications';
 import { type AlertDraft, formerMarkerFor, identityOf, MARKER_PREFIX, markerFor, type MonitorPlan, outcomeOf, type Sources, type TileInput } from './plan';
@@ -244,7 +244,7 @@ function searchTarget(monitor: DatadogMonitor, over: 'log' | 'event' | 'trace', 
   const facets = (calls.get('by') ?? []).filter((f) => f !== '');
   const groupBy = facets.map((f) => searchFieldSql(schema, f));
   const searched = holdingFacets(translateSearch(search!.replace(/\\"/g, '"'), schema, notes), facets, schema, notes);
-  const where = over === 'event' ? eventsOnly(searched) : searched;
+  const where = keptTo(over === 'trace' ? 'spans' : `${over}s`, searched);
   const interval = intervalFor(window, notes);
   const cond = condition(monitor, comparator!, Number(threshold), notes);
   if (rollup[0] === 'count' && rollup.length === 1) {

@@ -11,7 +11,7 @@ import { splitTag } from '../../../src/signals/shared/resource-promotion';
 import { listValue, luceneField, luceneValue, sqlField, tagColumn, type Table, wildcardNote } from './attributes';
 import type { NamedQuery, TemplateVariable } from './datadog';
 import type { Sources } from './plan';
-import { EVENT_LEVELS_NOTE, EVENT_SERVICE_NOTE, EVENT_SEARCH, eventsOnly, holdingFacets, LOG_SEARCH, type SearchSchema, searchFieldSql, spanSearch, translateSearch, withVariableDefaults } from './log-search';
+import { EVENT_LEVELS_NOTE, EVENT_SERVICE_NOTE, EVENT_SEARCH, holdingFacets, keptTo, LOG_SEARCH, type SearchSchema, searchFieldSql, spanSearch, translateSearch, withVariableDefaults } from './log-search';
 import { Unsupported } from './unsupported';
 import { type Expr, type Filter, type MetricQuery, metricQueriesOf, parseMetricExpression } from './metric-query';
 import { bundledMetricTypes, type MetricTypes } from './metric-types';
@@ -462,8 +462,8 @@ export function logAggregation(aggregation: string, metric: string | undefined, 
 /** Where a query of a search source reads: logs, events (log records too) or spans. */
 const searchOf = (dataSource: string, ctx: QueryContext): SearchSchema => (dataSource === 'spans' ? spanSearch(ctx.semconv) : dataSource === 'events' ? EVENT_SEARCH : LOG_SEARCH);
 
-/** A search restricted to events when it is one (events share the logs table). */
-const searchWhere = (dataSource: string, where: string): string => (dataSource === 'events' ? eventsOnly(where) : where);
+/** A search kept to the records of its source (logs and events share the logs table). */
+const searchWhere = (dataSource: string, where: string): string => keptTo(dataSource === 'events' ? 'events' : dataSource === 'spans' ? 'spans' : 'logs', where);
 
 /** A log (or event, or span) query of the newer form: a count (or a measure) over a search, split by facets. */
 function searchSelect(q: NamedQuery, ctx: QueryContext, notes: string[]): { select: SelectItem; groupBy: string[] } {
