@@ -179,6 +179,16 @@ describe('found by drawing the held-out dashboards (integrations-extras)', () =>
     expect(select!.where).toContain('ResourceAttributes.host.name:*');
   });
 
+  it('a negated value in a field group is a negated term, not the value "-v" (vercel: @proxy.vercelCache:(-MISS))', () => {
+    expect(translateLogSearch('@proxy.vercelCache:(-MISS)', [])).toBe('(NOT LogAttributes.proxy.vercelCache:"MISS")');
+  });
+
+  it('a run of * is one wildcard (jfrog: @http.status_code:4**), which HyperDX would read as the text 4*', () => {
+    const notes: string[] = [];
+    expect(translateLogSearch('@http.status_code:4**', notes)).toBe('LogAttributes.http.status_code:4*');
+    expect(notes.join()).toContain('containing "4"');
+  });
+
   it('a log query leaves out the events, which share the logs table in the bridge', () => {
     const tile = widgetTile(logQuery({ aggregation: 'count' }), NO_VARS, SOURCES);
     expect(selectsOf(tile.config)[0]!.where).toBe('(LogAttributes.datadog.ddsource:"app") AND NOT LogAttributes.datadog.event.title:*');

@@ -193,8 +193,9 @@ function exactTerm(field: string, value: string, rename: (v: string) => string, 
   const quoted = value.length > 1 && value.startsWith('"') && value.endsWith('"');
   const plain = (quoted ? value.slice(1, -1) : value).replace(/\\(.)/g, '$1');
   if (!quoted && plain.includes('*')) {
-    notes.push(wildcardNote(plain));
-    return `${field}:${value}`;
+    // a run of * is one wildcard to Datadog; HyperDX drops one leading and one trailing * only, and reads the rest as text
+    notes.push(wildcardNote(plain.replace(/\*{2,}/g, '*')));
+    return `${field}:${value.replace(/\*{2,}/g, '*')}`;
   }
   // a map column returns '' for a key it does not hold
   if (plain === '') notes.push('an empty value ("") also matches logs without the attribute (HyperDX reads a missing attribute as empty)');
@@ -202,7 +203,7 @@ function exactTerm(field: string, value: string, rename: (v: string) => string, 
 }
 
 /**
- * `field:value`, or a group `field:(a OR b)` written `(field:a OR field:b)` (its operators kept):
+ * `field:value`, or a group `field:(a OR -b)` written `(field:a OR NOT field:b)` (its operators kept):
  * HyperDX reads an empty value inside a field's group as "anything".
  */
 function fieldTerm(schema: SearchSchema, key: string, value: string, notes: string[]): string {
@@ -210,7 +211,8 @@ function fieldTerm(schema: SearchSchema, key: string, value: string, notes: stri
   const rename = schema.rename?.(field) ?? ((v: string) => v);
   const one = (word: string): string => schema.term?.(key, word, (f, v) => exactTerm(f, v, rename, notes), notes) ?? exactTerm(field, word, rename, notes);
   if (!value.startsWith('(')) return one(value);
-  return value.replace(/"(?:[^"\\]|\\.)*"|[[{][^\]}]*[\]}]|[^\s()]+/g, (word) => (/^(AND|OR|NOT)$/.test(word) ? word : one(word)));
+  // `-v` in a group is a negated term (`@cache:(-MISS)`: not MISS), not the value "-v"
+  return value.replace(/-?(?:"(?:[^"\\]|\\.)*"|[[{][^\]}]*[\]}]|[^\s()]+)/g, (word) => (/^(AND|OR|NOT)$/.test(word) ? word : /^-./.test(word) ? `NOT ${one(word.slice(1))}` : one(word)));
 }
 
 /** `key:value` terms (quoted, grouped or bare values); everything between them is kept as written. */
