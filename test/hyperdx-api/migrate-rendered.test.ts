@@ -118,6 +118,7 @@ const NOTE_MODES: [RegExp, Partial<Modes>][] = [
   [/^the range .* is matched as the integers/, {}],
   [/^an event's success and info are one level in the bridge/, { eventStatusFold: true }],
   [/^an event without a service tag is filed under its source type/, { eventServiceIsSource: true }],
+  [/^a record whose measure is not a number is read as 0/, { notANumberIsZero: true }],
   [/^records without .* are drawn in an empty group or counted as 0/, { keepMissingFacets: true }],
   [/^the empty term .* dropped/, { dropEmptyTerms: true }],
   [/rollup of .* dropped: HyperDX picks the interval/, {}],

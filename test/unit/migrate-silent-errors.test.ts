@@ -189,6 +189,11 @@ describe('found by drawing the held-out dashboards (integrations-extras)', () =>
     expect(notes.join()).toContain('containing "4"');
   });
 
+  it("an average of a measure says that HyperDX reads a value that is not a number as 0 (zscaler's scan time); a sum does not need to", () => {
+    expect(widgetTile(logQuery({ aggregation: 'avg', metric: '@zscaler.scantime' }), NO_VARS, SOURCES).notes.join()).toContain('is not a number is read as 0');
+    expect(widgetTile(logQuery({ aggregation: 'sum', metric: '@zscaler.scantime' }), NO_VARS, SOURCES).notes.join()).not.toContain('not a number');
+  });
+
   it('a log query leaves out the events, which share the logs table in the bridge', () => {
     const tile = widgetTile(logQuery({ aggregation: 'count' }), NO_VARS, SOURCES);
     expect(selectsOf(tile.config)[0]!.where).toBe('(LogAttributes.datadog.ddsource:"app") AND NOT LogAttributes.datadog.event.title:*');

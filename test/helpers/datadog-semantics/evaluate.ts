@@ -75,6 +75,8 @@ export interface Modes {
   eventStatusFold: boolean;
   /** an event without a service tag has no service (Datadog) or its source type's (the bridge files it there) */
   eventServiceIsSource: boolean;
+  /** a measure's value that is not a number is left out (Datadog) or read as 0 (HyperDX) */
+  notANumberIsZero: boolean;
   /** a log without a group-by facet (or measure) is left out (Datadog) or drawn in an empty group, its measure 0 (HyperDX) */
   keepMissingFacets: boolean;
   /** a field with no value in a search (`tags:`) kept (Datadog) or dropped (the migration says it drops it) */
@@ -104,6 +106,7 @@ export const DATADOG: Modes = {
   hostnameIsHost: false,
   eventStatusFold: false,
   eventServiceIsSource: false,
+  notANumberIsZero: false,
   keepMissingFacets: false,
   dropEmptyTerms: false,
   reduce: 'datadog',
@@ -552,7 +555,11 @@ export function logGrid(q: LogQuery, ctx: Ctx, perInterval: boolean): Grid {
     if (q.aggregation === 'count') return logs.length;
     const f = LOG_AGGS[q.aggregation];
     if (f === undefined) throw new NotModelled(`the ${q.aggregation} log aggregation`);
-    const numbers = logs.map((l) => Number(facetValue(l, q.measure!) ?? (ctx.modes.keepMissingFacets ? 0 : Number.NaN))).filter((n) => Number.isFinite(n));
+    const numberOf = (v: string | number | boolean | undefined): number => {
+      const n = Number(v ?? (ctx.modes.keepMissingFacets ? 0 : Number.NaN));
+      return v !== undefined && Number.isNaN(n) && ctx.modes.notANumberIsZero ? 0 : n;
+    };
+    const numbers = logs.map((l) => numberOf(facetValue(l, q.measure!))).filter((n) => Number.isFinite(n));
     return numbers.length === 0 ? undefined : f(numbers);
   };
   // a count over the window with no group is 0 when nothing matched (a value, not a gap)

@@ -256,7 +256,7 @@ function searchTarget(monitor: DatadogMonitor, over: 'log' | 'event' | 'trace', 
     };
   }
   const measure = rollup[1] === undefined ? [] : [rollup[1]];
-  const select: SelectItem = { ...logAggregation(rollup[0]!, rollup[1], `rollup("${rollup.join('", "')}")`, schema), where: holdingFacets(where, measure, schema, notes), whereLanguage: 'lucene' };
+  const select: SelectItem = { ...logAggregation(rollup[0]!, rollup[1], `rollup("${rollup.join('", "')}")`, schema, notes), where: holdingFacets(where, measure, schema, notes), whereLanguage: 'lucene' };
   const series: Series = { source: kind, selects: [select], formulas: [], groupBy, notes: [] };
   return { tile: monitorTile(monitor.name, series, sources, index), interval, cond, extra: {} };
 }

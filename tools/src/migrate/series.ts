@@ -443,21 +443,28 @@ const LOG_AGGREGATIONS: Readonly<Record<string, Pick<SelectItem, 'aggFn' | 'leve
 
 /**
  * A log (or span) aggregation over a search: a count, a unique count of a facet, or a measure
- * (attributes are strings in ClickHouse: a measure is read as a number, empty where it is none; a
- * column of its own, a span's Duration, is a number already). The facet is read as written:
+ * (attributes are strings in ClickHouse: a measure is read as a number; a column of its own, a
+ * span's Duration, is a number already). HyperDX reads an aggregated value through
+ * toFloat64OrDefault, which makes a value that is not a number 0 (even when ours is NULL): an avg,
+ * min, max or percentile counts it where Datadog's measure leaves it out, which is said (a sum
+ * is not changed by it). The facet is read as written:
  * `@duration` an attribute, a bare name a reserved field or a tag (`cardinality` of `host` counts
  * hosts, which the bridge keeps as the resource's host.name, not as an attribute named host); a
  * bare name that is neither is where the bridge writes a log's tags and attributes alike.
  */
-export function logAggregation(aggregation: string, metric: string | undefined, what: string, schema: SearchSchema = LOG_SEARCH): Pick<SelectItem, 'aggFn' | 'level' | 'valueExpression'> {
+export function logAggregation(aggregation: string, metric: string | undefined, what: string, schema: SearchSchema, notes: string[]): Pick<SelectItem, 'aggFn' | 'level' | 'valueExpression'> {
   const agg = LOG_AGGREGATIONS[aggregation];
   if (agg === undefined) throw new Unsupported(`${what}: the ${aggregation} aggregation has no HyperDX equivalent`);
   if (agg.aggFn === 'count') return agg;
   if (metric === undefined || metric === '') throw new Unsupported(`${what}: ${aggregation} of no attribute`);
   const field = searchFieldSql(schema, metric);
   const column = typeof schema.column(metric) === 'string';
+  if (!column && agg.aggFn !== 'count_distinct' && agg.aggFn !== 'sum') notes.push(`${NOT_A_NUMBER_NOTE} (${aggregation} of ${metric})`);
   return { ...agg, valueExpression: agg.aggFn === 'count_distinct' || column ? field : `toFloat64OrNull(${field})` };
 }
+
+/** What HyperDX makes of a measure's value that is not a number. */
+export const NOT_A_NUMBER_NOTE = 'a record whose measure is not a number is read as 0 (HyperDX reads every value as a number), where Datadog leaves it out';
 
 /** Where a query of a search source reads: logs, events (log records too) or spans. */
 const searchOf = (dataSource: string, ctx: QueryContext): SearchSchema => (dataSource === 'spans' ? spanSearch(ctx.semconv) : dataSource === 'events' ? EVENT_SEARCH : LOG_SEARCH);
@@ -479,7 +486,7 @@ function searchSelect(q: NamedQuery, ctx: QueryContext, notes: string[]): { sele
   const measured = aggregation !== 'count' && q.compute?.metric ? [q.compute.metric] : [];
   return {
     select: {
-      ...logAggregation(aggregation, q.compute?.metric, `${q.data_source} query "${q.name}"`, schema),
+      ...logAggregation(aggregation, q.compute?.metric, `${q.data_source} query "${q.name}"`, schema, notes),
       where: searchWhere(q.data_source, holdingFacets(translateSearch(search, schema, notes), [...facets, ...measured], schema, notes)),
       whereLanguage: 'lucene',
     },
