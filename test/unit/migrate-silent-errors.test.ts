@@ -194,6 +194,15 @@ describe('found by drawing the held-out dashboards (integrations-extras)', () =>
     expect(widgetTile(logQuery({ aggregation: 'sum', metric: '@zscaler.scantime' }), NO_VARS, SOURCES).notes.join()).not.toContain('not a number');
   });
 
+  it("free text with a wildcard at one end says that HyperDX matches the whole message (vercel's START*)", () => {
+    const notes: string[] = [];
+    expect(translateLogSearch('source:vercel START*', notes)).toBe('LogAttributes.datadog.ddsource:"vercel" START*');
+    expect(notes.join()).toContain('the free text START* is matched against the whole message');
+    const contains: string[] = [];
+    translateLogSearch('*timeout*', contains);
+    expect(contains).toEqual([]);
+  });
+
   it('a log query leaves out the events, which share the logs table in the bridge', () => {
     const tile = widgetTile(logQuery({ aggregation: 'count' }), NO_VARS, SOURCES);
     expect(selectsOf(tile.config)[0]!.where).toBe('(LogAttributes.datadog.ddsource:"app") AND NOT LogAttributes.datadog.event.title:*');

@@ -238,6 +238,7 @@ export function translateSearch(query: string, schema: SearchSchema, notes: stri
     })
     .trim();
   if (trimmed === '' || trimmed === '*') return '';
+  freeTextWildcards(trimmed, notes);
   const where = trimmed
     // `!` negates as `-` does in Datadog's search; HyperDX's grammar knows `-`
     .replace(FIELD_TERM, (_m, before: string, negate: string, key: string, value: string) => `${before}${negate === '' ? '' : '-'}${fieldTerm(schema, key, value, notes)}`)
@@ -246,6 +247,17 @@ export function translateSearch(query: string, schema: SearchSchema, notes: stri
     .replace(/(^|[\s(])((?:[^\s()":\\]|\\.)*\\.(?:[^\s()":\\]|\\.)*)(?=$|[\s)])/g, (_m, before: string, word: string) => `${before}"${word.replace(/\\(.)/g, '$1').replace(/"/g, '\\"')}"`);
   if (where.length > MAX_WHERE) throw new Unsupported(`the search is ${where.length} characters as HyperDX reads it (at most ${MAX_WHERE})`);
   return where;
+}
+
+/**
+ * Free text with a wildcard (`START*`): HyperDX's search matches it against the whole message
+ * (`START*`: messages that start with START), where Datadog matches the message's words: said.
+ */
+function freeTextWildcards(query: string, notes: string[]): void {
+  const free = query.replace(FIELD_TERM, '$1').replace(/"(?:[^"\\]|\\.)*"/g, ' ');
+  // `*x*` (contains) is the same either way
+  for (const [, , word] of free.matchAll(/(^|[\s(])-?([^\s()":]*\*[^\s()":]*)(?=$|[\s)])/g))
+    if (word !== '*' && !(word.startsWith('*') && word.endsWith('*'))) notes.push(`the free text ${word} is matched against the whole message (HyperDX's search: ${word.startsWith('*') ? 'ending' : 'starting'} with it), not against each of its words`);
 }
 
 export const translateLogSearch = (query: string, notes: string[] = []): string => translateSearch(query, LOG_SEARCH, notes);
