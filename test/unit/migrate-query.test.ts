@@ -239,7 +239,7 @@ describe('monitors', () => {
 
   it('a log monitor becomes a saved search and its alert', () => {
     const plan = translateMonitor(monitor('logs("service:web status:error").index("*").rollup("count").last("15m") > 100', '@webhook-ops', 'log alert'), 'f', SOURCES, webhooks, 0);
-    expect(plan.target).toMatchObject({ kind: 'search', search: { where: '(ServiceName:"web" SeverityText:"error") AND NOT LogAttributes.datadog.event.title:*', sourceId: 'l1' } });
+    expect(plan.target).toMatchObject({ kind: 'search', search: { where: '(ServiceName:"web" SeverityText:"error") AND -LogAttributes.datadog.event.title:*', sourceId: 'l1' } });
     expect(plan.alert).toMatchObject({ source: 'saved_search', interval: '15m', threshold: 90 });
   });
 

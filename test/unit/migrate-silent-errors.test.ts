@@ -180,7 +180,7 @@ describe('found by drawing the held-out dashboards (integrations-extras)', () =>
   });
 
   it('a negated value in a field group is a negated term, not the value "-v" (vercel: @proxy.vercelCache:(-MISS))', () => {
-    expect(translateLogSearch('@proxy.vercelCache:(-MISS)', [])).toBe('(NOT LogAttributes.proxy.vercelCache:"MISS")');
+    expect(translateLogSearch('@proxy.vercelCache:(-MISS)', [])).toBe('(-LogAttributes.proxy.vercelCache:"MISS")');
   });
 
   it('a run of * is one wildcard (jfrog: @http.status_code:4**), which HyperDX would read as the text 4*', () => {
@@ -205,9 +205,9 @@ describe('found by drawing the held-out dashboards (integrations-extras)', () =>
 
   it('a log query leaves out the events, which share the logs table in the bridge', () => {
     const tile = widgetTile(logQuery({ aggregation: 'count' }), NO_VARS, SOURCES);
-    expect(selectsOf(tile.config)[0]!.where).toBe('(LogAttributes.datadog.ddsource:"app") AND NOT LogAttributes.datadog.event.title:*');
+    expect(selectsOf(tile.config)[0]!.where).toBe('(LogAttributes.datadog.ddsource:"app") AND -LogAttributes.datadog.event.title:*');
     const stream = widgetTile({ type: 'list_stream', title: 'all', requests: [{ query: { data_source: 'logs_stream', query_string: '' } }] }, NO_VARS, SOURCES);
-    expect(stream.config.where).toBe('NOT LogAttributes.datadog.event.title:*');
+    expect(stream.config.where).toBe('-LogAttributes.datadog.event.title:*');
   });
 
   it('a sunburst keeps its top 10 slices, as a top list keeps its bars', () => {

@@ -116,7 +116,8 @@ const EVENTS_ONLY = 'LogAttributes.datadog.event.title:*';
 export const eventsOnly = (where: string): string => (where === '' ? EVENTS_ONLY : `(${where}) AND ${EVENTS_ONLY}`);
 
 /** A search of the logs table kept to logs: Datadog's log queries never see events, which share the table here. */
-const logsOnly = (where: string): string => (where === '' ? `NOT ${EVENTS_ONLY}` : `(${where}) AND NOT ${EVENTS_ONLY}`);
+// `-field:*` (HyperDX: notEmpty(…) != 1); `NOT field:*` would carry HyperDX's index hint on the key under the NOT
+const logsOnly = (where: string): string => (where === '' ? `-${EVENTS_ONLY}` : `(${where}) AND -${EVENTS_ONLY}`);
 
 /** A search kept to the records of its kind: logs and events share the logs table; spans have their own. */
 export const keptTo = (kind: 'logs' | 'events' | 'spans', where: string): string => (kind === 'events' ? eventsOnly(where) : kind === 'logs' ? logsOnly(where) : where);
@@ -203,7 +204,7 @@ function exactTerm(field: string, value: string, rename: (v: string) => string, 
 }
 
 /**
- * `field:value`, or a group `field:(a OR -b)` written `(field:a OR NOT field:b)` (its operators kept):
+ * `field:value`, or a group `field:(a OR -b)` written `(field:a OR -field:b)` (its operators kept):
  * HyperDX reads an empty value inside a field's group as "anything".
  */
 function fieldTerm(schema: SearchSchema, key: string, value: string, notes: string[]): string {
@@ -212,7 +213,7 @@ function fieldTerm(schema: SearchSchema, key: string, value: string, notes: stri
   const one = (word: string): string => schema.term?.(key, word, (f, v) => exactTerm(f, v, rename, notes), notes) ?? exactTerm(field, word, rename, notes);
   if (!value.startsWith('(')) return one(value);
   // `-v` in a group is a negated term (`@cache:(-MISS)`: not MISS), not the value "-v"
-  return value.replace(/-?(?:"(?:[^"\\]|\\.)*"|[[{][^\]}]*[\]}]|[^\s()]+)/g, (word) => (/^(AND|OR|NOT)$/.test(word) ? word : /^-./.test(word) ? `NOT ${one(word.slice(1))}` : one(word)));
+  return value.replace(/-?(?:"(?:[^"\\]|\\.)*"|[[{][^\]}]*[\]}]|[^\s()]+)/g, (word) => (/^(AND|OR|NOT)$/.test(word) ? word : /^-./.test(word) ? `-${one(word.slice(1))}` : one(word)));
 }
 
 /** `key:value` terms (quoted, grouped or bare values); everything between them is kept as written. */
