@@ -77,6 +77,8 @@ export interface Modes {
   eventServiceIsSource: boolean;
   /** a measure's value that is not a number is left out (Datadog) or read as 0 (HyperDX) */
   notANumberIsZero: boolean;
+  /** metrics whose type the migration did not know and reads as gauges: none (Datadog), or these, whose points sent as counts it does not find */
+  readAsGauge: readonly string[];
   /** a log without a group-by facet (or measure) is left out (Datadog) or drawn in an empty group, its measure 0 (HyperDX) */
   keepMissingFacets: boolean;
   /** a field with no value in a search (`tags:`) kept (Datadog) or dropped (the migration says it drops it) */
@@ -107,6 +109,7 @@ export const DATADOG: Modes = {
   eventStatusFold: false,
   eventServiceIsSource: false,
   notANumberIsZero: false,
+  readAsGauge: [],
   keepMissingFacets: false,
   dropEmptyTerms: false,
   reduce: 'datadog',
@@ -242,12 +245,15 @@ function methodEffects(t: MetricTerm, ctx: Ctx, kind: SentSeries['kind']): { sca
 const APM_STATS = /^trace\./;
 const APM_STATS_REASON = 'an APM stats metric (trace.…): the workload sends series, not the tracer stats it is derived from';
 
+/** The series a metric term reads: those its filter keeps, of the table the tile reads (a count read as a gauge is not found). */
+const seriesRead = (t: MetricTerm, ctx: Ctx): SentSeries[] => (ctx.data.series.get(t.metric) ?? []).filter((s) => seriesMatches(t.filter, s, ctx.variables, ctx.modes) && !(s.kind === 'count' && ctx.modes.readAsGauge.includes(t.metric)));
+
 /** A metric query per interval and group: each kept series' per-interval value, combined by the space aggregator. */
 export function metricGrid(t: MetricTerm, ctx: Ctx): Grid {
   const space = SPACE[t.space];
   if (space === undefined) throw new NotModelled(`the ${t.space} space aggregator`);
   if (APM_STATS.test(t.metric)) throw new NotModelled(APM_STATS_REASON);
-  const kept = (ctx.data.series.get(t.metric) ?? []).filter((s) => seriesMatches(t.filter, s, ctx.variables, ctx.modes));
+  const kept = seriesRead(t, ctx);
   const cells = new Map<string, Map<number, number[]>>();
   for (const s of kept) {
     const { scale } = methodEffects(t, ctx, s.kind);
@@ -439,7 +445,7 @@ export function flatMetric(t: MetricTerm, ctx: Ctx, dropGroups: boolean): Grid {
   const space = SPACE[t.space];
   if (space === undefined) throw new NotModelled(`the ${t.space} space aggregator`);
   if (APM_STATS.test(t.metric)) throw new NotModelled(APM_STATS_REASON);
-  const kept = (ctx.data.series.get(t.metric) ?? []).filter((s) => seriesMatches(t.filter, s, ctx.variables, ctx.modes));
+  const kept = seriesRead(t, ctx);
   const values = new Map<string, number[]>();
   for (const s of kept) {
     const { scale } = methodEffects(t, ctx, s.kind);
