@@ -112,10 +112,17 @@ export function expectedOf(def: WidgetDef, variables: readonly Variable[], data:
   return { shape: value ? 'value' : 'series', series };
 }
 
-/** A top list's count (`sort.count`, a formula's `limit.count`, a log group's `limit`). */
+/** `top(…, 10, 'sum', 'desc')` around a whole query or formula: its count. */
+const TOP_CALL = /^\s*top\(.*,\s*(\d+)\s*,\s*'\w+'\s*,\s*'desc'\s*\)\s*$/;
+const topCallLimit = (text: string | undefined): number | undefined => {
+  const m = TOP_CALL.exec(text ?? '');
+  return m ? Number(m[1]) : undefined;
+};
+
+/** A top list's count (`sort.count`, a formula's `limit.count`, a log group's `limit`, a `top()` around its query). */
 function topLimitOf(requests: readonly Request[]): number | undefined {
   for (const r of requests) {
-    const n = r.sort?.count ?? r.formulas?.find((f) => f.limit?.count)?.limit?.count ?? r.log_query?.group_by?.[0]?.limit;
+    const n = r.sort?.count ?? r.formulas?.find((f) => f.limit?.count)?.limit?.count ?? r.log_query?.group_by?.[0]?.limit ?? topCallLimit(r.q) ?? topCallLimit(r.formulas?.[0]?.formula);
     if (n !== undefined) return n;
   }
   return undefined;
