@@ -20,14 +20,12 @@ import { buildScenario, type ScenarioName } from './scenarios';
 import { ensureCollector } from '../tools/src/collector/build';
 import { createLogger } from '../src/core/observability/log';
 import { BENCH_API_KEY, cpuSeconds, peakRssMiB, startSut, type Side } from './sut';
+import { optionValue } from './args';
 
 const RATE = 10; // requests per second, of 1000 records each: 10,000 records/s
 const BATCH = 1000;
 
-const arg = (name: string, fallback: string): string => {
-  const i = process.argv.indexOf(`--${name}`);
-  return i > 0 ? (process.argv[i + 1] as string) : fallback;
-};
+const arg = (name: string, fallback: string): string => optionValue(process.argv, name) ?? fallback;
 
 const duBytes = (dir: string): number => Number(execFileSync('du', ['-sb', dir], { encoding: 'utf8' }).split('\t')[0]);
 
