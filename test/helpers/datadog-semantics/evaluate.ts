@@ -79,8 +79,11 @@ export interface Modes {
   notANumberIsZero: boolean;
   /** metrics whose type the migration did not know and reads as gauges: none (Datadog), or these, whose points sent as counts it does not find */
   readAsGauge: readonly string[];
-  /** a log without a group-by facet (or measure) is left out (Datadog) or drawn in an empty group, its measure 0 (HyperDX) */
-  keepMissingFacets: boolean;
+  /**
+   * group-by facets (or measures) a log without which is left out (Datadog: none), or drawn in an
+   * empty group, its measure 0 (HyperDX, for the facets a tile says it cannot name in its search)
+   */
+  keepMissingFacets: readonly string[];
   /** a field with no value in a search (`tags:`) kept (Datadog) or dropped (the migration says it drops it) */
   dropEmptyTerms: boolean;
   /**
@@ -110,7 +113,7 @@ export const DATADOG: Modes = {
   eventServiceIsSource: false,
   notANumberIsZero: false,
   readAsGauge: [],
-  keepMissingFacets: false,
+  keepMissingFacets: [],
   dropEmptyTerms: false,
   reduce: 'datadog',
   dropGroups: false,
@@ -409,9 +412,14 @@ const RANKS: Record<string, (v: number[]) => number> = {
   norm: (v) => Math.sqrt(v.reduce((a, b) => a + b * b, 0)),
 };
 
-/** The `limit` groups ranked first: by Datadog's reducer and order, or by HyperDX's peak. */
+/**
+ * The `limit` groups ranked first: by Datadog's reducer and order, or by HyperDX's peak. A group
+ * with no value (a measure none of its records holds) has nothing to rank or draw: it comes after
+ * every group with one, so it never takes the place of a drawn group.
+ */
 export function topGroups(grid: Grid, limit: number, rank: string, order: string, how: Modes['top']): Grid {
   if (grid.size <= limit || how === 'all' || how === 'value') return grid;
+  const valued = [...grid].filter(([, row]) => row.size > 0);
   const score = (row: Map<number, number>): number => {
     const values = [...row.entries()].sort(([a], [b]) => a - b).map(([, v]) => v);
     if (how === 'peak') return Math.max(...values.map(Math.abs));
@@ -420,8 +428,8 @@ export function topGroups(grid: Grid, limit: number, rank: string, order: string
     return f(values);
   };
   // ties in group order, byte by byte (as ClickHouse orders the groups)
-  const ranked = [...grid].sort(([ga, a], [gb, b]) => (how === 'peak' || order === 'desc' ? score(b) - score(a) : score(a) - score(b)) || (ga < gb ? -1 : ga > gb ? 1 : 0));
-  return new Map(ranked.slice(0, limit));
+  const ranked = valued.sort(([ga, a], [gb, b]) => (how === 'peak' || order === 'desc' ? score(b) - score(a) : score(a) - score(b)) || (ga < gb ? -1 : ga > gb ? 1 : 0));
+  return new Map([...ranked, ...[...grid].filter(([, row]) => row.size === 0)].slice(0, limit));
 }
 
 /** Reduces each group's intervals to one value (at interval 0), as a value widget does. */
@@ -542,7 +550,7 @@ export function logGrid(q: LogQuery, ctx: Ctx, perInterval: boolean): Grid {
   for (const log of candidates(search, records)) {
     const b = bucketOf(ctx, log.ts);
     if (b === undefined || !matches(search, log, { contains: ctx.modes.wildcardContains, missingIsEmpty: ctx.modes.missingIsEmpty, ...(statusOf ? { status: statusOf } : {}) })) continue;
-    const groupValues = orderedBy(q.groupBy, ctx).map((f) => facetValue(log, f) ?? (ctx.modes.keepMissingFacets ? '' : undefined));
+    const groupValues = orderedBy(q.groupBy, ctx).map((f) => facetValue(log, f) ?? (ctx.modes.keepMissingFacets.includes(f) ? '' : undefined));
     if (groupValues.some((v) => v === undefined)) continue;
     const g = groupKey(groupValues.map(String));
     const row = cells.get(g) ?? new Map<number, DatadogLog[]>();
@@ -562,7 +570,7 @@ export function logGrid(q: LogQuery, ctx: Ctx, perInterval: boolean): Grid {
     const f = LOG_AGGS[q.aggregation];
     if (f === undefined) throw new NotModelled(`the ${q.aggregation} log aggregation`);
     const numberOf = (v: string | number | boolean | undefined): number => {
-      const n = Number(v ?? (ctx.modes.keepMissingFacets ? 0 : Number.NaN));
+      const n = Number(v ?? (ctx.modes.keepMissingFacets.includes(q.measure!) ? 0 : Number.NaN));
       return v !== undefined && Number.isNaN(n) && ctx.modes.notANumberIsZero ? 0 : n;
     };
     const numbers = logs.map((l) => numberOf(facetValue(l, q.measure!))).filter((n) => Number.isFinite(n));
