@@ -101,6 +101,11 @@ function modesOf(notes: readonly string[]): Modes {
       modes.keepMissingFacets = [...modes.keepMissingFacets, kept[1]!];
       continue;
     }
+    const shared = SHARED_FIELD.exec(note);
+    if (shared) {
+      modes.sharedFields = [...modes.sharedFields, shared[1]!];
+      continue;
+    }
     const switched = NOTE_MODES.find(([re]) => re.test(note));
     if (!switched) throw new NotModelled(`note: ${note.replace(/"[^"]*"|\$[\w-]+|\d+/g, '…').slice(0, 100)}`);
     Object.assign(modes, switched[1]);
@@ -113,6 +118,9 @@ const READ_AS_GAUGE = /^([^\s:]+): its type is not known .* read as a gauge/;
 
 /** A facet the migration cannot name in HyperDX's search: its records without it are kept (that facet's only: the tile narrows to the others). */
 const KEEP_MISSING = /^records without (.+?) are drawn in an empty group or counted as 0/;
+
+/** A name whose tag and attribute the bridge keeps as one field. */
+const SHARED_FIELD = /^the tag (\S+) and the attribute @\S+ are one field in the bridge/;
 
 /** Each documented approximation and the side of it the tile is compared on; `{}`: it changes nothing over generated data. */
 const NOTE_MODES: [RegExp, Partial<Modes>][] = [

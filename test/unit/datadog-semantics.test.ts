@@ -25,4 +25,12 @@ describe('log groups', () => {
     const ctx = { data: dataset(logs), window, modes: { ...DATADOG, keepMissingFacets: ['@campaign name'] }, variables: [] };
     expect(cells(logGrid({ search: '', aggregation: 'count', groupBy: ['@campaign name', '@http.url'] }, ctx, false))).toEqual({ 'c | u': [1], ' | u': [1] });
   });
+
+  it("reads a name's tag and attribute as one field only where the tile says the bridge does (plivo's message_type)", () => {
+    const tagged = { ...log({}, 1), tags: ['message_type:whatsapp'] };
+    const logs = [tagged, log({ message_type: 'sms' }, 2)];
+    const count = (sharedFields: string[]) => cells(logGrid({ search: '-@message_type:whatsapp', aggregation: 'count', groupBy: [] }, { data: dataset(logs), window, modes: { ...DATADOG, sharedFields }, variables: [] }, false));
+    expect(count([])).toEqual({ '': [2] });
+    expect(count(['message_type'])).toEqual({ '': [1] });
+  });
 });

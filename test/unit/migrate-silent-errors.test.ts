@@ -230,6 +230,33 @@ describe('found by drawing the held-out dashboards (integrations-extras)', () =>
   });
 });
 
+describe('found by drawing every integrations-core dashboard', () => {
+  const logWidget = (title: string, query: string, facets: string[] = []) => ({
+    definition: {
+      type: 'query_value',
+      title,
+      requests: [{ response_format: 'scalar', queries: [{ name: 'q', data_source: 'logs', search: { query }, compute: { aggregation: 'count' }, group_by: facets.map((facet) => ({ facet })) }], formulas: [{ formula: 'q' }] }],
+    },
+  });
+
+  it("a key named both as a tag and as an attribute is one field in the bridge: said on each tile naming it (plivo's message_type and @message_type)", () => {
+    const dashboard = readDashboard({
+      title: 'messages',
+      layout_type: 'ordered',
+      widgets: [logWidget('WhatsApp', 'source:plivo message_type:whatsapp'), logWidget('Not WhatsApp', 'source:plivo -@message_type:whatsapp'), logWidget('By type', 'source:plivo', ['@message_type']), logWidget('Other', 'source:plivo @message_state:sent')],
+    });
+    const plan = translateDashboard(dashboard, 'messages.json', SOURCES);
+    const said = plan.widgets.map((w) => w.notes.some((n) => n.startsWith('the tag message_type and the attribute @message_type are one field in the bridge')));
+    expect(said).toEqual([true, true, true, false]);
+    expect(plan.widgets.slice(0, 3).map((w) => w.status)).toEqual(['approximated', 'approximated', 'approximated']);
+  });
+
+  it('a key named one way only says nothing', () => {
+    const plan = translateDashboard(readDashboard({ title: 'm', layout_type: 'ordered', widgets: [logWidget('a', 'source:plivo @message_type:sms'), logWidget('b', 'source:plivo', ['@message_type'])] }), 'm.json', SOURCES);
+    expect(plan.widgets.flatMap((w) => w.notes).filter((n) => n.includes('one field in the bridge'))).toEqual([]);
+  });
+});
+
 describe('issue 33 item 8: one bad dashboard file', () => {
   const dir = mkdtempSync(join(tmpdir(), 'migrate-bad-'));
   const group = '{"definition":{"type":"group","widgets":[';

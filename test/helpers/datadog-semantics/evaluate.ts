@@ -14,7 +14,7 @@
  * A migrated tile that says it approximates (its notes) is compared against what it says it
  * draws instead: `Modes` switches each documented difference to the HyperDX side.
  */
-import { type DatadogLog, eventSearchText, fieldsOf, matches, readSearch, type Search } from './log-search';
+import { type DatadogLog, eventSearchText, fieldsOf, matches, otherForm, readSearch, type Search } from './log-search';
 import type { MetricTerm, TagFilter, Term } from './metric-query';
 import { wildcardTest } from './wildcard';
 
@@ -84,6 +84,8 @@ export interface Modes {
    * empty group, its measure 0 (HyperDX, for the facets a tile says it cannot name in its search)
    */
   keepMissingFacets: readonly string[];
+  /** names whose tag and `@` attribute are two fields (Datadog: none), or one (the bridge keeps a log's tags with its attributes, for the names a tile says) */
+  sharedFields: readonly string[];
   /** a field with no value in a search (`tags:`) kept (Datadog) or dropped (the migration says it drops it) */
   dropEmptyTerms: boolean;
   /**
@@ -114,6 +116,7 @@ export const DATADOG: Modes = {
   notANumberIsZero: false,
   readAsGauge: [],
   keepMissingFacets: [],
+  sharedFields: [],
   dropEmptyTerms: false,
   reduce: 'datadog',
   dropGroups: false,
@@ -495,8 +498,12 @@ export function withDefaults(search: string, variables: readonly Variable[]): st
   });
 }
 
-/** A log's value of a facet (`@attr`, `service`, a tag key). */
-export function facetValue(log: DatadogLog, facet: string): string | number | boolean | undefined {
+/** A log's value of a facet (`@attr`, `service`, a tag key), or of its other form where the tile says the two are one (`shared`). */
+export function facetValue(log: DatadogLog, facet: string, shared?: readonly string[]): string | number | boolean | undefined {
+  return ownFacetValue(log, facet) ?? otherForm(log, facet, shared);
+}
+
+function ownFacetValue(log: DatadogLog, facet: string): string | number | boolean | undefined {
   if (facet.startsWith('@')) return log.attributes[facet.slice(1)];
   if (facet === 'service' || facet === 'source' || facet === 'host' || facet === 'status' || facet === 'message') return log[facet];
   const tag = log.tags.find((t) => t.startsWith(`${facet}:`));
@@ -549,8 +556,8 @@ export function logGrid(q: LogQuery, ctx: Ctx, perInterval: boolean): Grid {
   const statusOf = q.events ? (text: string) => eventStatus(text, ctx.modes.eventStatusFold) : undefined;
   for (const log of candidates(search, records)) {
     const b = bucketOf(ctx, log.ts);
-    if (b === undefined || !matches(search, log, { contains: ctx.modes.wildcardContains, missingIsEmpty: ctx.modes.missingIsEmpty, ...(statusOf ? { status: statusOf } : {}) })) continue;
-    const groupValues = orderedBy(q.groupBy, ctx).map((f) => facetValue(log, f) ?? (ctx.modes.keepMissingFacets.includes(f) ? '' : undefined));
+    if (b === undefined || !matches(search, log, { contains: ctx.modes.wildcardContains, missingIsEmpty: ctx.modes.missingIsEmpty, shared: ctx.modes.sharedFields, ...(statusOf ? { status: statusOf } : {}) })) continue;
+    const groupValues = orderedBy(q.groupBy, ctx).map((f) => facetValue(log, f, ctx.modes.sharedFields) ?? (ctx.modes.keepMissingFacets.includes(f) ? '' : undefined));
     if (groupValues.some((v) => v === undefined)) continue;
     const g = groupKey(groupValues.map(String));
     const row = cells.get(g) ?? new Map<number, DatadogLog[]>();
@@ -562,7 +569,7 @@ export function logGrid(q: LogQuery, ctx: Ctx, perInterval: boolean): Grid {
     if (q.aggregation === 'cardinality')
       return new Set(
         logs
-          .map((l) => facetValue(l, q.measure!))
+          .map((l) => facetValue(l, q.measure!, ctx.modes.sharedFields))
           .filter((v) => v !== undefined)
           .map(String),
       ).size;
@@ -573,7 +580,7 @@ export function logGrid(q: LogQuery, ctx: Ctx, perInterval: boolean): Grid {
       const n = Number(v ?? (ctx.modes.keepMissingFacets.includes(q.measure!) ? 0 : Number.NaN));
       return v !== undefined && Number.isNaN(n) && ctx.modes.notANumberIsZero ? 0 : n;
     };
-    const numbers = logs.map((l) => numberOf(facetValue(l, q.measure!))).filter((n) => Number.isFinite(n));
+    const numbers = logs.map((l) => numberOf(facetValue(l, q.measure!, ctx.modes.sharedFields))).filter((n) => Number.isFinite(n));
     return numbers.length === 0 ? undefined : f(numbers);
   };
   // a count over the window with no group is 0 when nothing matched (a value, not a gap)

@@ -165,6 +165,8 @@ export interface SearchModes {
   missingIsEmpty: boolean;
   /** how a searched status is named (an event's differ from a log's) */
   status?: (text: string) => string;
+  /** names whose tag and `@` attribute are one field (the bridge keeps a log's tags with its attributes) */
+  shared?: readonly string[];
 }
 
 /**
@@ -199,7 +201,23 @@ function tagValues(log: DatadogLog, key: string): string[] {
   });
 }
 
-function fieldValues(log: DatadogLog, field: string): (string | number | boolean)[] {
+/**
+ * A field's value in its other form, where a tile says the two are one (`shared`): the tag `x` for
+ * `@x`, the attribute `x` for the tag `x`. A log holding both is read by its own form.
+ */
+export function otherForm(log: DatadogLog, field: string, shared: readonly string[] = []): string | number | boolean | undefined {
+  const name = field.replace(/^@/, '');
+  if (!shared.includes(name)) return undefined;
+  return field.startsWith('@') ? tagValues(log, name)[0] : log.attributes[name];
+}
+
+function fieldValues(log: DatadogLog, field: string, shared?: readonly string[]): (string | number | boolean)[] {
+  const own = ownValues(log, field);
+  const other = own.length === 0 ? otherForm(log, field, shared) : undefined;
+  return other === undefined ? own : [other];
+}
+
+function ownValues(log: DatadogLog, field: string): (string | number | boolean)[] {
   if (field.startsWith('@')) {
     const v = log.attributes[field.slice(1)];
     return v === undefined ? [] : [v];
@@ -242,7 +260,7 @@ export function matches(search: Search, log: DatadogLog, modes: SearchModes = DA
         const wanted = (modes.status ?? statusName)(search.value.text);
         return search.value.text.includes('*') ? wildcardTest(search.value.text.toLowerCase(), modes.contains)(log.status) : log.status === wanted;
       }
-      const values = fieldValues(log, search.field);
+      const values = fieldValues(log, search.field, modes.shared);
       return values.length === 0 ? matchValue(search.value, undefined, modes) : values.some((v) => matchValue(search.value, v, modes));
     }
   }

@@ -8,6 +8,7 @@
  */
 import type { DatadogDashboard, Widget, WidgetDefinition, WidgetLayout, WidgetRequest } from './datadog';
 import { dashboardFilters, filterVariableNames, inlinedNotes } from './filters';
+import { sharedKeyNotes, sharedLogKeys } from './log-keys';
 import { EVENT_SEARCH, keptTo, LOG_SEARCH, spanSearch, translateSearch, withVariableDefaults } from './log-search';
 import { type Expr, type FunctionArg, metricQueriesOf, parseMetricQueries, QueryError } from './metric-query';
 import { type DashboardPlan, formerMarkerFor, type ItemReport, identityOf, markerFor, outcomeOf, type Sources, type Status, type TileInput } from './plan';
@@ -333,14 +334,14 @@ export function widgetTile(def: WidgetDefinition, ctx: QueryContext, sources: So
   try {
     if (TEXT_WIDGETS.has(def.type)) return { name: def.title ?? '', type: def.type, status: 'text', config: markdown(textOf(def)), original, notes: [], migrated: true };
     if (def.type === 'list_stream' || def.type === 'event_stream') {
-      const notes: string[] = [];
+      const notes: string[] = sharedKeyNotes(def, ctx.variables, ctx.sharedLogKeys);
       // the older event stream widget holds its search in `query`
       const config = def.type === 'event_stream' ? searchTile('events', typeof def.query === 'string' ? def.query : '', ctx, sources, notes) : logStreamTile(def, ctx, sources, notes);
       return { name, type: def.type, status: notes.length > 0 ? 'approximated' : 'exact', config, original, notes: notes.map((n) => `${name}: ${n}`), migrated: true };
     }
     if (!CHART_WIDGETS.has(def.type)) throw new Unsupported(`the ${def.type} widget has no HyperDX equivalent`);
     const { config, notes } = def.type === 'distribution' ? distributionTile(def, ctx, sources) : chartTile(def, ctx, sources);
-    const unique = [...new Set(notes)];
+    const unique = [...new Set([...notes, ...sharedKeyNotes(def, ctx.variables, ctx.sharedLogKeys)])];
     return { name, type: def.type, status: unique.length > 0 ? 'approximated' : 'exact', config, original, notes: unique.map((n) => `${name}: ${n}`), migrated: true };
   } catch (err) {
     if (err instanceof Unsupported || err instanceof QueryError) return notMigrated(def, err.message, original);
@@ -432,6 +433,9 @@ const tileTitle = (draft: TileDraft): string => (draft.status === 'approximated'
 const widgetMetricTexts = (def: WidgetDefinition): string[] =>
   ((Array.isArray(def.requests) ? def.requests : []) as WidgetRequest[]).flatMap((r) => [...(r.q ? [r.q] : []), ...(r.queries ?? []).flatMap((q) => (q.data_source === 'metrics' && q.query ? [q.query] : []))]);
 
+/** Every widget's definition, groups opened. */
+const flatDefinitions = (widgets: readonly Widget[]): WidgetDefinition[] => widgets.flatMap((w) => (w.definition.type === 'group' ? flatDefinitions(w.definition.widgets ?? []) : [w.definition]));
+
 /** Every metric query text of a widget and its groups, for the dashboard-wide pass. */
 function metricTexts(widgets: readonly Widget[]): string[] {
   return widgets.flatMap((w) => [...widgetMetricTexts(w.definition), ...metricTexts(w.definition.widgets ?? [])]);
@@ -470,7 +474,7 @@ function widgetReport(draft: TileDraft): ItemReport {
 export function translateDashboard(dashboard: DatadogDashboard, file: string, sources: Sources, settings: TranslationSettings = DEFAULT_SETTINGS, identity = file): DashboardPlan {
   const filterNames = filterVariableNames(dashboard.template_variables, metricWidgetTexts(dashboard.widgets));
   const usage = new UsageCollector(filterNames);
-  const base = { variables: dashboard.template_variables, filters: filterNames, counted: countedMetrics(dashboard), ...settings };
+  const base = { variables: dashboard.template_variables, filters: filterNames, counted: countedMetrics(dashboard), sharedLogKeys: sharedLogKeys(flatDefinitions(dashboard.widgets), dashboard.template_variables), ...settings };
   const tiles: TileInput[] = [];
   const drafts: TileDraft[] = [];
   const containers: Container[] = [];

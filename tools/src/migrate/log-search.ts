@@ -219,6 +219,9 @@ function fieldTerm(schema: SearchSchema, key: string, value: string, notes: stri
 /** `key:value` terms (quoted, grouped or bare values); everything between them is kept as written. */
 const FIELD_TERM = /(^|[\s(])([-!]?)(@?[A-Za-z_][\w.-]*):("(?:[^"\\]|\\.)*"|\([^)]*\)|[[{][^\]}]*[\]}]|[^\s()]+)/g;
 
+/** The fields a search names (`@attr`, `service`, a tag key), as written. */
+export const searchFields = (query: string): string[] => [...query.matchAll(FIELD_TERM)].map((m) => m[3]!.replace(/^@@/, '@'));
+
 /**
  * A Datadog search as HyperDX's Lucene over `schema`'s table: fields moved where the bridge
  * writes them, values matched exactly (exactTerm), `-(…)` written `NOT (…)` (HyperDX's grammar

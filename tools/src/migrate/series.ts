@@ -62,6 +62,8 @@ export interface QueryContext extends TranslationSettings {
   uses: Map<string, Set<VariableUse>>;
   /** Metrics some query of the same dashboard reads with `.as_count()`/`.as_rate()`: counted ones. */
   counted?: ReadonlySet<string>;
+  /** LogAttributes keys the dashboard's log queries name both as a tag and as an attribute (log-keys.ts). */
+  sharedLogKeys?: ReadonlySet<string>;
 }
 
 /** What a translation needs to know of the bridge and the metrics, beside the export itself. */
