@@ -25,6 +25,7 @@ import { defaultSources, EXP_HISTOGRAM_TABLE } from '../../tools/src/hyperdx/ser
 import { useClickHouseStack } from '../helpers/clickhouse-stack';
 import { DATADOG, type Dataset, GROUP_SEP, type Grid, type Modes, NotModelled, STEP_MS, type Window } from '../helpers/datadog-semantics/evaluate';
 import { type Expected, expectedOf } from '../helpers/datadog-semantics/widget';
+import { sendSketches } from '../helpers/datadog-semantics/distribution';
 import { addEventStreamNeeds, addNeeds, emptyNeeds, generate, sendEvents, sendLogs, sendSeries } from '../helpers/datadog-semantics/workload';
 import { type Rendered, type Renderer, startRenderer } from './renderer';
 
@@ -158,6 +159,9 @@ const bucketMs = (v: unknown): number => {
   return Date.parse(/Z$|[+-]\d\d:?\d\d$/.test(text) ? text : `${text.replace(' ', 'T')}Z`);
 };
 
+/** A group column's value: a histogram query's group-by is one array column of the group-by's values (common-utils' histogram.ts). */
+const groupValue = (v: unknown): string => (Array.isArray(v) ? v.map(String).join(GROUP_SEP) : String(v ?? ''));
+
 /** What HyperDX drew, as grids: one per value column (formula or select), by group and interval. */
 function drawnGrids(r: Rendered, perInterval: boolean): Grid[] {
   const values = r.meta.filter((m) => m.name !== BUCKET && isNumericType(m.type));
@@ -167,7 +171,7 @@ function drawnGrids(r: Rendered, perInterval: boolean): Grid[] {
     for (const row of r.rows) {
       const v = row[col.name];
       if (v === null || v === undefined) continue;
-      const group = groups.map((g) => String(row[g.name] ?? '')).join(GROUP_SEP);
+      const group = groups.map((g) => groupValue(row[g.name])).join(GROUP_SEP);
       const at = perInterval ? bucketMs(row[BUCKET]) : 0;
       const cells = grid.get(group) ?? new Map<number, number>();
       grid.set(group, cells);
@@ -177,14 +181,15 @@ function drawnGrids(r: Rendered, perInterval: boolean): Grid[] {
   });
 }
 
-const close = (a: number, b: number): boolean => Math.abs(a - b) <= 1e-6 * Math.max(1, Math.abs(a), Math.abs(b));
+/** Equal up to float noise, or up to `tolerance` (relative) where the widget's meaning is approximate itself (a percentile of a sketch). */
+const close = (a: number, b: number, tolerance = 1e-6): boolean => Math.abs(a - b) <= tolerance * Math.max(1, Math.abs(a), Math.abs(b));
 
 /**
  * The first few cells that differ, for the failure message; [] when the grids agree. 0 and no value
  * are one on this scale: a line chart draws an empty interval as 0, and a value tile a count or
  * sum over no rows (or a query a group lacks, beside another) as 0.
  */
-function differences(expected: Grid[], actual: Grid[]): string[] {
+function differences(expected: Grid[], actual: Grid[], tolerance?: number): string[] {
   if (expected.length !== actual.length) return [`${expected.length} series expected, ${actual.length} drawn`];
   const out: string[] = [];
   expected.forEach((exp, i) => {
@@ -193,7 +198,7 @@ function differences(expected: Grid[], actual: Grid[]): string[] {
       const [e, a] = [exp.get(group) ?? new Map<number, number>(), act.get(group) ?? new Map<number, number>()];
       for (const at of new Set([...e.keys(), ...a.keys()])) {
         const [x, y] = [e.get(at), a.get(at)];
-        const same = x !== undefined && y !== undefined ? close(x, y) : (x ?? y) === 0;
+        const same = x !== undefined && y !== undefined ? close(x, y, tolerance) : (x ?? y) === 0;
         if (!same) out.push(`series ${i} group "${group.replaceAll(GROUP_SEP, ' | ')}" at ${at === 0 ? 'window' : new Date(at).toISOString().slice(11, 16)}: expected ${x ?? 'nothing'}, drawn ${y ?? 'nothing'}`);
       }
     }
@@ -227,13 +232,20 @@ beforeAll(async () => {
     if (c.widget.type === 'event_stream') addEventStreamNeeds(needs, String(c.widget.query ?? ''), c.variables);
   }
   dataset = generate(needs, window, bundledMetricTypes());
-  const series = [...dataset.series.values()].flat();
+  const sent = [...dataset.series.values()].flat();
+  const series = sent.filter((s) => s.kind !== 'distribution');
   await sendSeries(running.stack.intakeUrl, KEY, series);
+  const sketchPoints = await sendSketches(
+    running.stack.intakeUrl,
+    KEY,
+    sent.filter((s) => s.kind === 'distribution'),
+  );
   await sendLogs(running.stack.intakeUrl, KEY, dataset.logs);
   if (dataset.events.length > 0) await sendEvents(running.stack.intakeUrl, KEY, dataset.events);
   const points = (kind: string): number => series.filter((s) => s.kind === kind).reduce((n, s) => n + s.points.length, 0);
   await running.ch.waitForRows('SELECT 1 FROM otel_metrics_gauge', points('gauge'), 180_000);
   await running.ch.waitForRows('SELECT 1 FROM otel_metrics_sum', points('count'), 180_000);
+  await running.ch.waitForRows(`SELECT 1 FROM ${EXP_HISTOGRAM_TABLE}`, sketchPoints, 180_000);
   await running.ch.waitForRows('SELECT 1 FROM otel_logs', dataset.logs.length + dataset.events.length, 180_000);
   renderer = await startRenderer(running.ch.httpUrl, running.ch.credentials.reader);
 }, 600_000);
@@ -268,7 +280,7 @@ async function compareCase(c: Case, outcome: Outcome): Promise<void> {
   }
   outcome.compared++;
   if (nonEmpty(expected.series)) outcome.withData++;
-  const diff = differences(expected.series, drawn);
+  const diff = differences(expected.series, drawn, expected.tolerance);
   if (diff.length > 0) outcome.failures.push(`${label}:\n    ${diff.join('\n    ')}`);
 }
 

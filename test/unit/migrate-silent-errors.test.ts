@@ -251,6 +251,21 @@ describe('found by drawing every integrations-core dashboard', () => {
     expect(plan.widgets.slice(0, 3).map((w) => w.status)).toEqual(['approximated', 'approximated', 'approximated']);
   });
 
+  const metricWidget = (type: string, query: string, extra: Record<string, unknown> = {}) => ({
+    definition: { type, title: query, requests: [{ response_format: 'scalar', queries: [{ name: 'q', data_source: 'metrics', query, aggregator: 'sum' }], formulas: [{ formula: 'q', ...extra }] }] },
+  });
+
+  it("a metric the dashboard reads a percentile of is a distribution: its count: reads the sketches' table (langchain's request.duration)", () => {
+    const plan = translateDashboard(readDashboard({ title: 'd', layout_type: 'ordered', widgets: [metricWidget('timeseries', 'p95:app.request.duration{*}'), metricWidget('timeseries', 'count:app.request.duration{*}.as_count()')] }), 'd.json', SOURCES);
+    expect(selectsOf(plan.body.tiles[1]!.config as Record<string, unknown>)[0]).toMatchObject({ aggFn: 'count', metricName: 'app.request.duration', metricType: 'exponential histogram' });
+  });
+
+  it("a pie keeping its largest slices of a histogram's count is ordered by the count, which HyperDX's histogram query can order by", () => {
+    const def = metricWidget('sunburst', 'count:app.request.duration{*} by {type}.as_count()', { limit: { count: 500, order: 'desc' } });
+    const plan = translateDashboard(readDashboard({ title: 'd', layout_type: 'ordered', widgets: [metricWidget('timeseries', 'p95:app.request.duration{*}'), def] }), 'd.json', SOURCES);
+    expect(plan.body.tiles[1]!.config).toMatchObject({ displayType: 'pie', limit: 500, orderBy: '`count(app.request.duration)` DESC' });
+  });
+
   it('a key named one way only says nothing', () => {
     const plan = translateDashboard(readDashboard({ title: 'm', layout_type: 'ordered', widgets: [logWidget('a', 'source:plivo @message_type:sms'), logWidget('b', 'source:plivo', ['@message_type'])] }), 'm.json', SOURCES);
     expect(plan.widgets.flatMap((w) => w.notes).filter((n) => n.includes('one field in the bridge'))).toEqual([]);

@@ -14,14 +14,15 @@
  * A migrated tile that says it approximates (its notes) is compared against what it says it
  * draws instead: `Modes` switches each documented difference to the HyperDX side.
  */
+import { valuesAggregator } from './distribution';
 import { type DatadogLog, eventSearchText, fieldsOf, matches, otherForm, readSearch, type Search } from './log-search';
 import type { MetricTerm, TagFilter, Term } from './metric-query';
 import { wildcardTest } from './wildcard';
 
-/** One series as the agent sent it: its host, its other tags (`key:value` or bare), its points. */
+/** One series as the agent sent it: its host, its other tags (`key:value` or bare), its points (a distribution's: its raw values, several a flush). */
 export interface SentSeries {
   metric: string;
-  kind: 'gauge' | 'count';
+  kind: 'gauge' | 'count' | 'distribution';
   host: string;
   tags: string[];
   /** seconds */
@@ -251,15 +252,41 @@ function methodEffects(t: MetricTerm, ctx: Ctx, kind: SentSeries['kind']): { sca
 const APM_STATS = /^trace\./;
 const APM_STATS_REASON = 'an APM stats metric (trace.…): the workload sends series, not the tracer stats it is derived from';
 
-/** The series a metric term reads: those its filter keeps, of the table the tile reads (a count read as a gauge is not found). */
-const seriesRead = (t: MetricTerm, ctx: Ctx): SentSeries[] => (ctx.data.series.get(t.metric) ?? []).filter((s) => seriesMatches(t.filter, s, ctx.variables, ctx.modes) && !(s.kind === 'count' && ctx.modes.readAsGauge.includes(t.metric)));
+/** The series a metric term reads: those its filter keeps, of the table the tile reads (a count or a distribution read as a gauge is not found). */
+const seriesRead = (t: MetricTerm, ctx: Ctx): SentSeries[] => (ctx.data.series.get(t.metric) ?? []).filter((s) => seriesMatches(t.filter, s, ctx.variables, ctx.modes) && !(s.kind !== 'gauge' && ctx.modes.readAsGauge.includes(t.metric)));
+
+/**
+ * A distribution query per interval (or over the window) and group: the aggregator over every value
+ * the kept series hold there (./distribution.ts), not over per-series values.
+ */
+function distributionGrid(t: MetricTerm, kept: readonly SentSeries[], ctx: Ctx, perInterval: boolean, dropGroups: boolean): Grid {
+  const f = valuesAggregator(t.space);
+  if (f === undefined) throw new NotModelled(`the ${t.space} aggregator of a distribution`);
+  // `.as_count()` of a distribution's count is its number of values, what `count:` is already
+  for (const m of t.methods) if (m.name !== 'fill' && m.name !== 'as_count') throw new NotModelled(`.${m.name}() of a distribution`);
+  const cells = new Map<string, Map<number, number[]>>();
+  for (const s of kept) {
+    const group = dropGroups ? '' : groupKey(orderedBy(t.by, ctx).map((k) => tagValuesOf(s, k, ctx.modes.hostnameIsHost)[0] ?? 'N/A'));
+    const row = cells.get(group) ?? new Map<number, number[]>();
+    cells.set(group, row);
+    for (const p of s.points) {
+      const b = bucketOf(ctx, p.ts * 1000);
+      if (b === undefined) continue;
+      const at = perInterval ? b : 0;
+      row.set(at, row.get(at) ?? []);
+      row.get(at)!.push(p.value);
+    }
+  }
+  return new Map([...cells].map(([g, row]) => [g, new Map([...row].map(([b, v]) => [b, f(v)]))]));
+}
 
 /** A metric query per interval and group: each kept series' per-interval value, combined by the space aggregator. */
 export function metricGrid(t: MetricTerm, ctx: Ctx): Grid {
-  const space = SPACE[t.space];
-  if (space === undefined) throw new NotModelled(`the ${t.space} space aggregator`);
   if (APM_STATS.test(t.metric)) throw new NotModelled(APM_STATS_REASON);
   const kept = seriesRead(t, ctx);
+  if (kept.some((s) => s.kind === 'distribution')) return distributionGrid(t, kept, ctx, true, false);
+  const space = SPACE[t.space];
+  if (space === undefined) throw new NotModelled(`the ${t.space} space aggregator`);
   const cells = new Map<string, Map<number, number[]>>();
   for (const s of kept) {
     const { scale } = methodEffects(t, ctx, s.kind);
@@ -453,10 +480,11 @@ export function reduceGrid(grid: Operand, aggregator: string): Operand {
  * series' per-interval value at once (a gauge's last point, a count's sum per interval), per group.
  */
 export function flatMetric(t: MetricTerm, ctx: Ctx, dropGroups: boolean): Grid {
-  const space = SPACE[t.space];
-  if (space === undefined) throw new NotModelled(`the ${t.space} space aggregator`);
   if (APM_STATS.test(t.metric)) throw new NotModelled(APM_STATS_REASON);
   const kept = seriesRead(t, ctx);
+  if (kept.some((s) => s.kind === 'distribution')) return distributionGrid(t, kept, ctx, false, dropGroups);
+  const space = SPACE[t.space];
+  if (space === undefined) throw new NotModelled(`the ${t.space} space aggregator`);
   const values = new Map<string, number[]>();
   for (const s of kept) {
     const { scale } = methodEffects(t, ctx, s.kind);

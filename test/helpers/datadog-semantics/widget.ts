@@ -7,6 +7,7 @@
 // the export format's types (what fields a request has), not the migration's reading of them
 import type { NamedQuery, WidgetRequest as Request } from '../../../tools/src/migrate/datadog';
 import { type Ctx, cellsOf, type Dataset, expressionGrid, flatMetric, type Grid, type Leaf, type LogQuery, logGrid, metricGrid, type Modes, NotModelled, type Operand, reduceGrid, topGroups, type Variable, type Window } from './evaluate';
+import { PERCENTILE_TOLERANCE, percentileLevel } from './distribution';
 import { type MetricTerm, metricTerms, readFormula, readQueries, readQuery, type Term } from './metric-query';
 
 export interface WidgetDef {
@@ -20,6 +21,8 @@ export interface Expected {
   /** `series`: per interval; `value`: one value per group (at interval 0) */
   shape: 'series' | 'value';
   series: Grid[];
+  /** how far (relatively) a drawn value may lie from these: set where the widget reads a percentile of a distribution */
+  tolerance?: number;
 }
 
 /** The HyperDX display types that draw one value per group over the window. */
@@ -109,7 +112,17 @@ export function expectedOf(def: WidgetDef, variables: readonly Variable[], data:
   if (display === 'number' || display === 'search') series = series.map(oneGroup);
   const limit = display === 'bar' || display === 'pie' ? topLimitOf(requests) : undefined;
   if (limit !== undefined && modes.top !== 'all') series = series.map((g) => topGroups(g, limit, 'last', 'desc', 'datadog'));
-  return { shape: value ? 'value' : 'series', series };
+  return { shape: value ? 'value' : 'series', series, ...(readsPercentile(requests) ? { tolerance: PERCENTILE_TOLERANCE } : {}) };
+}
+
+/** Whether a metric query of the widget reads a percentile (`p95:`): of a distribution, Datadog's and HyperDX's are both approximate. */
+function readsPercentile(requests: readonly Request[]): boolean {
+  const texts = requests.flatMap((r) => [...(r.q ? [r.q] : []), ...(r.queries ?? []).flatMap((q) => (q.data_source === 'metrics' && q.query ? [q.query] : []))]);
+  return texts.some((text) =>
+    readQueries(text)
+      .flatMap(metricTerms)
+      .some((t) => percentileLevel(t.space) !== undefined),
+  );
 }
 
 /** `top(…, 10, 'sum', 'desc')` around a whole query or formula: its count. */

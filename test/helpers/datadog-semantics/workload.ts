@@ -20,6 +20,7 @@ import { shipEntriesAsAgent } from '../agent-logs';
 import type { Dataset, SentSeries, Variable, Window } from './evaluate';
 import { type DatadogLog, eventSearchText, fieldsOf, matches, readSearch, type Search, type Value } from './log-search';
 import { type MetricTerm, metricTerms, readQueries, type TagFilter } from './metric-query';
+import { flushValues, percentileLevel } from './distribution';
 import { RESERVED, withDefaults } from './evaluate';
 
 interface MetricNeed {
@@ -28,6 +29,8 @@ interface MetricNeed {
   bare: Set<string>;
   groups: Set<string>;
   counted: boolean;
+  /** some query reads a percentile of it (`p95:`): Datadog computes one of a distribution only */
+  percentile: boolean;
 }
 
 interface LogNeed {
@@ -118,7 +121,7 @@ function addSearches(into: LogNeed[], searches: readonly LogNeed[], variables: r
 export const addEventStreamNeeds = (needs: Needs, query: string, variables: readonly Variable[]): void => addSearches(needs.events, [{ search: query, groupBy: [], measure: undefined }], variables);
 
 function metricNeed(needs: Needs, metric: string): MetricNeed {
-  const need = needs.metrics.get(metric) ?? { values: new Map(), bare: new Set(), groups: new Set(), counted: false };
+  const need = needs.metrics.get(metric) ?? { values: new Map(), bare: new Set(), groups: new Set(), counted: false, percentile: false };
   needs.metrics.set(metric, need);
   return need;
 }
@@ -139,6 +142,7 @@ export function addNeeds(needs: Needs, requests: unknown, variables: readonly Va
         collectFilter(t.filter, need, variables);
         for (const g of t.by) need.groups.add(g);
         if (t.methods.some((m) => m.name === 'as_count' || m.name === 'as_rate')) need.counted = true;
+        if (percentileLevel(t.space) !== undefined) need.percentile = true;
       }
     }
     addSearches(needs.logs, searchNeeds(r, 'logs'), variables);
@@ -167,9 +171,21 @@ function valueFor(key: string, need: MetricNeed, i: number, count: number): stri
 
 export type KnownTypes = ReadonlyMap<string, string>;
 
+/** Series i's points: a gauge's or a count's every 15 s, a distribution's raw values (distribution.ts). */
+function pointsOf(kind: SentSeries['kind'], base: number, i: number, window: Window): SentSeries['points'] {
+  return Array.from({ length: window.buckets }, (_, m) =>
+    OFFSETS.flatMap((o, j) => {
+      const ts = window.from / 1000 + m * 60 + o;
+      return kind === 'distribution' ? flushValues(base, i, m, j).map((value) => ({ ts, value })) : [{ ts, value: base + 10 * i + (((m * 4 + j) * 7 + i * 3) % 11) }];
+    }),
+  ).flat();
+}
+
 function metricSeries(metric: string, need: MetricNeed, window: Window, types: KnownTypes): SentSeries[] {
   const type = types.get(metric);
-  const kind: SentSeries['kind'] = type === 'count' || (type === undefined && need.counted) ? 'count' : 'gauge';
+  // Datadog has percentiles of distributions only: a metric read by one is a distribution, unless listed as a count or a rate (the query is then the dashboard's slip)
+  const distribution = type === 'distribution' || (need.percentile && type !== 'count' && type !== 'rate');
+  const kind: SentSeries['kind'] = distribution ? 'distribution' : type === 'count' || (type === undefined && need.counted) ? 'count' : 'gauge';
   const keys = [...new Set([...need.values.keys(), ...need.groups])].filter((k) => k !== 'host');
   const base = 1 + (hash(metric) % 50);
   const count = Math.max(SERIES, ...[...need.values.values()].map((v) => v.length + 2));
@@ -178,7 +194,7 @@ function metricSeries(metric: string, need: MetricNeed, window: Window, types: K
     kind,
     host: valueFor('host', need, i, count),
     tags: [...keys.map((k) => `${k}:${valueFor(k, need, i, count)}`), ...(i < count - 1 ? [...need.bare] : []), `gen_series:${i}`],
-    points: Array.from({ length: window.buckets }, (_, m) => OFFSETS.map((o, j) => ({ ts: window.from / 1000 + m * 60 + o, value: base + 10 * i + (((m * 4 + j) * 7 + i * 3) % 11) }))).flat(),
+    points: pointsOf(kind, base, i, window),
   }));
 }
 
@@ -311,6 +327,11 @@ export function generate(needs: Needs, window: Window, types: KnownTypes): Datas
 /** v2 MetricType COUNT and GAUGE (agent-payload.proto). */
 const V2_TYPE = { count: 1, gauge: 3 } as const;
 const FLUSH_INTERVAL = 15;
+
+function v2Type(kind: SentSeries['kind']): number {
+  if (kind === 'distribution') throw new Error('a distribution is sent as sketches (sendSketches)');
+  return V2_TYPE[kind];
+}
 const SERIES_PER_PAYLOAD = 2_000;
 const LOGS_PER_PAYLOAD = 1_000;
 
@@ -322,7 +343,7 @@ export async function sendSeries(intakeUrl: string, apiKey: string, all: readonl
         metric: s.metric,
         tags: s.tags,
         points: s.points.map((p) => ({ value: p.value, timestamp: p.ts })),
-        type: V2_TYPE[s.kind],
+        type: v2Type(s.kind),
         interval: s.kind === 'count' ? FLUSH_INTERVAL : 0,
       })),
     });

@@ -158,19 +158,42 @@ function categoryLimit(def: WidgetDefinition, top: Top | undefined, notes: strin
 }
 
 /**
- * A table. HyperDX's table orders its rows by the group-by unless told otherwise; over several
- * metric selects (or a formula) that names a column the query no longer has (`Attributes['x']`,
- * which the selects' pivot renames) and the query fails. Such a table is ordered by its first
- * value column instead, largest first, as Datadog's query table sorts by default; a first select
- * without an alias is given the name HyperDX would show (`avg(metric)`) to be ordered by.
+ * HyperDX's histogram queries (a quantile or a count of a histogram or exponential-histogram
+ * metric) carry the group-by as one array column: an ORDER BY naming the group-by expression, which
+ * its table and its limited pie or bar add by default, fails there (`Unknown identifier Attributes`).
  */
-function tableConfig(series: Series, sources: Sources): TileDraft['config'] {
+const readsHistogram = (series: Series): boolean => series.selects.some((s) => (s as SelectItem).metricType === 'histogram' || (s as SelectItem).metricType === 'exponential histogram');
+
+/**
+ * `series` ordered by its first value column, largest first (as Datadog's query table and top list
+ * sort by default): a first select without an alias is given the name HyperDX would show
+ * (`avg(metric)`) to be ordered by.
+ */
+function byFirstValue(series: Series): { series: Series; orderBy: string } {
   const [formula] = series.formulas;
-  if (series.groupBy.length === 0 || (formula === undefined && series.selects.length < 2)) return builder('table', series, sources);
   const [first, ...rest] = series.selects as [SelectItem, ...SelectItem[]];
   const named = formula !== undefined || first.alias !== undefined ? series : { ...series, selects: [{ ...first, alias: `${first.aggFn}(${first.metricName ?? first.valueExpression ?? ''})` }, ...rest] };
   const column = formula ? (formula.alias ?? formula.expression) : named.selects[0]!.alias!;
-  return { ...builder('table', named, sources), orderBy: `\`${column.replace(/`/g, '\\`')}\` DESC` };
+  return { series: named, orderBy: `\`${column.replace(/`/g, '\\`')}\` DESC` };
+}
+
+/**
+ * A table. HyperDX's table orders its rows by the group-by unless told otherwise; over several
+ * metric selects (or a formula) that names a column the query no longer has (`Attributes['x']`,
+ * which the selects' pivot renames), and over a histogram (readsHistogram), and the query fails.
+ * Such a table is ordered by its first value column instead.
+ */
+function tableConfig(series: Series, sources: Sources): TileDraft['config'] {
+  if (series.groupBy.length === 0 || (series.formulas.length === 0 && series.selects.length < 2 && !readsHistogram(series))) return builder('table', series, sources);
+  const ordered = byFirstValue(series);
+  return { ...builder('table', ordered.series, sources), orderBy: ordered.orderBy };
+}
+
+/** A bar or pie chart; one that keeps its largest groups over a histogram is ordered by its value (readsHistogram). */
+function categoricalConfig(displayType: 'bar' | 'pie', series: Series, sources: Sources, limit: { limit?: number }): TileDraft['config'] {
+  if (limit.limit === undefined || series.groupBy.length === 0 || !readsHistogram(series)) return { ...builder(displayType, series, sources), ...limit };
+  const ordered = byFirstValue(series);
+  return { ...builder(displayType, ordered.series, sources), ...limit, orderBy: ordered.orderBy };
 }
 
 /** The quantiles a distribution widget becomes (the levels HyperDX's quantile computes). */
@@ -261,7 +284,7 @@ function chartTile(def: WidgetDefinition, ctx: QueryContext, sources: Sources): 
     }
     case 'toplist': {
       if (series.formulas.length > 0 || series.selects.length > 1) return { config: tableConfig(series, sources), notes: [...notes, ...reductionNotes(def, series), 'toplist of several queries drawn as a table (a HyperDX bar chart has one)'] };
-      return { config: { ...builder('bar', series, sources), ...categoryLimit(def, top, notes) }, notes: [...notes, ...reductionNotes(def, series)] };
+      return { config: categoricalConfig('bar', series, sources, categoryLimit(def, top, notes)), notes: [...notes, ...reductionNotes(def, series)] };
     }
     case 'query_table':
       return { config: tableConfig(series, sources), notes: [...notes, ...reductionNotes(def, series)] };
@@ -269,7 +292,7 @@ function chartTile(def: WidgetDefinition, ctx: QueryContext, sources: Sources): 
     case 'treemap':
       if (series.formulas.length > 0 || series.selects.length > 1) throw new Unsupported(`a ${def.type} of several queries (a HyperDX pie has one)`);
       return {
-        config: { ...builder('pie', series, sources), ...categoryLimit(def, top, notes) },
+        config: categoricalConfig('pie', series, sources, categoryLimit(def, top, notes)),
         notes: [...notes, ...reductionNotes(def, series), ...(series.groupBy.length > 1 ? [`${def.type} drawn as a pie, one slice per combination of its groups (Datadog nests them)`] : [])],
       };
     case 'geomap':
@@ -446,22 +469,31 @@ function metricWidgetTexts(widgets: readonly Widget[]): string[][] {
   return widgets.flatMap((w) => (w.definition.type === 'group' ? metricWidgetTexts(w.definition.widgets ?? []) : [widgetMetricTexts(w.definition)].filter((t) => t.length > 0)));
 }
 
+/** Every metric query of the dashboard, parsed (a widget whose text does not parse reports its own error). */
+function metricQueries(dashboard: DatadogDashboard): ReturnType<typeof metricQueriesOf> {
+  return metricTexts(dashboard.widgets).flatMap((text) => {
+    try {
+      return parseMetricQueries(text).flatMap(metricQueriesOf);
+    } catch {
+      return [];
+    }
+  });
+}
+
 /**
  * Metrics some query of the dashboard counts (`.as_count()`/`.as_rate()`): the bridge writes them
  * to the sum table, so a query of the same metric without the modifier reads that table too.
  */
-function countedMetrics(dashboard: DatadogDashboard): Set<string> {
-  const counted = new Set<string>();
-  for (const text of metricTexts(dashboard.widgets)) {
-    let queries: ReturnType<typeof metricQueriesOf>;
-    try {
-      queries = parseMetricQueries(text).flatMap(metricQueriesOf);
-    } catch {
-      continue; // the widget reports its own parse error
-    }
-    for (const q of queries) if (q.methods.some((m) => m.name === 'as_count' || m.name === 'as_rate')) counted.add(q.metric);
-  }
-  return counted;
+const countedMetrics = (queries: ReturnType<typeof metricQueriesOf>): Set<string> => new Set(queries.filter((q) => q.methods.some((m) => m.name === 'as_count' || m.name === 'as_rate')).map((q) => q.metric));
+
+/**
+ * Metrics some query of the dashboard reads a percentile of (`p95:`), which Datadog computes of
+ * distributions only, unless listed as a count or a rate: the bridge writes a distribution's
+ * sketches to the exponential-histogram table, so its other queries (`count:`) read that table too.
+ */
+function distributionMetrics(queries: ReturnType<typeof metricQueriesOf>, types: TranslationSettings['metricTypes']): Set<string> {
+  const counter = (metric: string): boolean => types.get(metric) === 'count' || types.get(metric) === 'rate';
+  return new Set(queries.filter((q) => /^p\d/.test(q.aggregator ?? '') && !counter(q.metric)).map((q) => q.metric));
 }
 
 function widgetReport(draft: TileDraft): ItemReport {
@@ -474,7 +506,15 @@ function widgetReport(draft: TileDraft): ItemReport {
 export function translateDashboard(dashboard: DatadogDashboard, file: string, sources: Sources, settings: TranslationSettings = DEFAULT_SETTINGS, identity = file): DashboardPlan {
   const filterNames = filterVariableNames(dashboard.template_variables, metricWidgetTexts(dashboard.widgets));
   const usage = new UsageCollector(filterNames);
-  const base = { variables: dashboard.template_variables, filters: filterNames, counted: countedMetrics(dashboard), sharedLogKeys: sharedLogKeys(flatDefinitions(dashboard.widgets), dashboard.template_variables), ...settings };
+  const queries = metricQueries(dashboard);
+  const base = {
+    variables: dashboard.template_variables,
+    filters: filterNames,
+    counted: countedMetrics(queries),
+    distributions: distributionMetrics(queries, settings.metricTypes),
+    sharedLogKeys: sharedLogKeys(flatDefinitions(dashboard.widgets), dashboard.template_variables),
+    ...settings,
+  };
   const tiles: TileInput[] = [];
   const drafts: TileDraft[] = [];
   const containers: Container[] = [];

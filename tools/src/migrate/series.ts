@@ -62,6 +62,8 @@ export interface QueryContext extends TranslationSettings {
   uses: Map<string, Set<VariableUse>>;
   /** Metrics some query of the same dashboard reads with `.as_count()`/`.as_rate()`: counted ones. */
   counted?: ReadonlySet<string>;
+  /** Metrics some query of the same dashboard reads a percentile of (not listed as counts or rates): distributions. */
+  distributions?: ReadonlySet<string>;
   /** LogAttributes keys the dashboard's log queries name both as a tag and as an attribute (log-keys.ts). */
   sharedLogKeys?: ReadonlySet<string>;
 }
@@ -214,6 +216,7 @@ function metricOf(mq: MetricQuery, ctx: QueryContext): Metric {
  */
 function storedAs(mq: MetricQuery, ctx: QueryContext): { type: MetricType; notes: string[] } {
   const known = ctx.metricTypes.get(mq.metric);
+  if (ctx.distributions?.has(mq.metric)) return { type: 'exponential histogram', notes: [] };
   if (known === 'count') return { type: 'sum', notes: [] };
   if (known === 'gauge' || known === 'rate') return { type: 'gauge', notes: [] };
   if (known === 'distribution') return { type: 'exponential histogram', notes: [] };
