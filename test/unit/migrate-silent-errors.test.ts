@@ -8,12 +8,12 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { migrateCommand } from '../../tools/src/migrate/cli';
-import { translateLogSearch } from '../../tools/src/migrate/log-search';
+import { spanSearch, translateLogSearch, translateSearch } from '../../tools/src/migrate/log-search';
 import { translateDashboard, widgetTile } from '../../tools/src/migrate/dashboards';
 import { readDashboard, readMonitor } from '../../tools/src/migrate/datadog';
 import { translateMonitor } from '../../tools/src/migrate/monitors';
 import type { TileInput } from '../../tools/src/migrate/plan';
-import { defaultsContext } from '../../tools/src/migrate/series';
+import { DEFAULT_SETTINGS, defaultsContext } from '../../tools/src/migrate/series';
 
 const SOURCES = { metric: 'm1', log: 'l1' };
 const NO_VARS = defaultsContext([]);
@@ -264,6 +264,13 @@ describe('found by drawing every integrations-core dashboard', () => {
     const def = metricWidget('sunburst', 'count:app.request.duration{*} by {type}.as_count()', { limit: { count: 500, order: 'desc' } });
     const plan = translateDashboard(readDashboard({ title: 'd', layout_type: 'ordered', widgets: [metricWidget('timeseries', 'p95:app.request.duration{*}'), def] }), 'd.json', SOURCES);
     expect(plan.body.tiles[1]!.config).toMatchObject({ displayType: 'pie', limit: 500, orderBy: '`count(app.request.duration)` DESC' });
+  });
+
+  it("a span search's retained_by:retention_filter (databricks), which Datadog's backend sets and no stored span carries, is dropped and said", () => {
+    const notes: string[] = [];
+    const where = translateSearch('@_top_level:1 type:spark retained_by:retention_filter', spanSearch(DEFAULT_SETTINGS.semconv), notes);
+    expect(where).not.toContain('retained_by');
+    expect(notes.join()).toContain('retained_by:retention_filter dropped');
   });
 
   it('a key named one way only says nothing', () => {

@@ -42,6 +42,8 @@ export interface SearchSchema {
   term?(key: string, value: string, match: (field: string, value: string) => string, notes: string[]): string | undefined;
   /** a value renamed before it is matched (a log level's name) */
   rename?(column: string): ((v: string) => string) | undefined;
+  /** fields Datadog's backend sets and the bridge never stores: their terms are dropped, with this note */
+  unstored?: { field: RegExp; note: string };
 }
 
 const statusName = (value: string): string => STATUS_NAMES.get(value.toLowerCase()) ?? value.toLowerCase();
@@ -147,6 +149,7 @@ const OWN_SERVICE = { map: 'SpanAttributes', key: 'datadog.service' } as const;
 export function spanSearch(optIn: SemconvOptIn): SearchSchema {
   return {
     column: (key) => SPAN_FIELDS.get(key) ?? (key === 'service' ? 'ServiceName' : key === 'status' ? 'StatusCode' : key.startsWith('@') ? { map: 'SpanAttributes', key: attributeNames(key.slice(1), optIn)[0]! } : tagColumn('traces', key, optIn)),
+    unstored: UNSTORED_SPAN_FIELDS,
     groupBy: (key) => (key === 'service' ? `if(${sqlField(OWN_SERVICE)} != '', ${sqlField(OWN_SERVICE)}, ServiceName)` : key === 'status' ? "if(StatusCode = 'Error', 'error', 'ok')" : undefined),
     term: (key, value, match) => {
       if (key === 'service') return `(${match(luceneField(OWN_SERVICE), value)} OR (${match('ServiceName', value)} AND NOT ${luceneField(OWN_SERVICE)}:*))`;
@@ -155,6 +158,26 @@ export function spanSearch(optIn: SemconvOptIn): SearchSchema {
       return error ? 'StatusCode:"Error"' : '(NOT StatusCode:"Error")';
     },
   };
+}
+
+/**
+ * `retained_by:retention_filter` names the retention filter that indexed a span, which Datadog's
+ * backend sets (its values: retention_filter, flat_sampled, diversity_sampling); the bridge keeps
+ * every span a tracer sends and no span carries it, so the term would match nothing.
+ */
+const UNSTORED_SPAN_FIELDS = { field: /^retained_by$/, note: "dropped: Datadog's backend marks the spans its retention filters index (retained_by); the bridge keeps every span it receives, none marked" };
+
+/** `query` without the terms of fields its schema never stores (each said). */
+function withoutUnstored(query: string, schema: SearchSchema, notes: string[]): string {
+  const unstored = schema.unstored;
+  if (unstored === undefined) return query;
+  return query
+    .replace(FIELD_TERM, (m, before: string, _negate: string, key: string) => {
+      if (!unstored.field.test(key)) return m;
+      notes.push(`${m.trim()} ${unstored.note}`);
+      return before;
+    })
+    .trim();
 }
 
 /** A numeric range over integers HyperDX can be asked for value by value: at most this many. */
@@ -241,9 +264,10 @@ export function translateSearch(query: string, schema: SearchSchema, notes: stri
       return before;
     })
     .trim();
-  if (trimmed === '' || trimmed === '*') return '';
-  freeTextWildcards(trimmed, notes);
-  const where = trimmed
+  const kept = withoutUnstored(trimmed, schema, notes);
+  if (kept === '' || kept === '*') return '';
+  freeTextWildcards(kept, notes);
+  const where = kept
     // `!` negates as `-` does in Datadog's search; HyperDX's grammar knows `-`
     .replace(FIELD_TERM, (_m, before: string, negate: string, key: string, value: string) => `${before}${negate === '' ? '' : '-'}${fieldTerm(schema, key, value, notes)}`)
     .replace(/(^|[\s(])[-!]\(/g, '$1NOT (')
