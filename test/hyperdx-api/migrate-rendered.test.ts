@@ -148,6 +148,8 @@ const NOTE_MODES: [RegExp, Partial<Modes>][] = [
   [/\.weighted\(\) dropped/, {}],
   [/\.fill\(.*\) drawn with empty intervals as 0/, {}],
   [/group-by dropped: a HyperDX number tile shows one value/, { dropGroups: true }],
+  // what it is compared on is its own (widget.ts, distributionQuantiles)
+  [/^distribution drawn as a table of its p50, p90, p95 and p99/, {}],
   [/toplist of several queries drawn as a table|geomap drawn as a table|drawn as lines: HyperDX heatmaps|drawn as a pie, one slice per combination/, {}],
 ];
 

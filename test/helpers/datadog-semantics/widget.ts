@@ -101,9 +101,26 @@ function firstGroupBy(requests: readonly Request[]): string[] | undefined {
   return undefined;
 }
 
+/** The quantiles a distribution widget is drawn as (the migration's note says which). */
+const DISTRIBUTION_QUANTILES = ['p50', 'p90', 'p95', 'p99'];
+
+/**
+ * A distribution widget (the histogram of a distribution's values over the window) drawn as a table
+ * of its quantiles: each quantile of every value its query keeps over the window, one population.
+ * Of a gauge or a count (the distribution of its series' values) no model.
+ */
+function distributionQuantiles(requests: readonly Request[], ctx: Ctx): Expected {
+  const text = requests[0]?.q ?? requests[0]?.query?.query;
+  const [term, ...more] = text === undefined ? [] : readQueries(text).flatMap(metricTerms);
+  if (term === undefined || more.length > 0) throw new NotModelled('a distribution widget of no single metric query');
+  const series = DISTRIBUTION_QUANTILES.map((space) => flatMetric({ ...term, space, by: [] }, ctx, true));
+  return { shape: 'value', series, tolerance: PERCENTILE_TOLERANCE };
+}
+
 export function expectedOf(def: WidgetDef, variables: readonly Variable[], data: Dataset, window: Window, modes: Modes, display: string): Expected {
   const requestList = (Array.isArray(def.requests) ? def.requests : []) as Request[];
   const ctx: Ctx = { data, window, modes, variables, groupOrder: firstGroupBy(requestList) };
+  if (def.type === 'distribution') return distributionQuantiles(requestList, ctx);
   const value = VALUE_DISPLAYS.has(display) || display === 'search';
   const requests = requestList;
   // the older event stream widget: its search in `query`
