@@ -271,6 +271,7 @@ describe('found by drawing every integrations-core dashboard', () => {
     const where = translateSearch('@_top_level:1 type:spark retained_by:retention_filter', spanSearch(DEFAULT_SETTINGS.semconv), notes);
     expect(where).not.toContain('retained_by');
     expect(notes.join()).toContain('retained_by:retention_filter dropped');
+    expect(notes.join()).toContain('only when run with --keep-internal-tags');
   });
 
   it('a key named one way only says nothing', () => {

@@ -137,6 +137,9 @@ const SPAN_FIELDS: ReadonlyMap<string, string | Column> = new Map<string, string
   ['@_top_level', { map: 'SpanAttributes', key: '_dd.top_level' }],
 ]);
 
+/** What `@_top_level` reads: the tracers' sampling bookkeeping, which the bridge leaves out by default (src/signals/traces/finish.ts, INTERNAL_TAGS). */
+const TOP_LEVEL_NOTE = "@_top_level reads the tracers' _dd.top_level, which the bridge writes only when run with --keep-internal-tags: without it the search matches no span";
+
 /** An integration span's own service (ServiceName holds its process's, `_dd.base_service`). */
 const OWN_SERVICE = { map: 'SpanAttributes', key: 'datadog.service' } as const;
 
@@ -151,7 +154,8 @@ export function spanSearch(optIn: SemconvOptIn): SearchSchema {
     column: (key) => SPAN_FIELDS.get(key) ?? (key === 'service' ? 'ServiceName' : key === 'status' ? 'StatusCode' : key.startsWith('@') ? { map: 'SpanAttributes', key: attributeNames(key.slice(1), optIn)[0]! } : tagColumn('traces', key, optIn)),
     unstored: UNSTORED_SPAN_FIELDS,
     groupBy: (key) => (key === 'service' ? `if(${sqlField(OWN_SERVICE)} != '', ${sqlField(OWN_SERVICE)}, ServiceName)` : key === 'status' ? "if(StatusCode = 'Error', 'error', 'ok')" : undefined),
-    term: (key, value, match) => {
+    term: (key, value, match, notes) => {
+      if (key === '@_top_level') notes.push(TOP_LEVEL_NOTE);
       if (key === 'service') return `(${match(luceneField(OWN_SERVICE), value)} OR (${match('ServiceName', value)} AND NOT ${luceneField(OWN_SERVICE)}:*))`;
       if (key !== 'status') return undefined;
       const error = value.replace(/"/g, '').toLowerCase() === 'error';
