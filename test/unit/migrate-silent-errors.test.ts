@@ -274,6 +274,13 @@ describe('found by drawing every integrations-core dashboard', () => {
     expect(notes.join()).toContain('only when run with --keep-internal-tags');
   });
 
+  it("a percentile of a metric listed as a count says that Datadog draws it only for a distribution (kong's p95 of a count)", () => {
+    const settings = { ...DEFAULT_SETTINGS, metricTypes: new Map([['app.requests', 'count' as const]]) };
+    const plan = translateDashboard(readDashboard({ title: 'd', layout_type: 'ordered', widgets: [metricWidget('timeseries', 'p95:app.requests{*}'), metricWidget('timeseries', 'p95:app.latency{*}')] }), 'd.json', SOURCES, settings);
+    expect(plan.widgets.map((w) => w.notes.some((n) => n.includes('listed as a count, and Datadog computes percentiles of distributions only')))).toEqual([true, false]);
+    expect(plan.widgets[0]!.status).toBe('approximated');
+  });
+
   it('a key named one way only says nothing', () => {
     const plan = translateDashboard(readDashboard({ title: 'm', layout_type: 'ordered', widgets: [logWidget('a', 'source:plivo @message_type:sms'), logWidget('b', 'source:plivo', ['@message_type'])] }), 'm.json', SOURCES);
     expect(plan.widgets.flatMap((w) => w.notes).filter((n) => n.includes('one field in the bridge'))).toEqual([]);

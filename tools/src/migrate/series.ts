@@ -203,8 +203,20 @@ function apmMetric(mq: MetricQuery): Metric | undefined {
 function metricOf(mq: MetricQuery, ctx: QueryContext): Metric {
   const apm = apmMetric(mq);
   if (apm) return apm;
-  if (QUANTILES.has(mq.aggregator ?? '')) return { name: mq.metric, type: 'exponential histogram', where: [], notes: [] };
+  if (QUANTILES.has(mq.aggregator ?? '')) return { name: mq.metric, type: 'exponential histogram', where: [], notes: counterPercentileNotes(mq, ctx) };
   return { name: mq.metric, where: [], ...storedAs(mq, ctx) };
+}
+
+/**
+ * Datadog computes percentiles of distributions only: of a metric its integration lists as a
+ * count or a rate (kong's, cockroachdb's `.bucket`), the widget draws nothing unless that metric
+ * is sent as a distribution after all. The tile reads the sketches' table either way, and says so.
+ * A metric listed as a gauge is not said: the lists call some distributions gauges (langchain's).
+ */
+function counterPercentileNotes(mq: MetricQuery, ctx: QueryContext): string[] {
+  const known = ctx.metricTypes.get(mq.metric);
+  if (known !== 'count' && known !== 'rate') return [];
+  return [`${mq.aggregator}:${mq.metric}: listed as a ${known}, and Datadog computes percentiles of distributions only: drawn from the distribution table, where the bridge has points only if the metric is sent as a distribution`];
 }
 
 /**
