@@ -4,9 +4,9 @@
  * (`http.method` stays `http.method` by default, `http.request.method` under `http`); a status
  * code is an int; a metric wins over a meta key of the same name, as upstream. `_dd.*` tags not consumed by a step
  * (`_dd.origin`, `_dd.git.commit.sha`, …) are kept under their own names, except the tracers'
- * sampling bookkeeping (INTERNAL_TAGS): no HyperDX view, alert or migration reads it, every span
- * carries it, and the sampling it records is already in SampleRate and sampling.priority; so it is
- * written only under --keep-internal-tags.
+ * sampling bookkeeping (INTERNAL_TAGS): no HyperDX view or alert reads it, every span carries it,
+ * and the sampling it records is already in SampleRate and sampling.priority; so it is written
+ * only under --keep-internal-tags (a migrated span search on `@_top_level` says it needs that).
  */
 import type { AnyValue, KeyValue, Span } from '../../core/otlp/model';
 import type { SemconvOptIn } from '../../config/options';
