@@ -26,6 +26,7 @@ import { useClickHouseStack } from '../helpers/clickhouse-stack';
 import { DATADOG, type Dataset, GROUP_SEP, type Grid, type Modes, NotModelled, STEP_MS, type Window } from '../helpers/datadog-semantics/evaluate';
 import { type Expected, expectedOf } from '../helpers/datadog-semantics/widget';
 import { sendSketches } from '../helpers/datadog-semantics/distribution';
+import { sendSpans, spansFor } from '../helpers/datadog-semantics/spans';
 import { addEventStreamNeeds, addNeeds, emptyNeeds, generate, sendEvents, sendLogs, sendSeries } from '../helpers/datadog-semantics/workload';
 import { type Rendered, type Renderer, startRenderer } from './renderer';
 
@@ -45,8 +46,8 @@ const DATA_MINUTES = 5;
 const RANGE_MS = 3_600_000;
 
 /** The sources the tiles read: the ones HyperDX's auto-detection makes of the collector's tables (as `stack hyperdx` serves them). */
-const [LOGS, , METRICS] = defaultSources(EXP_HISTOGRAM_TABLE) as Record<string, unknown>[];
-const SOURCES = { metric: METRICS!, log: LOGS! } as const;
+const [LOGS, TRACES, METRICS] = defaultSources(EXP_HISTOGRAM_TABLE) as Record<string, unknown>[];
+const SOURCES = { metric: METRICS!, log: LOGS!, trace: TRACES! } as const;
 
 interface Case {
   file: string;
@@ -74,7 +75,7 @@ function corpusCases(): Case[] {
     .sort();
   for (const file of files) {
     const dashboard = readDashboard(JSON.parse(readFileSync(join(CORPUS, file), 'utf8')));
-    const plan: DashboardPlan = translateDashboard(dashboard, file, { metric: String(SOURCES.metric.id), log: String(SOURCES.log.id) }, undefined, file);
+    const plan: DashboardPlan = translateDashboard(dashboard, file, { metric: String(SOURCES.metric.id), log: String(SOURCES.log.id), trace: String(SOURCES.trace.id) }, undefined, file);
     const widgets = flatWidgets(dashboard.widgets);
     const filters = (plan.body.savedFilterValues ?? []).map((f) => ({ type: 'sql' as const, condition: (f as { condition: string }).condition }));
     plan.widgets.forEach((report, index) => {
@@ -150,6 +151,9 @@ const NOTE_MODES: [RegExp, Partial<Modes>][] = [
   [/group-by dropped: a HyperDX number tile shows one value/, { dropGroups: true }],
   // what it is compared on is its own (widget.ts, distributionQuantiles)
   [/^distribution drawn as a table of its p50, p90, p95 and p99/, {}],
+  [/^retained_by:\S+ dropped: Datadog's backend marks the spans its retention filters index/, { dropRetainedBy: true }],
+  // the bridge runs here with --keep-internal-tags (SIDECAR_ENV): the search is compared on Datadog's side
+  [/^@_top_level reads the tracers' _dd.top_level, which the bridge writes only when run with --keep-internal-tags/, {}],
   [/toplist of several queries drawn as a table|geomap drawn as a table|drawn as lines: HyperDX heatmaps|drawn as a pie, one slice per combination/, {}],
 ];
 
@@ -213,11 +217,15 @@ const nonEmpty = (grids: readonly Grid[]): boolean => grids.some((g) => [...g.va
 interface Outcome {
   compared: number;
   withData: number;
+  /** of those, the tiles over the trace source (APM span queries) */
+  spans: { compared: number; withData: number; differ: number };
   skipped: Map<string, number>;
   failures: string[];
 }
 
-const running = useClickHouseStack();
+/** Spans' `_dd.top_level` written, which migrated span searches on `@_top_level` read (their note says so). */
+const SIDECAR_ENV = { DD_BRIDGE_KEEP_INTERNAL_TAGS: 'true' };
+const running = useClickHouseStack({ sidecarEnv: SIDECAR_ENV });
 let renderer: Renderer;
 let cases: Case[];
 let dataset: Dataset;
@@ -233,7 +241,7 @@ beforeAll(async () => {
     addNeeds(needs, c.widget.requests, c.variables);
     if (c.widget.type === 'event_stream') addEventStreamNeeds(needs, String(c.widget.query ?? ''), c.variables);
   }
-  dataset = generate(needs, window, bundledMetricTypes());
+  dataset = { ...generate(needs, window, bundledMetricTypes()), spans: spansFor(needs.spans, window, needs.logs.length) };
   const sent = [...dataset.series.values()].flat();
   const series = sent.filter((s) => s.kind !== 'distribution');
   await sendSeries(running.stack.intakeUrl, KEY, series);
@@ -244,11 +252,13 @@ beforeAll(async () => {
   );
   await sendLogs(running.stack.intakeUrl, KEY, dataset.logs);
   if (dataset.events.length > 0) await sendEvents(running.stack.intakeUrl, KEY, dataset.events);
+  await sendSpans(running.stack.intakeUrl, KEY, dataset.spans ?? []);
   const points = (kind: string): number => series.filter((s) => s.kind === kind).reduce((n, s) => n + s.points.length, 0);
   await running.ch.waitForRows('SELECT 1 FROM otel_metrics_gauge', points('gauge'), 180_000);
   await running.ch.waitForRows('SELECT 1 FROM otel_metrics_sum', points('count'), 180_000);
   await running.ch.waitForRows(`SELECT 1 FROM ${EXP_HISTOGRAM_TABLE}`, sketchPoints, 180_000);
   await running.ch.waitForRows('SELECT 1 FROM otel_logs', dataset.logs.length + dataset.events.length, 180_000);
+  await running.ch.waitForRows('SELECT 1 FROM otel_traces', dataset.spans?.length ?? 0, 180_000);
   renderer = await startRenderer(running.ch.httpUrl, running.ch.credentials.reader);
 }, 600_000);
 
@@ -268,7 +278,7 @@ async function compareCase(c: Case, outcome: Outcome): Promise<void> {
     outcome.skipped.set(reason, (outcome.skipped.get(reason) ?? 0) + 1);
     return;
   }
-  const source = c.tile.config?.sourceId === SOURCES.log.id ? SOURCES.log : SOURCES.metric;
+  const source = c.tile.config?.sourceId === SOURCES.log.id ? SOURCES.log : c.tile.config?.sourceId === SOURCES.trace.id ? SOURCES.trace : SOURCES.metric;
   const end = window.from + window.buckets * STEP_MS;
   const label = `${c.file} #${c.index} "${c.report.name}" (${display}${c.report.status === 'approximated' ? ` ${APPROXIMATED}` : ''})`;
   let drawn: Grid[];
@@ -283,17 +293,24 @@ async function compareCase(c: Case, outcome: Outcome): Promise<void> {
   outcome.compared++;
   if (nonEmpty(expected.series)) outcome.withData++;
   const diff = differences(expected.series, drawn, expected.tolerance);
+  if (source === SOURCES.trace) countSpanTile(outcome, nonEmpty(expected.series), diff.length > 0);
   if (diff.length > 0) outcome.failures.push(`${label}:\n    ${diff.join('\n    ')}`);
 }
 
+function countSpanTile(outcome: Outcome, withData: boolean, differs: boolean): void {
+  outcome.spans.compared++;
+  if (withData) outcome.spans.withData++;
+  if (differs) outcome.spans.differ++;
+}
+
 it('every sampled migrated tile draws what its Datadog widget means over the same data', async () => {
-  const outcome: Outcome = { compared: 0, withData: 0, skipped: new Map(), failures: [] };
+  const outcome: Outcome = { compared: 0, withData: 0, spans: { compared: 0, withData: 0, differ: 0 }, skipped: new Map(), failures: [] };
   const inFlight = 4;
   for (let i = 0; i < cases.length; i += inFlight) await Promise.all(cases.slice(i, i + inFlight).map((c) => compareCase(c, outcome)));
   const skipped = [...outcome.skipped].sort((a, b) => b[1] - a[1]);
   const notCompared = skipped.reduce((n, [, k]) => n + k, 0);
   process.stdout.write(
-    `${REPO}: migrated tiles: ${cases.length} ${ALL ? '(all)' : `(sample: 1 in ${SAMPLE_EVERY})`}; drawn by HyperDX and compared ${outcome.compared} (${outcome.withData} with data), ${outcome.failures.length} differ or fail; not compared ${notCompared}:\n` +
+    `${REPO}: migrated tiles: ${cases.length} ${ALL ? '(all)' : `(sample: 1 in ${SAMPLE_EVERY})`}; drawn by HyperDX and compared ${outcome.compared} (${outcome.withData} with data), ${outcome.failures.length} differ or fail (span tiles: ${outcome.spans.compared} compared, ${outcome.spans.withData} with data, ${outcome.spans.differ} differ); not compared ${notCompared}:\n` +
       `${skipped.map(([r, n]) => `  ${n}\t${r}`).join('\n')}\n`,
   );
   expect(outcome.failures).toEqual([]);

@@ -38,6 +38,12 @@ export interface Dataset {
    * no attributes
    */
   events: readonly DatadogLog[];
+  /**
+   * APM spans, in a log's shape as Datadog's span search sees them (./spans.ts): `service`, `status`
+   * ok or error, `operation_name`, `resource_name`, `type` and span tags as tags, `@` attributes
+   * (`@duration` in ns)
+   */
+  spans?: readonly DatadogLog[];
 }
 
 /** The intervals compared: `buckets` minutes from `from` (ms). */
@@ -102,6 +108,8 @@ export interface Modes {
    * ranked by the value they show, `top()` inside adds nothing)
    */
   top: 'datadog' | 'peak' | 'all' | 'value';
+  /** a span search's `retained_by:…` kept (Datadog: its retention filters mark the spans they index) or dropped (the migration says it drops it) */
+  dropRetainedBy: boolean;
 }
 
 export const DATADOG: Modes = {
@@ -122,6 +130,7 @@ export const DATADOG: Modes = {
   reduce: 'datadog',
   dropGroups: false,
   top: 'datadog',
+  dropRetainedBy: false,
 };
 
 export interface Variable {
@@ -502,6 +511,8 @@ export interface LogQuery {
   groupBy: string[];
   /** over Datadog events rather than logs */
   events?: boolean;
+  /** over APM spans rather than logs */
+  spans?: boolean;
 }
 
 const LOG_AGGS: Record<string, (v: number[]) => number> = {
@@ -577,11 +588,13 @@ function eventStatus(status: string, fold: boolean): string {
 export function logGrid(q: LogQuery, ctx: Ctx, perInterval: boolean): Grid {
   const defaulted = withDefaults(q.search, ctx.variables);
   const text = q.events ? eventSearchText(defaulted) : defaulted;
-  const search = readSearch(ctx.modes.dropEmptyTerms ? text.replace(/(^|[\s(])-?@?[A-Za-z_][\w.-]*:(?=$|[\s)])/g, '$1') : text);
+  const kept = q.spans && ctx.modes.dropRetainedBy ? text.replace(/(^|[\s(])-?retained_by:\S+/g, '$1') : text;
+  const search = readSearch(ctx.modes.dropEmptyTerms ? kept.replace(/(^|[\s(])-?@?[A-Za-z_][\w.-]*:(?=$|[\s)])/g, '$1') : kept);
   for (const field of [...fieldsOf(search).keys(), ...q.groupBy, ...(q.measure ? [q.measure] : [])]) if (RESERVED.test(field)) throw new NotModelled(`a log search on ${field.replace(/^@(dd\.|syslog\.).*/, '@$1…')}, a field the intake takes for the log's own`);
   const cells = new Map<string, Map<number, DatadogLog[]>>();
-  const records = q.events ? ctx.data.events.map((e) => ({ ...e, status: eventStatus(e.status, ctx.modes.eventStatusFold), service: e.service || (ctx.modes.eventServiceIsSource ? e.source : '') })) : ctx.data.logs;
-  const statusOf = q.events ? (text: string) => eventStatus(text, ctx.modes.eventStatusFold) : undefined;
+  const records = q.spans ? (ctx.data.spans ?? []) : q.events ? ctx.data.events.map((e) => ({ ...e, status: eventStatus(e.status, ctx.modes.eventStatusFold), service: e.service || (ctx.modes.eventServiceIsSource ? e.source : '') })) : ctx.data.logs;
+  // a span's status is ok or error, as written (no log status aliases)
+  const statusOf = q.spans ? (text: string) => text.toLowerCase() : q.events ? (text: string) => eventStatus(text, ctx.modes.eventStatusFold) : undefined;
   for (const log of candidates(search, records)) {
     const b = bucketOf(ctx, log.ts);
     if (b === undefined || !matches(search, log, { contains: ctx.modes.wildcardContains, missingIsEmpty: ctx.modes.missingIsEmpty, shared: ctx.modes.sharedFields, ...(statusOf ? { status: statusOf } : {}) })) continue;

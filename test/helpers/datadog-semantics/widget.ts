@@ -40,8 +40,8 @@ function logQueryOf(q: NamedQuery): LogQuery {
 function namedSeries(r: Request, ctx: Ctx, value: boolean): Grid[] {
   const leaves = new Map<string, Operand>();
   for (const q of r.queries ?? []) {
-    if (q.data_source === 'logs' || q.data_source === 'events') {
-      leaves.set(q.name, logGrid({ ...logQueryOf(q), events: q.data_source === 'events' }, ctx, !value));
+    if (q.data_source === 'logs' || q.data_source === 'events' || q.data_source === 'spans') {
+      leaves.set(q.name, logGrid({ ...logQueryOf(q), events: q.data_source === 'events', spans: q.data_source === 'spans' }, ctx, !value));
       continue;
     }
     if (q.data_source !== 'metrics') throw new NotModelled(`${q.data_source} queries`);
@@ -77,7 +77,9 @@ function requestSeries(r: Request, ctx: Ctx, value: boolean): Grid[] {
     const lq = r.log_query;
     return [logGrid({ search: lq.search?.query ?? '', aggregation: lq.compute?.aggregation ?? 'count', measure: lq.compute?.facet ?? lq.compute?.metric, groupBy: (lq.group_by ?? []).map((g) => g.facet) }, ctx, !value)];
   }
-  if (r.query?.data_source === 'logs_stream' || r.query?.data_source === 'event_stream') return [logGrid({ search: r.query.query_string ?? '', aggregation: 'count', groupBy: [], events: r.query.data_source === 'event_stream' }, ctx, false)];
+  const stream = r.query?.data_source;
+  if (stream === 'logs_stream' || stream === 'event_stream' || stream === 'trace_stream')
+    return [logGrid({ search: r.query?.query_string ?? '', aggregation: 'count', groupBy: [], events: stream === 'event_stream', spans: stream === 'trace_stream' }, ctx, false)];
   throw new NotModelled('a request without a query');
 }
 
@@ -91,7 +93,7 @@ function oneGroup(g: Grid): Grid {
 function firstGroupBy(requests: readonly Request[]): string[] | undefined {
   for (const r of requests) {
     const text = r.q ?? r.queries?.find((q) => q.data_source === 'metrics')?.query;
-    const log = r.queries?.find((q) => q.data_source === 'logs') ?? r.log_query;
+    const log = r.queries?.find((q) => q.data_source === 'logs' || q.data_source === 'spans') ?? r.log_query;
     if (text !== undefined) {
       const [term] = readQueries(text).flatMap(metricTerms);
       if (term) return term.by;

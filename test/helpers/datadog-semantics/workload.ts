@@ -33,7 +33,7 @@ interface MetricNeed {
   percentile: boolean;
 }
 
-interface LogNeed {
+export interface LogNeed {
   search: string;
   groupBy: string[];
   measure: string | undefined;
@@ -44,9 +44,11 @@ export interface Needs {
   logs: LogNeed[];
   /** searches over Datadog events */
   events: LogNeed[];
+  /** searches over APM spans (./spans.ts) */
+  spans: LogNeed[];
 }
 
-export const emptyNeeds = (): Needs => ({ metrics: new Map(), logs: [], events: [] });
+export const emptyNeeds = (): Needs => ({ metrics: new Map(), logs: [], events: [], spans: [] });
 
 const concrete = (value: string): string => value.replace(/\*/g, 'x');
 
@@ -96,9 +98,11 @@ interface RequestLike {
   query?: { data_source?: string; query_string?: string };
 }
 
-/** The search queries of a request over logs (`logs`) or events (`events`). */
-function searchNeeds(r: RequestLike, over: 'logs' | 'events'): LogNeed[] {
-  const stream = over === 'logs' ? 'logs_stream' : 'event_stream';
+const STREAMS = { logs: 'logs_stream', events: 'event_stream', spans: 'trace_stream' } as const;
+
+/** The search queries of a request over logs (`logs`), events (`events`) or APM spans (`spans`). */
+function searchNeeds(r: RequestLike, over: keyof typeof STREAMS): LogNeed[] {
+  const stream = STREAMS[over];
   return [
     ...(r.queries ?? []).filter((q) => q.data_source === over).map((q) => ({ search: q.search?.query ?? '', groupBy: (q.group_by ?? []).map((g) => g.facet), measure: q.compute?.metric })),
     ...(r.log_query && over === 'logs' ? [{ search: r.log_query.search?.query ?? '', groupBy: (r.log_query.group_by ?? []).map((g) => g.facet), measure: r.log_query.compute?.facet ?? r.log_query.compute?.metric }] : []),
@@ -147,6 +151,7 @@ export function addNeeds(needs: Needs, requests: unknown, variables: readonly Va
     }
     addSearches(needs.logs, searchNeeds(r, 'logs'), variables);
     addSearches(needs.events, searchNeeds(r, 'events'), variables);
+    addSearches(needs.spans, searchNeeds(r, 'spans'), variables);
   }
 }
 
@@ -272,7 +277,8 @@ function nearMiss(log: DatadogLog, named: ReadonlyMap<string, Value[]>, ts: numb
 
 const blankLog = (ts: number): DatadogLog => ({ ts, message: 'generated', status: 'info', service: 'gen-service', source: 'gen-source', host: 'gen-host', tags: [], attributes: {} });
 
-function logsFor(need: LogNeed, index: number, window: Window): DatadogLog[] {
+/** Logs (or records searched as logs are: events, spans) that meet `need`'s search in two groups of each facet, and near misses. */
+export function logsFor(need: LogNeed, index: number, window: Window): DatadogLog[] {
   let search: Search;
   try {
     search = readSearch(need.search);
