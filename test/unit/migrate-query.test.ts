@@ -237,6 +237,22 @@ describe('monitors', () => {
     expect(plan.outcome).toBe('full');
   });
 
+  // rendered comparison (test/hyperdx-api/migrate-monitors-rendered.test.ts): HyperDX's interval holds each series' count over the whole interval
+  it.each([
+    ['min(last_1h):min:godaddy.certificate.certificate_expiration_days{*} by {certificateid} <= 7', 'time aggregation min(last_1h) became one min per interval'],
+    ['avg(last_5m):avg:nginx.cache.bypass.responses_count{*}.as_count() > 90', 'time aggregation avg(last_5m) became one avg per interval'],
+    ['sum(last_5m):avg:nginx.cache.bypass.responses_count{*}.as_count() > 90', 'time aggregation sum(last_5m) became one avg per interval'],
+  ])('%s: a count read over the window with another aggregation than a sum of sums is reported', (query, note) => {
+    const plan = translateMonitor(monitor(query), 'f', SOURCES, webhooks, 0);
+    expect(plan.notes).toEqual(expect.arrayContaining([expect.stringContaining(note)]));
+    expect(plan.outcome).toBe('partial');
+  });
+
+  it('a sum over the window of a count summed across series translates in full', () => {
+    const plan = translateMonitor(monitor('sum(last_5m):sum:nginx.cache.bypass.responses_count{*}.as_count() > 90'), 'f', SOURCES, webhooks, 0);
+    expect(plan.notes).toEqual([]);
+  });
+
   it('a log monitor becomes a saved search and its alert', () => {
     const plan = translateMonitor(monitor('logs("service:web status:error").index("*").rollup("count").last("15m") > 100', '@webhook-ops', 'log alert'), 'f', SOURCES, webhooks, 0);
     expect(plan.target).toMatchObject({ kind: 'search', search: { where: '(ServiceName:"web" SeverityText:"error") AND -LogAttributes.datadog.event.title:*', sourceId: 'l1' } });

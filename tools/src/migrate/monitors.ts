@@ -147,13 +147,17 @@ interface Target {
 /**
  * What becomes of the monitor's time aggregation. HyperDX buckets a gauge series by its last
  * point in the interval before it aggregates across series (test/hyperdx-api/migrate-tiles.test.ts
- * pins this), so for gauges only Datadog's `last` survives; other series give one space
- * aggregation per interval.
+ * pins this), so for gauges only Datadog's `last` survives. Other series give one space
+ * aggregation per interval of each series' total over the interval: Datadog's value is that only
+ * for the sum over the window of a sum across series (test/hyperdx-api/
+ * migrate-monitors-rendered.test.ts: `min(last_1h):min:` of a count compares a minute's count in
+ * Datadog, an hour's in HyperDX).
  */
 function timeAggregationNotes(selects: readonly SelectItem[], timeAggr: string, window: string): string[] {
   if (selects.some((s) => s.metricType === 'gauge')) return timeAggr === 'last' ? [] : [`time aggregation ${timeAggr}(${window}): HyperDX reads each gauge series' last point in the interval, where Datadog takes the ${timeAggr} of its points`];
   const spaceAggs = new Set<string>(selects.map((s) => s.aggFn));
-  return spaceAggs.size === 1 && spaceAggs.has(timeAggr) ? [] : [`time aggregation ${timeAggr}(${window}) became one ${[...spaceAggs].join('/')} per interval`];
+  if (timeAggr === 'sum' && spaceAggs.size === 1 && spaceAggs.has('sum')) return [];
+  return [`time aggregation ${timeAggr}(${window}) became one ${[...spaceAggs].join('/')} per interval of each series' total over the interval, where Datadog takes the ${timeAggr} of the values at each rollup point`];
 }
 
 function metricTarget(monitor: DatadogMonitor, sources: Sources, index: number, settings: TranslationSettings, notes: string[]): Target {
