@@ -1,0 +1,156 @@
+/**
+ * Points and logs for what a set of Datadog monitors read (./workload.ts makes them, as for the
+ * dashboards' widgets), shaped so that each monitor's comparison says something:
+ * - every series also has points in the first minute of each window a monitor evaluates, and
+ *   (doubled) in the minute before it, so a window one minute too wide or too narrow changes a
+ *   value;
+ * - each metric's points are scaled so that the first monitor reading it alone (one query, no
+ *   arithmetic) finds its groups on both sides of its threshold (an ungrouped one on either side,
+ *   by the hash of its file); each log count monitor's groups get as many matching logs as put
+ *   them on either side of its threshold, and a log measure's values are scaled as a metric's.
+ * Other monitors reading the same metric or logs see the same data: their comparison holds, it
+ * is only less sure to straddle their thresholds.
+ */
+import { type Dataset, GROUP_SEP, type SentSeries, STEP_MS, type Variable, type Window } from './evaluate';
+import { facetValue } from './evaluate';
+import { type DatadogLog, eventSearchText, matches, readSearch } from './log-search';
+import { DATADOG_MONITOR, type MonitorQuery, monitorValues } from './monitor';
+import { addNeeds, emptyNeeds, generate, hash, type KnownTypes, sendEvents, sendLogs, sendSeries } from './workload';
+
+export interface MonitorRead {
+  /** names the monitor (its file): an ungrouped monitor's side of its threshold comes from its hash */
+  key: string;
+  query: MonitorQuery;
+  variables: readonly Variable[];
+  /** minutes of the HyperDX interval the migration chose */
+  intervalMinutes: number;
+}
+
+/** Minutes of points every series has, ending at the end of the windows. */
+const RECENT_MINUTES = 3;
+/** The largest count of logs a count monitor's group is given to reach its threshold. */
+const MAX_LOGS = 250;
+
+/** A monitor's query as a widget request, the shape ./workload.ts reads needs from. */
+function requestOf(q: MonitorQuery): unknown {
+  if (q.kind === 'metric') return { q: q.text };
+  const groupBy = q.groupBy.map((facet) => ({ facet }));
+  if (q.over === 'events') return { queries: [{ data_source: 'events', search: { query: q.search }, group_by: groupBy }] };
+  return { log_query: { search: { query: q.search }, group_by: groupBy, compute: q.measure === undefined ? undefined : { facet: q.measure } } };
+}
+
+/** Copies of each series' first recent minute at the start of each window, and doubled in the minute before it. */
+function widenSeries(series: SentSeries, end: number, windows: readonly number[]): SentSeries {
+  const first = end / 1000 - RECENT_MINUTES * 60;
+  const firstMinute = series.points.filter((p) => p.ts >= first && p.ts < first + 60);
+  const extra = windows
+    .filter((m) => m > RECENT_MINUTES)
+    .flatMap((m) => {
+      const start = end / 1000 - m * 60;
+      return [...firstMinute.map((p) => ({ ts: p.ts - first + start, value: p.value })), ...firstMinute.map((p) => ({ ts: p.ts - first + start - 60, value: 2 * p.value }))];
+    });
+  return { ...series, points: [...extra, ...series.points].sort((a, b) => a.ts - b.ts) };
+}
+
+/** The factor that puts the threshold between the middle two groups' values (one group: on the side `above` says). */
+function straddle(values: readonly number[], threshold: number, above: boolean): number | undefined {
+  const sorted = values.filter((v) => Number.isFinite(v) && v > 0).sort((a, b) => a - b);
+  if (sorted.length === 0 || threshold <= 0) return undefined;
+  if (sorted.length === 1) return (threshold / sorted[0]!) * (above ? 1.25 : 0.8);
+  const mid = Math.floor((sorted.length - 1) / 2);
+  const [lo, hi] = [sorted[mid]!, sorted[mid + 1]!];
+  return lo === hi ? undefined : threshold / ((lo + hi) / 2);
+}
+
+const scaled = (s: SentSeries, factor: number): SentSeries => ({ ...s, points: s.points.map((p) => ({ ...p, value: p.value * factor })) });
+
+/** Scales each metric to the threshold of the first monitor reading it alone. */
+function scaleMetrics(series: Map<string, SentSeries[]>, reads: readonly MonitorRead[], data: () => Dataset, end: number): void {
+  const done = new Set<string>();
+  for (const r of reads) {
+    if (r.query.kind !== 'metric' || r.query.expr.type !== 'metric' || done.has(r.query.expr.metric)) continue;
+    const metric = r.query.expr.metric;
+    done.add(metric);
+    let values: Map<string, number>;
+    try {
+      values = monitorValues(r.query, data(), end, r.variables, DATADOG_MONITOR);
+    } catch {
+      continue;
+    }
+    const factor = straddle([...values.values()], r.query.threshold, hash(r.key) % 2 === 0);
+    if (factor !== undefined)
+      series.set(
+        metric,
+        (series.get(metric) ?? []).map((s) => scaled(s, factor)),
+      );
+  }
+}
+
+const groupOf = (log: DatadogLog, groupBy: readonly string[]): string => groupBy.map((f) => String(facetValue(log, f) ?? '')).join(GROUP_SEP);
+
+/** The logs (events) of one search monitor, its groups given counts (or measures) on either side of its threshold. */
+function shapedLogs(r: MonitorRead & { query: Extract<MonitorQuery, { kind: 'search' }> }, logs: DatadogLog[], end: number): DatadogLog[] {
+  const q = r.query;
+  const search = readSearch(q.over === 'events' ? eventSearchText(q.search) : q.search);
+  const matched = logs.filter((l) => matches(search, l));
+  const groups = [...new Set(matched.map((l) => groupOf(l, q.groupBy)))].sort();
+  if (q.aggregation === 'count') {
+    if (q.threshold > MAX_LOGS || q.threshold < 1) return logs;
+    const [low, high] = [Math.max(1, Math.ceil(q.threshold) - 1), Math.floor(q.threshold) + 2];
+    const out = logs.filter((l) => !matched.includes(l));
+    groups.forEach((g, i) => {
+      const members = matched.filter((l) => groupOf(l, q.groupBy) === g);
+      const want = groups.length === 1 ? (hash(r.key) % 2 === 0 ? high : low) : i % 2 === 0 ? low : high;
+      for (let k = 0; k < want; k++) out.push({ ...members[k % members.length]!, ts: end - STEP_MS + ((k * 7919) % 59_000) + 500 });
+    });
+    return out;
+  }
+  if (q.measure === undefined || !q.measure.startsWith('@') || q.aggregation === 'cardinality') return logs;
+  const attr = q.measure.slice(1);
+  const values = groups.map((g) => {
+    const v = matched.filter((l) => groupOf(l, q.groupBy) === g).map((l) => Number(l.attributes[attr]));
+    return v.reduce((a, b) => a + b, 0) / v.length;
+  });
+  const factor = straddle(values, q.threshold, hash(r.key) % 2 === 0);
+  if (factor === undefined) return logs;
+  return logs.map((l) => (matched.includes(l) && typeof l.attributes[attr] === 'number' ? { ...l, attributes: { ...l.attributes, [attr]: (l.attributes[attr] as number) * factor } } : l));
+}
+
+/** Points and logs for `reads`, over windows that end at `end` (ms, a minute boundary). */
+export function monitorDataset(reads: readonly MonitorRead[], end: number, types: KnownTypes): Dataset {
+  const recent: Window = { from: end - RECENT_MINUTES * STEP_MS, buckets: RECENT_MINUTES };
+  const needs = emptyNeeds();
+  for (const r of reads) if (r.query.kind === 'metric') addNeeds(needs, [requestOf(r.query)], r.variables);
+  const generated = generate(needs, recent, types);
+  const windows = [...new Set(reads.flatMap((r) => [r.query.minutes, r.intervalMinutes]))];
+  const series = new Map([...generated.series].map(([m, list]) => [m, list.map((s) => widenSeries(s, end, windows))]));
+  const logs: DatadogLog[] = [];
+  const events: DatadogLog[] = [];
+  const lastMinute: Window = { from: end - STEP_MS, buckets: 1 };
+  for (const r of reads) {
+    if (r.query.kind !== 'search' || r.query.over === 'spans') continue;
+    const one = emptyNeeds();
+    addNeeds(one, [requestOf(r.query)], r.variables);
+    const made = generate(one, lastMinute, types);
+    const search = r as MonitorRead & { query: Extract<MonitorQuery, { kind: 'search' }> };
+    if (r.query.over === 'events') events.push(...shapedLogs(search, [...made.events], end));
+    else logs.push(...shapedLogs(search, [...made.logs], end));
+  }
+  const data = (): Dataset => ({ series, logs, events });
+  scaleMetrics(series, reads, data, end);
+  return data();
+}
+
+/** Sends `data` as the agent does; the tables it lands in, with the rows each must reach. */
+export async function sendDataset(intakeUrl: string, apiKey: string, data: Dataset): Promise<[table: string, rows: number][]> {
+  const series = [...data.series.values()].flat();
+  await sendSeries(intakeUrl, apiKey, series);
+  await sendLogs(intakeUrl, apiKey, data.logs);
+  if (data.events.length > 0) await sendEvents(intakeUrl, apiKey, data.events);
+  const points = (kind: SentSeries['kind']): number => series.filter((s) => s.kind === kind).reduce((n, s) => n + s.points.length, 0);
+  return [
+    ['otel_metrics_gauge', points('gauge')],
+    ['otel_metrics_sum', points('count')],
+    ['otel_logs', data.logs.length + data.events.length],
+  ];
+}

@@ -1,0 +1,146 @@
+/**
+ * What a Datadog monitor means over a set of points and logs, computed here from the monitor's
+ * own query (./metric-query.ts, ./log-search.ts), never from the migration's output: per group,
+ * the value the monitor compares with its critical threshold, and whether it alerts.
+ *
+ * Datadog's meaning, as its monitor guides state it: a metric monitor `agg(last_X):query` reads
+ * the query's series over the last X (here at a one-minute rollup: a gauge series' mean in each
+ * minute, a count's sum, combined by the space aggregator per group of the `by` tags) and reduces
+ * each group's points with the time aggregator (`avg`, `sum`, `min`, `max`, `last`); arithmetic
+ * is applied at each point and then reduced ("classic" evaluation), except when the query has
+ * arithmetic and an `.as_count()`: then each operand is reduced first and the arithmetic joins
+ * the reduced values ("as_count() in monitor evaluations"). A log (span, event) monitor counts or
+ * measures the records its search matches over the last X, per group of its `by` facets. The
+ * critical threshold (`options.thresholds.critical`, else the query's) is compared with the
+ * query's comparator.
+ *
+ * An approximated migration is compared against what its notes say HyperDX computes instead:
+ * `MonitorModes` switches each documented difference to the HyperDX side.
+ */
+import { cellsOf, type Ctx, type Dataset, DATADOG, expressionGrid, type Grid, GROUP_SEP, type Leaf, logGrid, metricGrid, type Modes, NotModelled, reduceGrid, STEP_MS, type Variable } from './evaluate';
+import { type MetricTerm, metricTerms, readQuery, type Term } from './metric-query';
+
+export type Comparator = '>' | '>=' | '<' | '<=' | '==' | '!=';
+
+interface Common {
+  /** the evaluation window, minutes */
+  minutes: number;
+  comparator: Comparator;
+  threshold: number;
+}
+
+export type MonitorQuery = (Common & { kind: 'metric'; timeAgg: string; text: string; expr: Term }) | (Common & { kind: 'search'; over: 'logs' | 'events' | 'spans'; search: string; aggregation: string; measure: string | undefined; groupBy: string[] });
+
+const UNIT_MINUTES: Record<string, number> = { m: 1, h: 60, d: 1440, w: 10080, mo: 43200 };
+
+function windowMinutes(text: string): number {
+  const m = /^(?:last_)?(\d+)(mo|[mhdw])$/.exec(text);
+  if (!m) throw new NotModelled(`the evaluation window ${text.replace(/\d+/g, 'N')}`);
+  return Number(m[1]) * UNIT_MINUTES[m[2]!]!;
+}
+
+const METRIC = /^\s*(\w+)\(([\w]+)\)\s*:\s*([\s\S]+?)\s*(>=|<=|==|!=|>|<)\s*(-?[\d.]+(?:e[+-]?\d+)?)\s*$/;
+const SEARCH = /^\s*(logs|trace-analytics|spans|events)\("((?:[^"\\]|\\.)*)"\)((?:\.\w+\([^)]*\))*)\s*(>=|<=|==|!=|>|<)\s*(-?[\d.]+)\s*$/;
+const TIME_AGGS = new Set(['avg', 'sum', 'min', 'max', 'last']);
+
+const args = (text: string | undefined): string[] => [...(text ?? '').matchAll(/"([^"]*)"/g)].map((m) => m[1]!);
+
+/** A monitor's query, read here; `critical` (options.thresholds.critical) wins over the query's number, as in Datadog. */
+export function readMonitorQuery(type: string, query: string, critical: number | undefined): MonitorQuery {
+  if (type === 'query alert' || type === 'metric alert') {
+    const m = METRIC.exec(query);
+    if (!m) throw new NotModelled('a metric monitor query of another form');
+    const [, timeAgg, window, expr, comparator, threshold] = m;
+    if (!TIME_AGGS.has(timeAgg!)) throw new NotModelled(`the ${timeAgg} time aggregation`);
+    return { kind: 'metric', timeAgg: timeAgg!, text: expr!, minutes: windowMinutes(window!), expr: readQuery(expr!), comparator: comparator as Comparator, threshold: critical ?? Number(threshold) };
+  }
+  const m = SEARCH.exec(query);
+  if (!m || !['log alert', 'event-v2 alert', 'trace-analytics alert'].includes(type)) throw new NotModelled(`${type} monitors`);
+  const [, over, search, chain, comparator, threshold] = m;
+  const calls = new Map([...chain!.matchAll(/\.(\w+)\(([^)]*)\)/g)].map((c) => [c[1]!, args(c[2])]));
+  const [aggregation = 'count', measure] = calls.get('rollup') ?? [];
+  const last = calls.get('last')?.[0];
+  if (last === undefined) throw new NotModelled('a search monitor without .last()');
+  const groupBy = (calls.get('by') ?? [])
+    .flatMap((b) => b.split(','))
+    .map((f) => f.trim())
+    .filter((f) => f !== '');
+  return {
+    kind: 'search',
+    over: over === 'logs' ? 'logs' : over === 'events' ? 'events' : 'spans',
+    search: search!.replace(/\\"/g, '"'),
+    aggregation,
+    measure,
+    groupBy,
+    minutes: windowMinutes(last),
+    comparator: comparator as Comparator,
+    threshold: critical ?? Number(threshold),
+  };
+}
+
+/** Which side of each documented difference a migrated alert is compared on (Datadog's by default). */
+export interface MonitorModes extends Modes {
+  /** the window compared, minutes (Datadog's `last_X`, or the HyperDX interval the report names) */
+  minutes?: number;
+  /** each series read once over the whole window (a gauge's last point, a count's sum), then combined: HyperDX's one interval */
+  oneInterval: boolean;
+  /** a window without data is a value of 0 (HyperDX's checker) rather than none */
+  noDataIsZero: boolean;
+}
+
+export const DATADOG_MONITOR: MonitorModes = { ...DATADOG, oneInterval: false, noDataIsZero: false };
+
+/** Each group's one value (a reduced grid's, or one interval's). */
+const mapValues = (g: Grid): Map<string, number> => new Map([...g].flatMap(([group, row]) => (row.size > 0 ? [[group, [...row.values()][0]!] as const] : [])));
+
+const hasAsCount = (t: Term): boolean => metricTerms(t).some((m) => m.methods.some((x) => x.name === 'as_count'));
+
+/** A metric monitor's value per group over the window that ends at `end` (ms). */
+function metricValues(q: Extract<MonitorQuery, { kind: 'metric' }>, data: Dataset, end: number, variables: readonly Variable[], modes: MonitorModes): Map<string, number> {
+  const minutes = modes.minutes ?? q.minutes;
+  // operands split by the same tags in another order join in the groups of the first one's order
+  const groupOrder = metricTerms(q.expr)[0]?.by;
+  if (modes.oneInterval) {
+    // one interval: each series' value over it (a gauge's last point, a count's sum), combined per group
+    const ctx: Ctx = { data, window: { from: end - minutes * STEP_MS, buckets: 1, step: minutes * STEP_MS }, modes: { ...modes, gaugeInterval: 'last' }, variables, groupOrder };
+    const leaf: Leaf = (t) => metricGrid(t as MetricTerm, ctx);
+    const grid = expressionGrid(q.expr, ctx, leaf, cellsOf(metricTerms(q.expr).map(leaf)));
+    return typeof grid === 'number' ? new Map([['', grid]]) : mapValues(grid);
+  }
+  const ctx: Ctx = { data, window: { from: end - minutes * STEP_MS, buckets: minutes }, modes, variables, groupOrder };
+  const arithmetic = q.expr.type !== 'metric';
+  // as_count() with arithmetic: each operand reduced over the window first, then the arithmetic
+  const leaf: Leaf = arithmetic && hasAsCount(q.expr) ? (t) => reduceGrid(metricGrid(t as MetricTerm, ctx), q.timeAgg) : (t) => metricGrid(t as MetricTerm, ctx);
+  const grid = expressionGrid(q.expr, ctx, leaf, cellsOf(metricTerms(q.expr).map(leaf)));
+  const reduced = arithmetic && hasAsCount(q.expr) ? grid : reduceGrid(grid, q.timeAgg);
+  return typeof reduced === 'number' ? new Map([['', reduced]]) : mapValues(reduced);
+}
+
+/** A search monitor's value per group over the window that ends at `end` (ms). */
+function searchValues(q: Extract<MonitorQuery, { kind: 'search' }>, data: Dataset, end: number, modes: MonitorModes): Map<string, number> {
+  if (q.over === 'spans') throw new NotModelled('span monitors (the workload sends no spans)');
+  const minutes = modes.minutes ?? q.minutes;
+  const ctx: Ctx = { data, window: { from: end - minutes * STEP_MS, buckets: minutes }, modes, variables: [] };
+  return mapValues(logGrid({ search: q.search, aggregation: q.aggregation, measure: q.measure, groupBy: q.groupBy, events: q.over === 'events' }, ctx, false));
+}
+
+/** The value per group (by values joined by GROUP_SEP) a monitor compares with its threshold. */
+export function monitorValues(q: MonitorQuery, data: Dataset, end: number, variables: readonly Variable[], modes: MonitorModes): Map<string, number> {
+  const values = q.kind === 'metric' ? metricValues(q, data, end, variables, modes) : searchValues(q, data, end, modes);
+  if (values.size === 0 && modes.noDataIsZero) return new Map([['', 0]]);
+  return values;
+}
+
+const COMPARE: Record<Comparator, (v: number, t: number) => boolean> = {
+  '>': (v, t) => v > t,
+  '>=': (v, t) => v >= t,
+  '<': (v, t) => v < t,
+  '<=': (v, t) => v <= t,
+  '==': (v, t) => v === t,
+  '!=': (v, t) => v !== t,
+};
+
+/** Whether a group's value alerts: it meets the critical threshold. */
+export const alerts = (q: MonitorQuery, value: number): boolean => COMPARE[q.comparator](value, q.threshold);
+
+export { GROUP_SEP };
