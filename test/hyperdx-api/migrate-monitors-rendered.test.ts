@@ -139,7 +139,7 @@ function corpusCases(outcome: Outcome): Case[] {
     if (plan.outcome === 'skipped' || !plan.alert || !plan.target) return;
     outcome.translated++;
     try {
-      cases.push({ file, monitor, plan, query: readMonitorQuery(monitor.type, monitor.query, monitor.options.thresholds?.critical), modes: modesOf(plan.notes) });
+      cases.push({ file, monitor, plan, query: readMonitorQuery(monitor.type, monitor.query, monitor.options.thresholds?.critical, monitor.options.on_missing_data as string | undefined), modes: modesOf(plan.notes) });
     } catch (err) {
       if (!(err instanceof NotModelled)) throw err;
       count(outcome.skipped, err.message);

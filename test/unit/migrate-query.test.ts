@@ -253,6 +253,24 @@ describe('monitors', () => {
     expect(plan.notes).toEqual([]);
   });
 
+  // Datadog's count monitors over logs, events and spans evaluate an empty window as 0 (on_missing_data "default"), as HyperDX does
+  it.each([
+    [{}, false],
+    [{ on_missing_data: 'default' }, false],
+    [{ on_missing_data: 'show_no_data' }, true],
+    [{ on_missing_data: 'resolve' }, true],
+  ])('a log count monitor below a threshold, options %j: fires on no data as Datadog does unless it says otherwise (note: %s)', (options, noted) => {
+    const query = 'logs("service:web").index("*").rollup("count").last("5m") < 5';
+    const plan = translateMonitor(readMonitor({ name: 'm', type: 'log alert', query, message: '@webhook-ops', options: { ...options, thresholds: { critical: 5 } } }), 'f', SOURCES, webhooks, 0);
+    expect(plan.notes.some((n) => n.startsWith('HyperDX counts an interval without data as 0'))).toBe(noted);
+  });
+
+  it('a log measure monitor below a threshold says it fires on no data', () => {
+    const query = 'logs("service:web").index("*").rollup("avg", "@duration").last("5m") < 5';
+    const plan = translateMonitor(readMonitor({ name: 'm', type: 'log alert', query, message: '@webhook-ops', options: { thresholds: { critical: 5 } } }), 'f', SOURCES, webhooks, 0);
+    expect(plan.notes).toEqual(expect.arrayContaining([expect.stringMatching(/^HyperDX counts an interval without data as 0/)]));
+  });
+
   it('a log monitor becomes a saved search and its alert', () => {
     const plan = translateMonitor(monitor('logs("service:web status:error").index("*").rollup("count").last("15m") > 100', '@webhook-ops', 'log alert'), 'f', SOURCES, webhooks, 0);
     expect(plan.target).toMatchObject({ kind: 'search', search: { where: '(ServiceName:"web" SeverityText:"error") AND -LogAttributes.datadog.event.title:*', sourceId: 'l1' } });

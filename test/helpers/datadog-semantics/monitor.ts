@@ -29,7 +29,18 @@ interface Common {
   threshold: number;
 }
 
-export type MonitorQuery = (Common & { kind: 'metric'; timeAgg: string; text: string; expr: Term }) | (Common & { kind: 'search'; over: 'logs' | 'events' | 'spans'; search: string; aggregation: string; measure: string | undefined; groupBy: string[] });
+interface SearchQuery extends Common {
+  kind: 'search';
+  over: 'logs' | 'events' | 'spans';
+  search: string;
+  aggregation: string;
+  measure: string | undefined;
+  groupBy: string[];
+  /** a count that compares an empty window as 0 (`on_missing_data` "default") */
+  emptyIsZero: boolean;
+}
+
+export type MonitorQuery = (Common & { kind: 'metric'; timeAgg: string; text: string; expr: Term }) | SearchQuery;
 
 const UNIT_MINUTES: Record<string, number> = { m: 1, h: 60, d: 1440, w: 10080, mo: 43200 };
 
@@ -45,8 +56,13 @@ const TIME_AGGS = new Set(['avg', 'sum', 'min', 'max', 'last']);
 
 const args = (text: string | undefined): string[] => [...(text ?? '').matchAll(/"([^"]*)"/g)].map((m) => m[1]!);
 
-/** A monitor's query, read here; `critical` (options.thresholds.critical) wins over the query's number, as in Datadog. */
-export function readMonitorQuery(type: string, query: string, critical: number | undefined): MonitorQuery {
+/**
+ * A monitor's query, read here; `critical` (options.thresholds.critical) wins over the query's
+ * number, as in Datadog; `onMissingData` (options.on_missing_data) says whether a count monitor
+ * over logs, events or spans compares an empty window as 0 ("default", as Datadog's monitor API
+ * documents it) or not.
+ */
+export function readMonitorQuery(type: string, query: string, critical: number | undefined, onMissingData = 'default'): MonitorQuery {
   if (type === 'query alert' || type === 'metric alert') {
     const m = METRIC.exec(query);
     if (!m) throw new NotModelled('a metric monitor query of another form');
@@ -72,6 +88,7 @@ export function readMonitorQuery(type: string, query: string, critical: number |
     aggregation,
     measure,
     groupBy,
+    emptyIsZero: aggregation === 'count' && onMissingData === 'default',
     minutes: windowMinutes(last),
     comparator: comparator as Comparator,
     threshold: critical ?? Number(threshold),
@@ -117,11 +134,12 @@ function metricValues(q: Extract<MonitorQuery, { kind: 'metric' }>, data: Datase
 }
 
 /** A search monitor's value per group over the window that ends at `end` (ms). */
-function searchValues(q: Extract<MonitorQuery, { kind: 'search' }>, data: Dataset, end: number, modes: MonitorModes): Map<string, number> {
+function searchValues(q: SearchQuery, data: Dataset, end: number, modes: MonitorModes): Map<string, number> {
   if (q.over === 'spans') throw new NotModelled('span monitors (the workload sends no spans)');
   const minutes = modes.minutes ?? q.minutes;
   const ctx: Ctx = { data, window: { from: end - minutes * STEP_MS, buckets: minutes }, modes, variables: [] };
-  return mapValues(logGrid({ search: q.search, aggregation: q.aggregation, measure: q.measure, groupBy: q.groupBy, events: q.over === 'events' }, ctx, false));
+  const values = mapValues(logGrid({ search: q.search, aggregation: q.aggregation, measure: q.measure, groupBy: q.groupBy, events: q.over === 'events' }, ctx, false));
+  return values.size === 0 && q.emptyIsZero ? new Map([['', 0]]) : values;
 }
 
 /** The value per group (by values joined by GROUP_SEP) a monitor compares with its threshold. */

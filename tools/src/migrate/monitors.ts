@@ -65,14 +65,18 @@ interface Condition {
   threshold: number;
 }
 
-/** The critical threshold (options win over the query's number, as in Datadog); the rest is reported. */
-function condition(monitor: DatadogMonitor, comparator: string, queryThreshold: number, notes: string[]): Condition {
+/**
+ * The critical threshold (options win over the query's number, as in Datadog); the rest is
+ * reported. `emptyIsZero`: Datadog also compares an empty window as 0 (a count monitor over logs,
+ * events or spans with `on_missing_data` "default", as Datadog's monitor API documents it).
+ */
+function condition(monitor: DatadogMonitor, comparator: string, queryThreshold: number, notes: string[], emptyIsZero = false): Condition {
   const thresholds = monitor.options.thresholds ?? {};
   for (const other of ['warning', 'critical_recovery', 'warning_recovery'] as const) {
     if (thresholds[other] !== undefined) notes.push(`${other.replace('_', ' ')} threshold ${thresholds[other]} not migrated (a HyperDX alert has one threshold)`);
   }
   const cond = { thresholdType: COMPARATORS[comparator]!, threshold: thresholds.critical ?? queryThreshold };
-  if (firesOnZero(cond)) notes.push(`HyperDX counts an interval without data as 0, which meets "${comparator} ${cond.threshold}": this alert also fires when no data arrives (Datadog's does not, unless it notifies on no data)`);
+  if (firesOnZero(cond) && !emptyIsZero) notes.push(`HyperDX counts an interval without data as 0, which meets "${comparator} ${cond.threshold}": this alert also fires when no data arrives (Datadog's does not, unless it notifies on no data)`);
   return cond;
 }
 
@@ -250,8 +254,9 @@ function searchTarget(monitor: DatadogMonitor, over: 'log' | 'event' | 'trace', 
   const searched = holdingFacets(translateSearch(search!.replace(/\\"/g, '"'), schema, notes), facets, schema, notes);
   const where = keptTo(over === 'trace' ? 'spans' : `${over}s`, searched);
   const interval = intervalFor(window, notes);
-  const cond = condition(monitor, comparator!, Number(threshold), notes);
-  if (rollup[0] === 'count' && rollup.length === 1) {
+  const counted = rollup[0] === 'count' && rollup.length === 1;
+  const cond = condition(monitor, comparator!, Number(threshold), notes, counted && (monitor.options.on_missing_data ?? 'default') === 'default');
+  if (counted) {
     return {
       search: { kind: 'search', search: { name: monitor.name, sourceId: sourceIdOf(kind, sources), where, whereLanguage: 'lucene', tags: [marker, 'datadog'] } },
       interval,
