@@ -105,6 +105,10 @@ interface Tally {
   neitherAlerts: number;
   /** no data on either side (a filter that kept nothing; a window without data) */
   noData: number;
+  /** monitors with groups on both sides of their threshold */
+  split: number;
+  /** monitors compared on Datadog's own meaning (no note changes their value) */
+  exact: number;
 }
 
 interface Outcome {
@@ -118,8 +122,9 @@ interface Outcome {
   failures: string[];
 }
 
-const tally = (): Tally => ({ compared: 0, bothAlert: 0, neitherAlerts: 0, noData: 0 });
-const shownTally = (t: Tally): string => `${t.compared} monitors; groups agreeing: both alert ${t.bothAlert}, neither ${t.neitherAlerts}, no data on either side ${t.noData}`;
+const tally = (): Tally => ({ compared: 0, bothAlert: 0, neitherAlerts: 0, noData: 0, split: 0, exact: 0 });
+const shownTally = (t: Tally): string =>
+  `${t.compared} monitors (${t.exact} on Datadog's own meaning, the rest on the approximation their report states; ${t.split} with groups on both sides of the threshold); groups agreeing: both alert ${t.bothAlert}, neither ${t.neitherAlerts}, no data on either side ${t.noData}`;
 
 const count = (m: Map<string, number>, reason: string): void => {
   m.set(reason, (m.get(reason) ?? 0) + 1);
@@ -170,7 +175,7 @@ let end: number;
 beforeAll(async () => {
   cases = corpusCases(outcome);
   end = Math.floor(Date.now() / DAY_MS) * DAY_MS;
-  const reads: MonitorRead[] = cases.map((c) => ({ key: c.file, query: c.query, variables: c.monitor.variables, intervalMinutes: INTERVAL_MINUTES[c.plan.alert!.interval]! }));
+  const reads: MonitorRead[] = cases.map((c) => ({ key: c.file, query: c.query, variables: c.monitor.variables, intervalMinutes: INTERVAL_MINUTES[c.plan.alert!.interval]!, modes: c.modes }));
   dataset = monitorDataset(reads, end, bundledMetricTypes());
   for (const [table, rows] of await sendDataset(running.stack.intakeUrl, 'migrate-monitors-key', dataset)) await running.ch.waitForRows(`SELECT 1 FROM ${table}`, rows, 180_000);
   checker = await startRenderer<Record<string, unknown>>(running.ch.httpUrl, running.ch.credentials.reader, 'alert-server.js', { HYPERDX_LOG_LEVEL: 'silent' });
@@ -235,6 +240,9 @@ async function compareAt(c: Case, at: number, tally: Tally, what: string): Promi
     return true;
   }
   tally.compared++;
+  if (JSON.stringify(c.modes) === JSON.stringify(DATADOG_MONITOR)) tally.exact++;
+  const sides = new Set([...expected.values()].map((v) => alerts(c.query, v)));
+  if (sides.size === 2) tally.split++;
   if (process.env.MIGRATE_MONITORS_DEBUG) process.stdout.write(`${label(c)} (${what})\n${JSON.stringify(c.plan.target)}\n${JSON.stringify(c.plan.alert)}\nexpected ${JSON.stringify([...expected])}\nchecked ${JSON.stringify(checked)}\n`);
   const diffs = differences(c, expected, checked, tally);
   if (diffs.length > 0) outcome.failures.push(`${label(c)} (${what}):\n    ${diffs.slice(0, 6).join('\n    ')}`);

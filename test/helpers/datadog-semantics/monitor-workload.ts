@@ -14,7 +14,8 @@
 import { type Dataset, GROUP_SEP, type SentSeries, STEP_MS, type Variable, type Window } from './evaluate';
 import { facetValue } from './evaluate';
 import { type DatadogLog, eventSearchText, matches, readSearch } from './log-search';
-import { DATADOG_MONITOR, type MonitorQuery, monitorValues } from './monitor';
+import { metricTerms } from './metric-query';
+import { alerts, type MonitorModes, type MonitorQuery, monitorValues } from './monitor';
 import { addNeeds, emptyNeeds, generate, hash, type KnownTypes, sendEvents, sendLogs, sendSeries } from './workload';
 
 export interface MonitorRead {
@@ -24,6 +25,8 @@ export interface MonitorRead {
   variables: readonly Variable[];
   /** minutes of the HyperDX interval the migration chose */
   intervalMinutes: number;
+  /** how its alert is compared (what its report says HyperDX computes) */
+  modes: MonitorModes;
 }
 
 /** Minutes of points every series has, ending at the end of the windows. */
@@ -52,37 +55,62 @@ function widenSeries(series: SentSeries, end: number, windows: readonly number[]
   return { ...series, points: [...extra, ...series.points].sort((a, b) => a.ts - b.ts) };
 }
 
+/** The factors that put `threshold` between two groups' values (one group: above it, then below it), values being linear in the factor. */
+function straddling(values: readonly number[], threshold: number): number[] {
+  const sorted = values.filter((v) => Number.isFinite(v) && v !== 0).sort((a, b) => a - b);
+  if (sorted.length === 1) return [(threshold / sorted[0]!) * 1.25, (threshold / sorted[0]!) * 0.8];
+  return sorted.slice(1).flatMap((hi, i) => (hi === sorted[i] ? [] : [threshold / ((hi + sorted[i]!) / 2)]));
+}
+
 /** The factor that puts the threshold between the middle two groups' values (one group: on the side `above` says). */
 function straddle(values: readonly number[], threshold: number, above: boolean): number | undefined {
-  const sorted = values.filter((v) => Number.isFinite(v) && v > 0).sort((a, b) => a - b);
-  if (sorted.length === 0 || threshold <= 0) return undefined;
-  if (sorted.length === 1) return (threshold / sorted[0]!) * (above ? 1.25 : 0.8);
-  const mid = Math.floor((sorted.length - 1) / 2);
-  const [lo, hi] = [sorted[mid]!, sorted[mid + 1]!];
-  return lo === hi ? undefined : threshold / ((lo + hi) / 2);
+  const factors = straddling(values, threshold);
+  return values.length === 1 ? factors[above ? 0 : 1] : factors[Math.floor((factors.length - 1) / 2)];
 }
+
+/** Factors tried after those, nearest to 1 first: powers of two (and, for a gauge, their negatives: a threshold at or below 0). */
+const POWERS = Array.from({ length: 41 }, (_, i) => 2 ** (i - 20)).sort((a, b) => Math.abs(Math.log2(a)) - Math.abs(Math.log2(b)));
 
 const scaled = (s: SentSeries, factor: number): SentSeries => ({ ...s, points: s.points.map((p) => ({ ...p, value: p.value * factor })) });
 
-/** Scales each metric to the threshold of the first monitor reading it alone. */
+/**
+ * Scales, for each monitor in turn, the first metric it reads that no monitor before it scaled,
+ * by the first factor that puts its groups on both sides of its threshold (one group: on the
+ * side the hash of its key picks), as its alert is compared (`modes`).
+ */
 function scaleMetrics(series: Map<string, SentSeries[]>, reads: readonly MonitorRead[], data: () => Dataset, end: number): void {
   const done = new Set<string>();
   for (const r of reads) {
-    if (r.query.kind !== 'metric' || r.query.expr.type !== 'metric' || done.has(r.query.expr.metric)) continue;
-    const metric = r.query.expr.metric;
+    if (r.query.kind !== 'metric') continue;
+    const metric = metricTerms(r.query.expr)
+      .map((t) => t.metric)
+      .find((m) => !done.has(m) && series.has(m));
+    if (metric === undefined) continue;
     done.add(metric);
-    let values: Map<string, number>;
-    try {
-      values = monitorValues(r.query, data(), end, r.variables, DATADOG_MONITOR);
-    } catch {
-      continue;
-    }
-    const factor = straddle([...values.values()], r.query.threshold, hash(r.key) % 2 === 0);
-    if (factor !== undefined)
+    const original = series.get(metric)!;
+    const valuesAt = (factor: number): number[] => {
       series.set(
         metric,
-        (series.get(metric) ?? []).map((s) => scaled(s, factor)),
+        original.map((s) => scaled(s, factor)),
       );
+      try {
+        return [...monitorValues(r.query, data(), end, r.variables, r.modes).values()];
+      } catch {
+        return [];
+      }
+    };
+    const above = hash(r.key) % 2 === 0;
+    const meets = (factor: number): boolean => {
+      const values = valuesAt(factor);
+      const sides = new Set(values.map((v) => alerts(r.query, v)));
+      return values.length > 1 ? sides.size === 2 : values.length === 1 && sides.has(above);
+    };
+    const gauge = original.every((s) => s.kind === 'gauge');
+    const factor = [...straddling(valuesAt(1), r.query.threshold), ...POWERS, ...(gauge ? POWERS.map((f) => -f) : [])].find(meets);
+    series.set(
+      metric,
+      original.map((s) => scaled(s, factor ?? 1)),
+    );
   }
 }
 
