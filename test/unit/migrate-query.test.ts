@@ -271,6 +271,18 @@ describe('monitors', () => {
     expect(plan.notes).toEqual(expect.arrayContaining([expect.stringMatching(/^HyperDX counts an interval without data as 0/)]));
   });
 
+  // rendered comparison: Datadog alerts on consecutive CRITICAL runs only; an UNKNOWN run (status 3) leaves the monitor OK
+  it('a service check monitor alerts on the CRITICAL status, and says an UNKNOWN one alerts too', () => {
+    const check = (critical: number) => readMonitor({ name: 'm', type: 'service check', query: '"consul.check".over("*").by("host").last(3).count_by_status()', message: '@webhook-ops', options: { thresholds: { critical, ok: 1 } } });
+    const once = translateMonitor(check(1), 'f', SOURCES, webhooks, 0);
+    expect(once.alert).toMatchObject({ thresholdType: 'above', threshold: 2, interval: '1m' });
+    expect(once.notes).toEqual([expect.stringMatching(/UNKNOWN.* also meets/)]);
+    expect(once.outcome).toBe('partial');
+    const twice = translateMonitor(check(2), 'f', SOURCES, webhooks, 0);
+    expect(twice.alert).toMatchObject({ numConsecutiveWindows: 2 });
+    expect(twice.notes).toEqual(expect.arrayContaining([expect.stringMatching(/UNKNOWN.* also meets/), '2 consecutive CRITICAL checks became 2 consecutive 1m windows with a CRITICAL status']));
+  });
+
   it('a log monitor becomes a saved search and its alert', () => {
     const plan = translateMonitor(monitor('logs("service:web status:error").index("*").rollup("count").last("15m") > 100', '@webhook-ops', 'log alert'), 'f', SOURCES, webhooks, 0);
     expect(plan.target).toMatchObject({ kind: 'search', search: { where: '(ServiceName:"web" SeverityText:"error") AND -LogAttributes.datadog.event.title:*', sourceId: 'l1' } });

@@ -194,8 +194,8 @@ const SERVICE_CHECK = /^\s*"([^"]+)"\s*\.over\(([^)]*)\)(?:\s*\.by\(([^)]*)\))?\
 
 const quotedList = (args: string | undefined): string[] => [...(args ?? '').matchAll(/"([^"]*)"/g)].map((m) => m[1]!).flatMap((s) => s.split(',').map((t) => t.trim()));
 
-/** The bridge's service-check gauge is 2 for CRITICAL (docs/translation.md, Type mapping). */
-const CRITICAL = 2;
+/** The bridge's service-check gauge is 2 for CRITICAL, 3 for UNKNOWN (docs/translation.md, Type mapping). */
+const [CRITICAL, UNKNOWN] = [2, 3];
 
 function serviceCheckTarget(monitor: DatadogMonitor, sources: Sources, index: number, notes: string[]): Target {
   const m = SERVICE_CHECK.exec(monitor.query);
@@ -218,6 +218,8 @@ function serviceCheckTarget(monitor: DatadogMonitor, sources: Sources, index: nu
   };
   const consecutive = Math.max(1, Math.round(monitor.options.thresholds?.critical ?? Number(last)));
   if (monitor.options.thresholds?.warning !== undefined) notes.push(`warning after ${monitor.options.thresholds.warning} checks not migrated (a HyperDX alert has one threshold)`);
+  // the gauge's values order the statuses: HyperDX's `>= 2` cannot leave UNKNOWN (3) out, where Datadog's check alert counts CRITICAL runs only
+  notes.push(`an UNKNOWN status (${UNKNOWN}) also meets the alert's ">= ${CRITICAL}": Datadog alerts on CRITICAL runs only (an UNKNOWN one leaves the monitor OK)`);
   if (consecutive > 1) notes.push(`${consecutive} consecutive CRITICAL checks became ${consecutive} consecutive 1m windows with a CRITICAL status`);
   return {
     tile: monitorTile(monitor.name, series, sources, index),
