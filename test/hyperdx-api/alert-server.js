@@ -7,7 +7,9 @@
  * A request is `{ id, alert, tile | savedSearch, source, now }`: `alert` as the management API
  * takes it (interval, threshold, thresholdType, groupBy, numConsecutiveWindows), `tile` as the API
  * takes it (converted by the API's own `convertToInternalTileConfig`) or `savedSearch`
- * (`{ where, whereLanguage }`), `source` as the API stores it, `now` (ms) the time the check runs.
+ * (`{ where, whereLanguage }`), `source` as the API stores it, `now` (ms) the time the check runs,
+ * or `nows`: the times of successive checks, each reading the histories the ones before recorded
+ * (a multi-window alert counts them).
  * `processAlert` builds the chart config of the alert's window and interval from the tile or the
  * saved search, runs it through common-utils' ClickhouseClient, compares each group's value in
  * each window with the threshold and records one history per group; the provider here keeps those
@@ -25,6 +27,7 @@
 'use strict';
 const { join } = require('node:path');
 const readline = require('node:readline');
+const ms = require('ms');
 
 const apiDir = process.cwd();
 const commonUtils = join(apiDir, '..', 'common-utils', 'dist');
@@ -59,7 +62,31 @@ function groupsOf(result) {
   return byKey;
 }
 
-async function evaluate(request) {
+/** The key the checker files a group's history under (computeHistoryMapKey: the alert id, `||`, the group). */
+const historyKey = (group) => (group ? `${ALERT_ID}||${group}` : ALERT_ID);
+
+/**
+ * What the checker reads of the histories earlier checks recorded, as its MongoDB queries select
+ * them (written out: they need the database): the latest per group (getPreviousAlertHistories),
+ * and per group, newest first, those of the windows a multi-window alert looks back over
+ * (getConsecutiveWindowHistories: from `numConsecutiveWindows - 1` windows before the current
+ * one, errors left out).
+ */
+function previousOf(recorded, alert, windowStart) {
+  const previousMap = new Map();
+  const recentHistoryMap = new Map();
+  const windowMs = ms(alert.interval);
+  const earliest = windowStart.getTime() - ((alert.numConsecutiveWindows ?? 1) - 1) * windowMs;
+  for (const h of [...recorded].sort((a, b) => b.createdAt - a.createdAt)) {
+    const key = historyKey(h.group);
+    if (!previousMap.has(key)) previousMap.set(key, h);
+    if ((alert.numConsecutiveWindows ?? 1) > 1 && h.createdAt >= earliest && h.createdAt < windowStart.getTime() && h.state !== 'ERROR') recentHistoryMap.set(key, [...(recentHistoryMap.get(key) ?? []), h]);
+  }
+  return { previousMap, recentHistoryMap };
+}
+
+/** One check at `now` over the histories recorded before: the histories it records. */
+async function checkOnce(request, now, recorded) {
   let queried = { data: [], meta: [] };
   const recording = Object.create(client);
   recording.queryChartConfig = async (args) => {
@@ -69,24 +96,35 @@ async function evaluate(request) {
   let histories;
   let errors = [];
   const provider = {
-    updateAlertState: async (_id, recorded, executionErrors) => {
-      histories = recorded;
+    updateAlertState: async (_id, written, executionErrors) => {
+      histories = written;
       errors = executionErrors;
     },
-    recordAlertErrors: async (_id, recorded) => {
-      errors = recorded;
+    recordAlertErrors: async (_id, written) => {
+      errors = written;
     },
   };
   const alert = { ...request.alert, id: ALERT_ID, source: request.tile ? 'tile' : 'saved_search', silenced: { at: new Date(0), until: SILENCED_UNTIL }, channel: { type: 'webhook' }, state: 'OK' };
-  const common = { alert, previousMap: new Map(), recentHistoryMap: new Map(), source: request.source };
+  const windowStart = new Date(Math.floor(now / ms(alert.interval)) * ms(alert.interval));
+  const common = { alert, ...previousOf(recorded, alert, windowStart), source: request.source };
   const details = request.tile
     ? { ...common, taskType: AlertTaskType.TILE, tile: { id: 'tile', ...convertToInternalTileConfig(request.tile) }, dashboard: { id: 'dashboard', filters: [] } }
     : { ...common, taskType: AlertTaskType.SAVED_SEARCH, savedSearch: { id: 'search', ...request.savedSearch } };
-  await processAlert(new Date(request.now), details, recording, 'connection', provider, new Map());
+  await processAlert(new Date(now), details, recording, 'connection', provider, new Map());
   if (errors.length > 0) throw new Error(errors.map((e) => `${e.type}: ${e.message}`).join('; '));
   if (histories === undefined) throw new Error('the checker recorded no state (it failed before the comparison; the API logs say why)');
-  const groups = groupsOf(queried);
-  return histories.map((h) => ({ group: h.group ?? '', values: groups.get(h.group ?? '') ?? [], fromData: groups.has(h.group ?? ''), value: h.lastValues.at(-1)?.count ?? null, state: h.state }));
+  return { histories: histories.map((h) => ({ ...h, group: h.group ?? '' })), groups: groupsOf(queried) };
+}
+
+/** The checks at `request.nows` (or once at `request.now`), in turn; the last one's groups. */
+async function evaluate(request) {
+  const recorded = [];
+  let last;
+  for (const now of request.nows ?? [request.now]) {
+    last = await checkOnce(request, now, recorded);
+    recorded.push(...last.histories);
+  }
+  return last.histories.map((h) => ({ group: h.group, values: last.groups.get(h.group) ?? [], fromData: last.groups.has(h.group), value: h.lastValues.at(-1)?.count ?? null, state: h.state }));
 }
 
 const lines = readline.createInterface({ input: process.stdin });

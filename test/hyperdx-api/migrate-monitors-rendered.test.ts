@@ -26,8 +26,8 @@ import { translateMonitor } from '../../tools/src/migrate/monitors';
 import type { MonitorPlan } from '../../tools/src/migrate/plan';
 import { defaultSources, EXP_HISTOGRAM_TABLE } from '../../tools/src/hyperdx/serve';
 import { useClickHouseStack } from '../helpers/clickhouse-stack';
-import { type Dataset, GROUP_SEP, NotModelled } from '../helpers/datadog-semantics/evaluate';
-import { alerts, DATADOG_MONITOR, type MonitorModes, type MonitorQuery, monitorValues, readMonitorQuery } from '../helpers/datadog-semantics/monitor';
+import { GROUP_SEP, NotModelled } from '../helpers/datadog-semantics/evaluate';
+import { DATADOG_MONITOR, type MonitorData, type MonitorModes, type MonitorQuery, monitorOutcome, readMonitorQuery } from '../helpers/datadog-semantics/monitor';
 import { type MonitorRead, monitorDataset, sendDataset } from '../helpers/datadog-semantics/monitor-workload';
 import { hash } from '../helpers/datadog-semantics/workload';
 import { type Renderer, startRenderer } from './renderer';
@@ -78,6 +78,9 @@ const NOTE_MODES: [RegExp, Partial<MonitorModes>][] = [
   [/\.rollup\(.*\) dropped/, { ignoreRollup: true, gaugeInterval: 'last' }],
   [/^the range .* is matched as the integers|in a search: its default .* applied|^index\(.*\) dropped/, {}],
   [/^(warning|critical recovery|warning recovery) threshold .* not migrated|^warning after .* checks not migrated/, {}],
+  // the workload runs each service check once a minute: consecutive runs are consecutive 1m windows
+  [/^\d+ consecutive CRITICAL checks became \d+ consecutive 1m windows/, {}],
+  [/UNKNOWN.* also meets/, { unknownAlerts: true }],
   [/^\{\{|^notification .* not mapped|^tags .* kept in the alert's note|^renotify every|^escalation message dropped|^no-data alert|^evaluation delay|^new (host|group) delay/, {}],
 ];
 
@@ -155,6 +158,8 @@ function corpusCases(outcome: Outcome): Case[] {
 
 const close = (a: number, b: number): boolean => Math.abs(a - b) <= 1e-6 * Math.max(1, Math.abs(a), Math.abs(b));
 
+type Expected = ReturnType<typeof monitorOutcome> extends Map<string, infer E> ? E : never;
+
 interface Checked {
   group: string;
   values: string[];
@@ -168,7 +173,7 @@ const running = useClickHouseStack();
 let checker: Renderer<Record<string, unknown>>;
 const outcome: Outcome = { monitors: 0, translated: 0, data: tally(), empty: tally(), skipped: new Map(), failures: [] };
 let cases: Case[];
-let dataset: Dataset;
+let dataset: MonitorData;
 /** The end of every window compared: a UTC midnight, which every HyperDX interval divides. */
 let end: number;
 
@@ -190,21 +195,23 @@ function checkRequest(c: Case, at: number): Record<string, unknown> {
   const { alert, target } = c.plan;
   const rule = { interval: alert!.interval, threshold: alert!.threshold, thresholdType: alert!.thresholdType, groupBy: alert!.groupBy, numConsecutiveWindows: alert!.numConsecutiveWindows };
   const sourceOf = (id: unknown): Record<string, unknown> => (id === SOURCE_IDS.log ? SOURCES.log : id === SOURCE_IDS.trace ? SOURCES.trace : SOURCES.metric);
-  const now = at + 1000;
-  if (target!.kind === 'tile') return { alert: rule, tile: target!.tile, source: sourceOf(target!.tile.config?.sourceId), now };
+  // a multi-window alert is checked once a window over the windows it counts, each check reading the histories of those before
+  const windows = alert!.numConsecutiveWindows ?? 1;
+  const nows = Array.from({ length: windows }, (_, i) => at + 1000 - (windows - 1 - i) * INTERVAL_MINUTES[alert!.interval]! * 60_000);
+  if (target!.kind === 'tile') return { alert: rule, tile: target!.tile, source: sourceOf(target!.tile.config?.sourceId), nows };
   const search = target!.search;
-  return { alert: rule, savedSearch: { where: search.where, whereLanguage: search.whereLanguage }, source: sourceOf(search.sourceId), now };
+  return { alert: rule, savedSearch: { where: search.where, whereLanguage: search.whereLanguage }, source: sourceOf(search.sourceId), nows };
 }
 
 const label = (c: Case): string => `${c.file} "${c.monitor.name}" (${c.plan.outcome}; ${c.monitor.query.slice(0, 160)})`;
 
 /** Per group, what differs between the Datadog monitor's values and the checker's; agreements counted in `tally`. */
-function differences(c: Case, expected: ReadonlyMap<string, number>, checked: readonly Checked[], tally: Tally): string[] {
+function differences(expected: ReadonlyMap<string, Expected>, checked: readonly Checked[], tally: Tally): string[] {
   const actual = new Map(checked.map((g) => [g.values.join(GROUP_SEP), g]));
   const diffs: string[] = [];
   for (const group of new Set([...expected.keys(), ...actual.keys()])) {
-    const [want, got] = [expected.get(group), actual.get(group)];
-    const wantAlert = want !== undefined && alerts(c.query, want);
+    const [want, got] = [expected.get(group)?.value, actual.get(group)];
+    const wantAlert = expected.get(group)?.alerts === true;
     const gotAlert = got?.state === 'ALERT';
     if (want === undefined && got !== undefined && !got.fromData && !gotAlert) {
       // no data on either side, and neither alerts
@@ -224,9 +231,9 @@ function differences(c: Case, expected: ReadonlyMap<string, number>, checked: re
 
 /** One monitor checked at `at`: the window that ends there; false when the comparison cannot model it (counted). */
 async function compareAt(c: Case, at: number, tally: Tally, what: string): Promise<boolean> {
-  let expected: Map<string, number>;
+  let expected: Map<string, Expected>;
   try {
-    expected = monitorValues(c.query, dataset, at, c.monitor.variables, c.modes);
+    expected = monitorOutcome(c.query, dataset, at, c.monitor.variables, c.modes);
   } catch (err) {
     if (!(err instanceof NotModelled)) throw err;
     count(outcome.skipped, err.message);
@@ -241,10 +248,10 @@ async function compareAt(c: Case, at: number, tally: Tally, what: string): Promi
   }
   tally.compared++;
   if (JSON.stringify(c.modes) === JSON.stringify(DATADOG_MONITOR)) tally.exact++;
-  const sides = new Set([...expected.values()].map((v) => alerts(c.query, v)));
+  const sides = new Set([...expected.values()].map((v) => v.alerts));
   if (sides.size === 2) tally.split++;
   if (process.env.MIGRATE_MONITORS_DEBUG) process.stdout.write(`${label(c)} (${what})\n${JSON.stringify(c.plan.target)}\n${JSON.stringify(c.plan.alert)}\nexpected ${JSON.stringify([...expected])}\nchecked ${JSON.stringify(checked)}\n`);
-  const diffs = differences(c, expected, checked, tally);
+  const diffs = differences(expected, checked, tally);
   if (diffs.length > 0) outcome.failures.push(`${label(c)} (${what}):\n    ${diffs.slice(0, 6).join('\n    ')}`);
   return true;
 }

@@ -1,21 +1,24 @@
 /**
- * Points and logs for what a set of Datadog monitors read (./workload.ts makes them, as for the
- * dashboards' widgets), shaped so that each monitor's comparison says something:
+ * Points, logs and service check runs for what a set of Datadog monitors read (./workload.ts makes
+ * the points and logs, as for the dashboards' widgets), shaped so that each monitor's comparison
+ * says something:
  * - every series also has points in the first minute of each window a monitor evaluates, and
  *   (doubled) in the minute before it, so a window one minute too wide or too narrow changes a
  *   value;
- * - each metric's points are scaled so that the first monitor reading it alone (one query, no
- *   arithmetic) finds its groups on both sides of its threshold (an ungrouped one on either side,
- *   by the hash of its file); each log count monitor's groups get as many matching logs as put
- *   them on either side of its threshold, and a log measure's values are scaled as a metric's.
+ * - for each monitor in turn, the first metric it reads that none before it scaled is scaled so
+ *   that its groups fall on both sides of its threshold (an ungrouped one on either side, by the
+ *   hash of its file); each log count monitor's groups get as many matching logs as put them on
+ *   either side of its threshold, and a log measure's values are scaled as a metric's;
+ * - each service check monitor's groups run once a minute, one CRITICAL for as many runs as alert,
+ *   one a run short, one UNKNOWN, one WARNING, one OK.
  * Other monitors reading the same metric or logs see the same data: their comparison holds, it
  * is only less sure to straddle their thresholds.
  */
-import { type Dataset, GROUP_SEP, type SentSeries, STEP_MS, type Variable, type Window } from './evaluate';
+import { GROUP_SEP, type SentSeries, STEP_MS, type Variable, type Window } from './evaluate';
 import { facetValue } from './evaluate';
 import { type DatadogLog, eventSearchText, matches, readSearch } from './log-search';
 import { metricTerms } from './metric-query';
-import { alerts, type MonitorModes, type MonitorQuery, monitorValues } from './monitor';
+import { alerts, type CheckRun, type MonitorData, type MonitorModes, type MonitorQuery, monitorValues } from './monitor';
 import { addNeeds, emptyNeeds, generate, hash, type KnownTypes, sendEvents, sendLogs, sendSeries } from './workload';
 
 export interface MonitorRead {
@@ -36,6 +39,7 @@ const MAX_LOGS = 250;
 
 /** A monitor's query as a widget request, the shape ./workload.ts reads needs from. */
 function requestOf(q: MonitorQuery): unknown {
+  if (q.kind === 'check') return {};
   if (q.kind === 'metric') return { q: q.text };
   const groupBy = q.groupBy.map((facet) => ({ facet }));
   if (q.over === 'events') return { queries: [{ data_source: 'events', search: { query: q.search }, group_by: groupBy }] };
@@ -78,7 +82,7 @@ const scaled = (s: SentSeries, factor: number): SentSeries => ({ ...s, points: s
  * by the first factor that puts its groups on both sides of its threshold (one group: on the
  * side the hash of its key picks), as its alert is compared (`modes`).
  */
-function scaleMetrics(series: Map<string, SentSeries[]>, reads: readonly MonitorRead[], data: () => Dataset, end: number): void {
+function scaleMetrics(series: Map<string, SentSeries[]>, reads: readonly MonitorRead[], data: () => MonitorData, end: number): void {
   const done = new Set<string>();
   for (const r of reads) {
     if (r.query.kind !== 'metric') continue;
@@ -144,8 +148,38 @@ function shapedLogs(r: MonitorRead & { query: Extract<MonitorQuery, { kind: 'sea
   return logs.map((l) => (matched.includes(l) && typeof l.attributes[attr] === 'number' ? { ...l, attributes: { ...l.attributes, [attr]: (l.attributes[attr] as number) * factor } } : l));
 }
 
-/** Points and logs for `reads`, over windows that end at `end` (ms, a minute boundary). */
-export function monitorDataset(reads: readonly MonitorRead[], end: number, types: KnownTypes): Dataset {
+const [OK, WARNING, CRITICAL, UNKNOWN] = [0, 1, 2, 3];
+
+/**
+ * The statuses of a service check monitor's groups, oldest first, one run a minute over the
+ * `critical + 1` minutes before the end: one group CRITICAL for its last `critical` runs (it
+ * alerts), one a run short of that, one UNKNOWN, one WARNING, one OK throughout; an ungrouped
+ * monitor gets the first or the fourth, by the hash of its key.
+ */
+function checkSequences(critical: number, grouped: boolean, key: string): number[][] {
+  const runs = critical + 1;
+  const endingWith = (status: number, n: number): number[] => [...Array<number>(runs - n).fill(OK), ...Array<number>(n).fill(status)];
+  const short = critical > 1 ? endingWith(CRITICAL, critical - 1) : [...Array<number>(runs - 1).fill(CRITICAL), OK];
+  const all = [endingWith(CRITICAL, critical), short, endingWith(UNKNOWN, critical), endingWith(WARNING, critical), endingWith(OK, 0)];
+  return grouped ? all : [all[hash(key) % 2 === 0 ? 0 : 3]!];
+}
+
+/** Service check runs for the check monitors among `reads` (each check once), before `end`. */
+function checkRuns(reads: readonly MonitorRead[], end: number): CheckRun[] {
+  const seen = new Set<string>();
+  return reads.flatMap((r) => {
+    if (r.query.kind !== 'check' || seen.has(r.query.check)) return [];
+    const q = r.query;
+    seen.add(q.check);
+    return checkSequences(q.critical, q.by.length > 0, r.key).flatMap((statuses, g) => {
+      const tags = [...q.over, ...q.by.filter((k) => k !== 'host').map((k) => `${k}:${k}-g${g}`)];
+      return statuses.map((status, m) => ({ check: q.check, host: `check-host-${g}`, tags, ts: end / 1000 - (statuses.length - m) * 60 + 30, status }));
+    });
+  });
+}
+
+/** Points, logs and service check runs for `reads`, over windows that end at `end` (ms, a minute boundary). */
+export function monitorDataset(reads: readonly MonitorRead[], end: number, types: KnownTypes): MonitorData {
   const recent: Window = { from: end - RECENT_MINUTES * STEP_MS, buckets: RECENT_MINUTES };
   const needs = emptyNeeds();
   for (const r of reads) if (r.query.kind === 'metric') addNeeds(needs, [requestOf(r.query)], r.variables);
@@ -164,21 +198,30 @@ export function monitorDataset(reads: readonly MonitorRead[], end: number, types
     if (r.query.over === 'events') events.push(...shapedLogs(search, [...made.events], end));
     else logs.push(...shapedLogs(search, [...made.logs], end));
   }
-  const data = (): Dataset => ({ series, logs, events });
+  const checks = checkRuns(reads, end);
+  const data = (): MonitorData => ({ series, logs, events, checks });
   scaleMetrics(series, reads, data, end);
   return data();
 }
 
 /** Sends `data` as the agent does; the tables it lands in, with the rows each must reach. */
-export async function sendDataset(intakeUrl: string, apiKey: string, data: Dataset): Promise<[table: string, rows: number][]> {
+export async function sendDataset(intakeUrl: string, apiKey: string, data: MonitorData): Promise<[table: string, rows: number][]> {
   const series = [...data.series.values()].flat();
   await sendSeries(intakeUrl, apiKey, series);
+  if (data.checks.length > 0) await sendCheckRuns(intakeUrl, apiKey, data.checks);
   await sendLogs(intakeUrl, apiKey, data.logs);
   if (data.events.length > 0) await sendEvents(intakeUrl, apiKey, data.events);
   const points = (kind: SentSeries['kind']): number => series.filter((s) => s.kind === kind).reduce((n, s) => n + s.points.length, 0);
   return [
-    ['otel_metrics_gauge', points('gauge')],
+    ['otel_metrics_gauge', points('gauge') + data.checks.length],
     ['otel_metrics_sum', points('count')],
     ['otel_logs', data.logs.length + data.events.length],
   ];
+}
+
+/** Service check runs as the agent flushes them: a JSON array on /api/v1/check_run. */
+async function sendCheckRuns(intakeUrl: string, apiKey: string, runs: readonly CheckRun[]): Promise<void> {
+  const body = JSON.stringify(runs.map((r) => ({ check: r.check, host_name: r.host, timestamp: r.ts, status: r.status, tags: r.tags })));
+  const res = await fetch(`${intakeUrl}/api/v1/check_run`, { method: 'POST', body, headers: { 'Content-Type': 'application/json', 'DD-Api-Key': apiKey } });
+  if (res.status !== 202) throw new Error(`/api/v1/check_run: ${res.status} ${await res.text()}`);
 }

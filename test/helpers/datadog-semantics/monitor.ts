@@ -17,7 +17,7 @@
  * An approximated migration is compared against what its notes say HyperDX computes instead:
  * `MonitorModes` switches each documented difference to the HyperDX side.
  */
-import { cellsOf, type Ctx, type Dataset, DATADOG, expressionGrid, type Grid, GROUP_SEP, type Leaf, logGrid, metricGrid, type Modes, NotModelled, reduceGrid, STEP_MS, type Variable } from './evaluate';
+import { cellsOf, type Ctx, type Dataset, DATADOG, expressionGrid, type Grid, GROUP_SEP, type Leaf, logGrid, metricGrid, type Modes, NotModelled, reduceGrid, STEP_MS, tagValuesOf, type Variable } from './evaluate';
 import { type MetricTerm, metricTerms, readQuery, type Term } from './metric-query';
 
 export type Comparator = '>' | '>=' | '<' | '<=' | '==' | '!=';
@@ -40,7 +40,37 @@ interface SearchQuery extends Common {
   emptyIsZero: boolean;
 }
 
-export type MonitorQuery = (Common & { kind: 'metric'; timeAgg: string; text: string; expr: Term }) | SearchQuery;
+/** A service check monitor: `"check".over(tags).by(tags).last(N).count_by_status()` and its critical count. */
+interface CheckQuery extends Common {
+  kind: 'check';
+  check: string;
+  /** `key:value` tags every run must have (`*`: none) */
+  over: string[];
+  by: string[];
+  /** consecutive CRITICAL runs that alert */
+  critical: number;
+  /** the runs the query reads (`last(N)`) */
+  last: number;
+}
+
+export type MonitorQuery = (Common & { kind: 'metric'; timeAgg: string; text: string; expr: Term }) | SearchQuery | CheckQuery;
+
+/** One service check run as the agent sends it (status 0 OK, 1 WARNING, 2 CRITICAL, 3 UNKNOWN). */
+export interface CheckRun {
+  check: string;
+  host: string;
+  tags: string[];
+  /** seconds */
+  ts: number;
+  status: number;
+}
+
+/** What the monitors read: points, logs, events and service check runs. */
+export interface MonitorData extends Dataset {
+  checks: readonly CheckRun[];
+}
+
+const CRITICAL = 2;
 
 const UNIT_MINUTES: Record<string, number> = { m: 1, h: 60, d: 1440, w: 10080, mo: 43200 };
 
@@ -63,6 +93,7 @@ const args = (text: string | undefined): string[] => [...(text ?? '').matchAll(/
  * documents it) or not.
  */
 export function readMonitorQuery(type: string, query: string, critical: number | undefined, onMissingData = 'default'): MonitorQuery {
+  if (type === 'service check') return readCheckQuery(query, critical);
   if (type === 'query alert' || type === 'metric alert') {
     const m = METRIC.exec(query);
     if (!m) throw new NotModelled('a metric monitor query of another form');
@@ -95,6 +126,21 @@ export function readMonitorQuery(type: string, query: string, critical: number |
   };
 }
 
+/** `"check".over("a:b").by("host","c").last(3).count_by_status()`, read call by call. */
+function readCheckQuery(query: string, critical: number | undefined): CheckQuery {
+  const name = /^\s*"([^"]+)"/.exec(query);
+  const calls = new Map([...query.slice(name?.[0].length ?? 0).matchAll(/\.(\w+)\(([^)]*)\)/g)].map((c) => [c[1]!, args(c[2])]));
+  if (!name || !calls.has('count_by_status') || !calls.has('last')) throw new NotModelled('a service check query of another form');
+  const tags = (call: string): string[] =>
+    (calls.get(call) ?? [])
+      .flatMap((t) => t.split(','))
+      .map((t) => t.trim())
+      .filter((t) => t !== '' && t !== '*');
+  const last = Number(query.match(/\.last\((\d+)\)/)?.[1]);
+  // Datadog alerts after `critical` consecutive CRITICAL runs (the service check monitor's alert conditions)
+  return { kind: 'check', check: name[1]!, over: tags('over'), by: tags('by'), critical: critical ?? last, last, minutes: 1, comparator: '>=', threshold: CRITICAL };
+}
+
 /** Which side of each documented difference a migrated alert is compared on (Datadog's by default). */
 export interface MonitorModes extends Modes {
   /** the window compared, minutes (Datadog's `last_X`, or the HyperDX interval the report names) */
@@ -103,9 +149,11 @@ export interface MonitorModes extends Modes {
   oneInterval: boolean;
   /** a window without data is a value of 0 (HyperDX's checker) rather than none */
   noDataIsZero: boolean;
+  /** a service check's UNKNOWN run alerts as a CRITICAL one (HyperDX's `>= 2` on the status) */
+  unknownAlerts: boolean;
 }
 
-export const DATADOG_MONITOR: MonitorModes = { ...DATADOG, oneInterval: false, noDataIsZero: false };
+export const DATADOG_MONITOR: MonitorModes = { ...DATADOG, oneInterval: false, noDataIsZero: false, unknownAlerts: false };
 
 /** Each group's one value (a reduced grid's, or one interval's). */
 const mapValues = (g: Grid): Map<string, number> => new Map([...g].flatMap(([group, row]) => (row.size > 0 ? [[group, [...row.values()][0]!] as const] : [])));
@@ -142,8 +190,32 @@ function searchValues(q: SearchQuery, data: Dataset, end: number, modes: Monitor
   return values.size === 0 && q.emptyIsZero ? new Map([['', 0]]) : values;
 }
 
+/**
+ * A service check monitor per group (its `by` tags' values): the status of its last run before
+ * `end`, and whether its last `critical` runs are all CRITICAL (UNKNOWN too: `unknownAlerts`).
+ * It reads the query's last N runs: here the runs of the last N minutes (the workload runs each
+ * check once a minute), so a window after the runs has no value, as HyperDX's has no data.
+ */
+export function checkStates(q: CheckQuery, runs: readonly CheckRun[], end: number, modes: MonitorModes): Map<string, { status: number; alerts: boolean }> {
+  const byGroup = new Map<string, CheckRun[]>();
+  for (const run of runs) {
+    const recent = run.ts * 1000 < end && run.ts * 1000 >= end - Math.max(q.last, q.critical + 1) * STEP_MS;
+    if (run.check !== q.check || !recent || !q.over.every((t) => run.tags.includes(t))) continue;
+    const group = q.by.map((k) => tagValuesOf(run, k)[0] ?? 'N/A').join(GROUP_SEP);
+    byGroup.set(group, [...(byGroup.get(group) ?? []), run]);
+  }
+  const failing = (status: number): boolean => status === CRITICAL || (modes.unknownAlerts && status === 3);
+  return new Map(
+    [...byGroup].map(([group, list]) => {
+      const recent = [...list].sort((a, b) => a.ts - b.ts).slice(-q.critical);
+      return [group, { status: recent.at(-1)!.status, alerts: recent.length === q.critical && recent.every((r) => failing(r.status)) }];
+    }),
+  );
+}
+
 /** The value per group (by values joined by GROUP_SEP) a monitor compares with its threshold. */
-export function monitorValues(q: MonitorQuery, data: Dataset, end: number, variables: readonly Variable[], modes: MonitorModes): Map<string, number> {
+export function monitorValues(q: MonitorQuery, data: MonitorData, end: number, variables: readonly Variable[], modes: MonitorModes): Map<string, number> {
+  if (q.kind === 'check') return new Map([...checkStates(q, data.checks, end, modes)].map(([g, s]) => [g, s.status]));
   const values = q.kind === 'metric' ? metricValues(q, data, end, variables, modes) : searchValues(q, data, end, modes);
   if (values.size === 0 && modes.noDataIsZero) return new Map([['', 0]]);
   return values;
@@ -160,5 +232,11 @@ const COMPARE: Record<Comparator, (v: number, t: number) => boolean> = {
 
 /** Whether a group's value alerts: it meets the critical threshold. */
 export const alerts = (q: MonitorQuery, value: number): boolean => COMPARE[q.comparator](value, q.threshold);
+
+/** Per group, the value a monitor compares and whether it alerts (a service check: its last run's status, and its consecutive runs). */
+export function monitorOutcome(q: MonitorQuery, data: MonitorData, end: number, variables: readonly Variable[], modes: MonitorModes): Map<string, { value: number; alerts: boolean }> {
+  if (q.kind === 'check') return new Map([...checkStates(q, data.checks, end, modes)].map(([g, s]) => [g, { value: s.status, alerts: s.alerts }]));
+  return new Map([...monitorValues(q, data, end, variables, modes)].map(([g, v]) => [g, { value: v, alerts: alerts(q, v) }]));
+}
 
 export { GROUP_SEP };
