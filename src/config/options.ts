@@ -491,7 +491,7 @@ export const OPTIONS: OptionTable<Config> = [
     file: 'logs.pipeline_budget_ms',
     default: 5,
     parse: parsePositiveInt,
-    help: 'Milliseconds one log record may spend in the pipelines (checked before each processor and grok rule); past it the record goes on unparsed and is counted in ddbridge_log_pipeline_records_total.',
+    help: 'Milliseconds of CPU time one log record may spend in the pipelines (checked before each processor and grok rule; time the process is paused does not count); past it the record goes on unparsed and is counted in ddbridge_log_pipeline_records_total.',
   }),
   option({
     key: 'traceIdCacheSize',

@@ -12,6 +12,7 @@ import type { JsonValue } from '../../src/core/wire/json';
 import { createDraft, messageKeyOf } from '../../src/signals/logs/draft';
 import { decodeJsonMessage } from '../../src/signals/logs/decode-json-message';
 import { compilePipeline, runSteps, type CompiledPipeline } from '../../src/signals/logs/pipelines/compile';
+import { RecordBudget } from '../../src/signals/logs/pipelines/budget';
 import { pipelineLogOf } from '../../src/signals/logs/pipelines/fields-bridge';
 import { dateClock } from '../../src/signals/logs/pipelines/grok/date-pattern';
 import { nestAttributes } from '../../src/signals/logs/pipelines/log';
@@ -108,7 +109,7 @@ export function runCase(pipelineFile: string, test: TestCase, unsupported: Unsup
   const [log] = pipelineLogOf(draft.fields, messageKeyOf(draft.fields));
   // the test's service is the log's, not one of its attributes
   if (test.service !== undefined) log.service = test.service;
-  runSteps(compiled?.steps ?? [], log, Number.POSITIVE_INFINITY);
+  runSteps(compiled?.steps ?? [], log, RecordBudget.unlimited());
   const why: string[] = [];
   differences(test.result.custom ?? {}, nestAttributes(log.attributes), '', why);
   if (test.result.status !== undefined && test.result.status !== (log.statusRemapped ? log.status : 'info')) why.push(`(status) ${test.result.status} ≠ ${log.statusRemapped ? log.status : '(none)'}`);

@@ -1,6 +1,7 @@
 /** One processor golden (test/fixtures/pipelines/processors.json): a processor as Datadog writes it, a log, and the log after it. */
 import type { JsonValue } from '../../src/core/wire/json';
 import { compilePipeline, runSteps } from '../../src/signals/logs/pipelines/compile';
+import { RecordBudget } from '../../src/signals/logs/pipelines/budget';
 import { PipelineLog, nestAttributes } from '../../src/signals/logs/pipelines/log';
 import { readPipeline } from '../../src/signals/logs/pipelines/spec';
 
@@ -29,7 +30,7 @@ export function runGolden(c: GoldenCase): Record<string, JsonValue> {
   log.service = c.input.service;
   log.tags = c.input.tags ?? [];
   for (const [k, v] of Object.entries(c.input.attributes ?? {})) log.set(k, v);
-  runSteps(compiled?.steps ?? [], log, Number.POSITIVE_INFINITY);
+  runSteps(compiled?.steps ?? [], log, RecordBudget.unlimited());
   const out: Record<string, JsonValue> = { message: log.message, attributes: nestAttributes(log.attributes) };
   if (log.status !== undefined) out.status = log.status;
   if (log.service !== undefined) out.service = log.service;

@@ -14,11 +14,11 @@ import { translationContext } from '../helpers/translation';
 const { set } = loadPipelines([join(__dirname, '..', '..', 'pipelines', 'integrations-core')]);
 const RECEIVED = 1_795_298_400_000_000_000n;
 
-function translate(entry: Record<string, string>): { record: LogRecord; attributes: Record<string, unknown>; overBudget: number } {
+/** `budgetMs`: by default one no loaded machine reaches, for the tests about what the pipelines make. */
+function translate(entry: Record<string, string>, budgetMs = 60_000): { record: LogRecord; attributes: Record<string, unknown>; overBudget: number } {
   const caches = createTranslatorCaches();
   caches.logPipelines.current = set;
-  // a budget no loaded machine reaches: this test is about what the pipelines make, not about the budget (the fuzz target is)
-  const ctx = translationContext(caches, RECEIVED, { logPipelineBudgetMs: 60_000 });
+  const ctx = translationContext(caches, RECEIVED, { logPipelineBudgetMs: budgetMs });
   const [resourceLogs] = translateLogsToModel({ entries: [{ status: 'info', timestamp: 1795298399000, hostname: 'web-1', ...entry }], queryTags: undefined }, ctx);
   const record = resourceLogs?.scopeLogs[0]?.logRecords[0] as LogRecord;
   return { record, attributes: Object.fromEntries(record.attributes.map((kv) => [kv.key, anyValueJson(kv.value)])), overBudget: ctx.tally.pipeline_over_budget ?? 0 };
@@ -66,4 +66,21 @@ it('a `message` a grok rule extracts is an attribute beside the whole line, as D
   expect(record.body).toEqual({ string: line });
   expect(attributes.message).toEqual({ stringValue: 'Server started, Redis version 3.0.6' });
   expect(record.severityText).toBe('warn');
+});
+
+it('a record the scheduler pauses past its budget is still parsed: the budget is CPU time, not time on the wall', () => {
+  // every read of the wall clock finds 10 ms gone, as on a core other processes hold; this thread used no more CPU than the record takes
+  let pausedMs = 0;
+  const wall = performance.now.bind(performance);
+  const paused = jest.spyOn(performance, 'now').mockImplementation(() => {
+    pausedMs += 10;
+    return wall() + pausedMs;
+  });
+  try {
+    const { attributes, overBudget } = translate({ ddsource: 'nginx', service: 'web', message: NGINX(404) }, 5);
+    expect(overBudget).toBe(0);
+    expect(attributes['http.status_code']).toEqual({ intValue: '404' });
+  } finally {
+    paused.mockRestore();
+  }
 });

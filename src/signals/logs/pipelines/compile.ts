@@ -17,7 +17,7 @@ import { geoIpParser, urlParser, userAgentParser } from './processors/parsers';
 import { attributeRemapper, reservedRemapper } from './processors/remappers';
 import type { ProcessorStep } from './processors/step';
 import { stringBuilder } from './processors/string-builder';
-import { BudgetExceeded } from './grok/compile';
+import { RecordBudget } from './budget';
 import type { GrokSpec, PipelineSpec, ProcessorSpec, Unsupported } from './types';
 
 export interface CompiledPipeline {
@@ -58,7 +58,7 @@ function writeExtracted(log: PipelineLog, extracted: Extracted): void {
 function grokStep(spec: GrokSpec, path: string, unsupported: Unsupported[]): ProcessorStep {
   const { rules, unsupported: bad } = compileGrok(spec.supportRules, spec.matchRules, path);
   unsupported.push(...bad);
-  return (log, deadline) => {
+  return (log, budget) => {
     const value = log.get(spec.source);
     if (typeof value !== 'string') return;
     // Datadog's intake trims the message: a line's trailing blanks are not part of its last value
@@ -67,16 +67,16 @@ function grokStep(spec: GrokSpec, path: string, unsupported: Unsupported[]): Pro
       engineCounters.grokInputTooLong++;
       return;
     }
-    const extracted = runGrok(rules, text, deadline);
+    const extracted = runGrok(rules, text, budget);
     if (extracted) writeExtracted(log, extracted);
   };
 }
 
 /** Runs `steps` in order, checking the record's budget before each. */
-export function runSteps(steps: readonly ProcessorStep[], log: PipelineLog, deadline: number): void {
+export function runSteps(steps: readonly ProcessorStep[], log: PipelineLog, budget: RecordBudget): void {
   for (let i = 0; i < steps.length; i++) {
-    if (performance.now() > deadline) throw new BudgetExceeded();
-    (steps[i] as ProcessorStep)(log, deadline);
+    budget.check();
+    (steps[i] as ProcessorStep)(log, budget);
   }
 }
 
@@ -85,8 +85,8 @@ function processorStep(spec: ProcessorSpec, path: string, unsupported: Unsupport
     case 'pipeline': {
       const nested = compilePipeline(spec, path, unsupported);
       if (!nested) return undefined;
-      return (log, deadline) => {
-        if (matches(nested.filter, log)) runSteps(nested.steps, log, deadline);
+      return (log, budget) => {
+        if (matches(nested.filter, log)) runSteps(nested.steps, log, budget);
       };
     }
     case 'grok-parser':
@@ -158,7 +158,7 @@ export function warmUp(pipeline: CompiledPipeline): void {
     const log = new PipelineLog();
     log.message = sample;
     try {
-      runSteps(pipeline.steps, log, Number.POSITIVE_INFINITY);
+      runSteps(pipeline.steps, log, RecordBudget.unlimited());
     } catch {
       // a sample that makes a processor throw warms nothing more; the real records report it
     }

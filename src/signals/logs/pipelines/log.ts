@@ -84,9 +84,29 @@ export class PipelineLog implements LogView {
 
   /** Sets `path`, replacing whatever was at or below it; an object is kept flat under dotted keys. */
   set(path: string, value: JsonValue): void {
+    if (value !== null && typeof value === 'object' && !Array.isArray(value)) {
+      this.setFlat(path, flatAt(path, value));
+      return;
+    }
     this.delete(path);
     this.addParents(path);
-    this.flatten(path, value);
+    const leaf = flatLeaf(value);
+    if (leaf !== undefined) this.put(path, leaf);
+  }
+
+  /**
+   * Sets `path` to an object already flattened under it (`flatAt`): a processor that writes the
+   * same shared object again and again (the user-agent parser's cached details) flattens it once,
+   * and its keys, being the same strings every time, are hashed once.
+   */
+  setFlat(path: string, flat: Flat): void {
+    this.delete(path);
+    this.addParents(path);
+    for (let i = 0; i < flat.parents.length; i++) this.parents.add(flat.parents[i] as string);
+    for (let i = 0; i < flat.entries.length; i++) {
+      const entry = flat.entries[i] as [string, JsonValue];
+      this.put(entry[0], entry[1]);
+    }
   }
 
   /** Sets `path` to exactly `value`, an empty object included (`set` drops one). */
@@ -127,31 +147,6 @@ export class PipelineLog implements LogView {
     this.values.delete(key);
   }
 
-  /**
-   * Datadog keeps no null, `[]` or `{}` attribute, at any depth and inside arrays' objects (zeek's
-   * `"err":null` and `"extracted":[]`, wazuh's `"decoder":{}`, Azure's `targetResources[0]` members
-   * are absent from their expected results); an object left with nothing is itself dropped.
-   */
-  private flatten(path: string, value: JsonValue): void {
-    if (value === null) return;
-    if (typeof value !== 'object') {
-      this.put(path, value);
-      return;
-    }
-    if (Array.isArray(value)) {
-      if (value.length > 0) this.put(path, value.map(prunedElement));
-      return;
-    }
-    let parent = false;
-    for (const key in value) {
-      if (!parent) {
-        this.parents.add(path);
-        parent = true;
-      }
-      this.flatten(`${path}.${key}`, value[key] as JsonValue);
-    }
-  }
-
   /** `{…}` built from the keys below `path`, or undefined when none is. */
   private objectAt(path: string): JsonValue | undefined {
     if (!this.parents.has(path)) return undefined;
@@ -164,6 +159,46 @@ export class PipelineLog implements LogView {
     });
     return object;
   }
+}
+
+/** An object's leaves under a path, as a pipeline log keeps them, and the paths that have keys below them. */
+export interface Flat {
+  entries: [string, JsonValue][];
+  parents: string[];
+}
+
+/**
+ * Datadog keeps no null, `[]` or `{}` attribute, at any depth and inside arrays' objects (zeek's
+ * `"err":null` and `"extracted":[]`, wazuh's `"decoder":{}`, Azure's `targetResources[0]` members
+ * are absent from their expected results); an object left with nothing is itself dropped.
+ */
+export function flatAt(path: string, value: JsonValue): Flat {
+  const flat: Flat = { entries: [], parents: [] };
+  addLeaves(flat, path, value);
+  return flat;
+}
+
+function addLeaves(flat: Flat, path: string, value: JsonValue): void {
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) {
+    const leaf = flatLeaf(value);
+    if (leaf !== undefined) flat.entries.push([path, leaf]);
+    return;
+  }
+  let parent = false;
+  for (const key in value) {
+    if (!parent) {
+      flat.parents.push(path);
+      parent = true;
+    }
+    addLeaves(flat, `${path}.${key}`, value[key] as JsonValue);
+  }
+}
+
+/** A value that is not an object as it is kept: null and `[]` are not, an array's elements are pruned. */
+function flatLeaf(value: JsonValue): JsonValue | undefined {
+  if (value === null) return undefined;
+  if (!Array.isArray(value)) return value;
+  return value.length > 0 ? value.map(prunedElement) : undefined;
 }
 
 /** An array element: an object loses its null and empty members; the element itself stays. */

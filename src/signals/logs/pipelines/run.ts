@@ -2,11 +2,11 @@
  * Running the pipelines over one record of the logs chain. The record's time budget is checked
  * before every processor and between grok rules; past it the record goes on exactly as it came
  * (nothing a pipeline did is kept) and is counted. With the linear-time fallback of
- * grok/regex-safety.ts, one expression's run is itself bounded, so a record costs at most the
- * budget plus one expression's bounded run.
+ * grok/regex-safety.ts, one expression's run is itself bounded, so a record costs at most twice
+ * the budget (budget.ts) plus one expression's bounded run.
  */
 import type { FieldMap } from '../fields';
-import { BudgetExceeded } from './grok/compile';
+import { BudgetExceeded, RecordBudget } from './budget';
 import type { JsonValue } from '../../../core/wire/json';
 import { bodyOf, fieldsOf, pipelineLogOf } from './fields-bridge';
 import { runSteps } from './compile';
@@ -36,13 +36,13 @@ export function applyPipelines(set: PipelineSet, fields: FieldMap, messageKey: s
   const candidates = set.candidates(typeof source === 'string' ? source : undefined);
   if (candidates.length === 0) return undefined;
   const [log, apart] = pipelineLogOf(fields, messageKey);
-  const deadline = performance.now() + budgetMs;
+  const budget = new RecordBudget(budgetMs);
   let matched = false;
   try {
     for (const pipeline of candidates) {
       if (!matches(pipeline.filter, log)) continue;
       matched = true;
-      runSteps(pipeline.steps, log, deadline);
+      runSteps(pipeline.steps, log, budget);
     }
   } catch (e) {
     if (!(e instanceof BudgetExceeded)) throw e;

@@ -9,6 +9,7 @@
 import type { JsonValue } from '../../../../src/core/wire/json';
 import { compilePipeline } from '../../../../src/signals/logs/pipelines/compile';
 import { compileGrok, runGrok } from '../../../../src/signals/logs/pipelines/grok/compile';
+import { RecordBudget } from '../../../../src/signals/logs/pipelines/budget';
 import { readPipeline } from '../../../../src/signals/logs/pipelines/spec';
 import type { PipelineSpec, ProcessorSpec, Unsupported } from '../../../../src/signals/logs/pipelines/types';
 
@@ -66,7 +67,7 @@ function sampleWarnings(spec: PipelineSpec, path: string): string[] {
   for (const [at, grok] of grokParsers(spec, path)) {
     const { rules } = compileGrok(grok.supportRules, grok.matchRules, at);
     grok.samples.forEach((sample, i) => {
-      if (runGrok(rules, sample.trim(), Number.POSITIVE_INFINITY) === undefined) warnings.push(`${at}: sample ${i + 1} matches none of its rules (${JSON.stringify(sample.length > 80 ? `${sample.slice(0, 80)}…` : sample)})`);
+      if (runGrok(rules, sample.trim(), RecordBudget.unlimited()) === undefined) warnings.push(`${at}: sample ${i + 1} matches none of its rules (${JSON.stringify(sample.length > 80 ? `${sample.slice(0, 80)}…` : sample)})`);
     });
   }
   return warnings;

@@ -6,6 +6,7 @@
  * JavaScript lacks) is left out and reported; the others still run.
  */
 import type { JsonValue } from '../../../../core/wire/json';
+import type { RecordBudget } from '../budget';
 import type { Unsupported } from '../types';
 import { filterOf, type Filter } from './filters';
 import { translateJavaRegex } from './java-regex';
@@ -149,13 +150,10 @@ export function compileGrok(supportRules: string, matchRules: string, path: stri
 /** What a grok parser extracted, in order: attribute paths ('' for a root merge) and values. */
 export type Extracted = [string, JsonValue][];
 
-/** Thrown between rules once a record's time budget is spent (run.ts). */
-export class BudgetExceeded extends Error {}
-
 /** The extraction of the first rule that matches `text`; undefined when none does. */
-export function runGrok(rules: readonly CompiledRule[], text: string, deadline: number): Extracted | undefined {
+export function runGrok(rules: readonly CompiledRule[], text: string, budget: RecordBudget): Extracted | undefined {
   for (const rule of rules) {
-    if (performance.now() > deadline) throw new BudgetExceeded();
+    budget.check();
     if (!rule.bounded && text.length > UNBOUNDED_INPUT_LIMIT) continue;
     const m = rule.regex.exec(text);
     if (m) return extract(rule, m);

@@ -242,14 +242,28 @@ export function compileDatePattern(pattern: string, zone?: string): DatePattern 
   if (defaultZone === undefined) throw new DatePatternError(`date pattern "${pattern}": "${zone}" is not a time zone`);
   const fields = parts.filter((p) => p.field !== undefined).map((p) => p.field as Field);
   const reader = new RegExp(`^${parts.map((p) => (p.field === undefined ? p.source : `(${p.source})`)).join('')}$`);
-  return {
-    source: parts.map((p) => p.source).join(''),
-    read(text) {
-      const m = reader.exec(text);
-      if (!m) return undefined;
-      const values: Values = { hour: 0, minute: 0, second: 0, fractionMs: 0 };
-      for (let i = 0; i < fields.length; i++) if (!assign(values, fields[i] as Field, m[i + 1] as string)) return undefined;
-      return toEpochMs(values, defaultZone);
-    },
+  const read = (text: string): number | undefined => {
+    const m = reader.exec(text);
+    if (!m) return undefined;
+    const values: Values = { hour: 0, minute: 0, second: 0, fractionMs: 0 };
+    for (let i = 0; i < fields.length; i++) if (!assign(values, fields[i] as Field, m[i + 1] as string)) return undefined;
+    return toEpochMs(values, defaultZone);
+  };
+  return { source: parts.map((p) => p.source).join(''), read: fields.some(isAbsolute) ? rememberLast(read) : read };
+}
+
+/** Fields that fix the instant whatever "now" is: a text with one reads the same at any time. */
+const isAbsolute = (field: Field): boolean => field === 'year' || field === 'year2' || field === 'epochMs' || field === 'epochS';
+
+/** `read` remembering its last text: a server's lines come in bursts that share their second. */
+function rememberLast(read: (text: string) => number | undefined): (text: string) => number | undefined {
+  let lastText: string | undefined;
+  let last: number | undefined;
+  return (text) => {
+    if (text !== lastText) {
+      last = read(text);
+      lastText = text;
+    }
+    return last;
   };
 }

@@ -8,6 +8,7 @@ import type { GeoIpParserSpec, UrlParserSpec, UserAgentParserSpec } from '../typ
 import { urlDetails } from './url';
 import { prepareUserAgentParser, userAgentDetails } from './user-agent';
 import { firstPresent, type ProcessorStep } from './step';
+import { type Flat, flatAt } from '../log';
 
 const textOf = (found: [string, JsonValue] | undefined): string | undefined => (found && typeof found[1] === 'string' ? found[1] : undefined);
 
@@ -32,11 +33,19 @@ function decoded(text: string): string {
 
 export function userAgentParser(spec: UserAgentParserSpec): ProcessorStep {
   prepareUserAgentParser();
+  // the details are shared and frozen (user-agent.ts), so each is flattened under the target once
+  const flats = new WeakMap<object, Flat>();
   return (log) => {
     const ua = textOf(firstPresent(log, spec.sources));
     // an empty user agent has no details (docusign_tests.yaml)
     if (ua === undefined || ua.trim() === '') return;
-    log.set(spec.target, userAgentDetails(spec.encoded ? decoded(ua) : ua));
+    const details = userAgentDetails(spec.encoded ? decoded(ua) : ua);
+    let flat = flats.get(details);
+    if (flat === undefined) {
+      flat = flatAt(spec.target, details);
+      flats.set(details, flat);
+    }
+    log.setFlat(spec.target, flat);
   };
 }
 

@@ -1,9 +1,10 @@
 /** The shape every compiled processor has: it changes the log in place. */
 import type { JsonValue } from '../../../../core/wire/json';
+import type { RecordBudget } from '../budget';
 import type { PipelineLog } from '../log';
 
-/** `deadline` is the `performance.now()` past which a processor with more than one expression stops (run.ts). */
-export type ProcessorStep = (log: PipelineLog, deadline: number) => void;
+/** `budget` is the record's, checked by a processor with more than one expression (budget.ts). */
+export type ProcessorStep = (log: PipelineLog, budget: RecordBudget) => void;
 
 /** The value at `path`, also through arrays of objects (`users.name` over `users: [{name}, …]` gives every name). */
 export function valueAtPath(log: PipelineLog, path: string): JsonValue | undefined {
