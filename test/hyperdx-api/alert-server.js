@@ -1,6 +1,6 @@
 /**
  * Evaluates migrated alerts the way HyperDX's alert checker does, with its own code: the installed
- * API's `processAlert` (src/tasks/checkAlerts/index.ts), loaded as the API runs it (ts-node), as
+ * API's `processAlert` (its checkAlerts task), loaded as the API runs it (ts-node), as
  * ./render-server.js loads the API's tile conversion. One long-lived process, one JSON request a
  * line on stdin, one JSON reply a line on stdout (./renderer.ts drives it, `script` argument).
  *
