@@ -126,19 +126,24 @@ function shapedLogs(r: MonitorRead & { query: Extract<MonitorQuery, { kind: 'sea
   const search = readSearch(q.over === 'events' ? eventSearchText(q.search) : q.search);
   const matched = logs.filter((l) => matches(search, l));
   const groups = [...new Set(matched.map((l) => groupOf(l, q.groupBy)))].sort();
-  if (q.aggregation === 'count') {
+  const attr = q.measure?.startsWith('@') ? q.measure.slice(1) : undefined;
+  const distinct = q.aggregation === 'cardinality' && attr !== undefined;
+  if (q.aggregation === 'count' || distinct) {
     if (q.threshold > MAX_LOGS || q.threshold < 1) return logs;
     const [low, high] = [Math.max(1, Math.ceil(q.threshold) - 1), Math.floor(q.threshold) + 2];
     const out = logs.filter((l) => !matched.includes(l));
     groups.forEach((g, i) => {
       const members = matched.filter((l) => groupOf(l, q.groupBy) === g);
       const want = groups.length === 1 ? (hash(r.key) % 2 === 0 ? high : low) : i % 2 === 0 ? low : high;
-      for (let k = 0; k < want; k++) out.push({ ...members[k % members.length]!, ts: end - STEP_MS + ((k * 7919) % 59_000) + 500 });
+      // a count gets `want` logs; a unique count `want` distinct values of its facet
+      for (let k = 0; k < want; k++) {
+        const log = members[k % members.length]!;
+        out.push({ ...log, ts: end - STEP_MS + ((k * 7919) % 59_000) + 500, attributes: distinct ? { ...log.attributes, [attr]: `distinct-${k}` } : log.attributes });
+      }
     });
     return out;
   }
-  if (q.measure === undefined || !q.measure.startsWith('@') || q.aggregation === 'cardinality') return logs;
-  const attr = q.measure.slice(1);
+  if (attr === undefined || q.aggregation === 'cardinality') return logs;
   const values = groups.map((g) => {
     const v = matched.filter((l) => groupOf(l, q.groupBy) === g).map((l) => Number(l.attributes[attr]));
     return v.reduce((a, b) => a + b, 0) / v.length;
