@@ -283,6 +283,25 @@ describe('monitors', () => {
     expect(twice.notes).toEqual(expect.arrayContaining([expect.stringMatching(/UNKNOWN.* also meets/), '2 consecutive CRITICAL checks became 2 consecutive 1m windows with a CRITICAL status']));
   });
 
+  it('a formula of log queries becomes a tile of their selects and the formula, and an alert on it', () => {
+    const query = (name: string, search: string) => ({ name, data_source: 'logs', search: { query: search }, indexes: ['*'], group_by: [{ facet: '@recipe', limit: 10 }], compute: { aggregation: 'count' } });
+    const options = { thresholds: { critical: 10 }, variables: [query('query', 'service:jobs status:error'), query('query1', 'service:jobs')] };
+    const plan = translateMonitor(readMonitor({ name: 'm', type: 'log alert', query: 'formula("(query / query1) * 100").last("1h") > 10', message: '@webhook-ops', options }), 'f', SOURCES, webhooks, 0);
+    expect(plan.outcome).toBe('partial');
+    expect(plan.target).toMatchObject({
+      kind: 'tile',
+      tile: { config: { sourceId: 'l1', select: [{ aggFn: 'count', where: expect.stringContaining('SeverityText:"error"') }, { aggFn: 'count' }], formulas: [{ expression: '(A / B) * 100' }], groupBy: "LogAttributes['recipe']" } },
+    });
+    expect(plan.alert).toMatchObject({ source: 'tile', interval: '1h', threshold: 10, thresholdType: 'above_exclusive' });
+    expect(plan.notes).toEqual(expect.arrayContaining([expect.stringMatching(/group limit of 10 .*dropped/)]));
+  });
+
+  it('a log formula monitor without its queries is skipped with the reason', () => {
+    const plan = translateMonitor(readMonitor({ name: 'm', type: 'log alert', query: 'formula("query / query1").last("1h") > 10', message: '@webhook-ops', options: {} }), 'f', SOURCES, webhooks, 0);
+    expect(plan.outcome).toBe('skipped');
+    expect(plan.notes.join('\n')).toContain('options.variables');
+  });
+
   it('a log monitor becomes a saved search and its alert', () => {
     const plan = translateMonitor(monitor('logs("service:web status:error").index("*").rollup("count").last("15m") > 100', '@webhook-ops', 'log alert'), 'f', SOURCES, webhooks, 0);
     expect(plan.target).toMatchObject({ kind: 'search', search: { where: '(ServiceName:"web" SeverityText:"error") AND -LogAttributes.datadog.event.title:*', sourceId: 'l1' } });

@@ -9,13 +9,14 @@
  * are skipped and reported with the reason.
  */
 import type { AlertChannelWebhook, AlertInterval, AlertThresholdType } from '../stack-api/types';
-import type { DatadogMonitor } from './datadog';
+import type { DatadogMonitor, NamedQuery } from './datadog';
 import { EVENT_SEARCH, holdingFacets, keptTo, LOG_SEARCH, searchFieldSql, spanSearch, translateSearch } from './log-search';
 import { metricQueriesOf, parseMetricExpression, QueryError } from './metric-query';
 import { channelsFor, convertMessage, type WebhookMap } from './notifications';
 import { type AlertDraft, formerMarkerFor, identityOf, MARKER_PREFIX, markerFor, type MonitorPlan, outcomeOf, type Sources, type TileInput } from './plan';
 import {
   addExpression,
+  addNamedQueries,
   DEFAULT_SETTINGS,
   defaultsContext,
   emptySeries,
@@ -239,6 +240,7 @@ const LOG_MONITOR = /^\s*(?:logs|trace-analytics|spans|events)\("((?:[^"\\]|\\.)
  * dashboard, and a tile alert on it.
  */
 function searchTarget(monitor: DatadogMonitor, over: 'log' | 'event' | 'trace', sources: Sources, settings: TranslationSettings, marker: string, index: number, notes: string[]): Target {
+  if (FORMULA_MONITOR.test(monitor.query)) return formulaTarget(monitor, sources, settings, index, notes);
   const m = LOG_MONITOR.exec(monitor.query);
   if (!m) throw new Unsupported(`the query is not \`${over === 'trace' ? 'trace-analytics' : `${over}s`}("…").….last("…") comparator threshold\``);
   // events are log records of the Logs source (docs/translation.md, Events)
@@ -270,6 +272,34 @@ function searchTarget(monitor: DatadogMonitor, over: 'log' | 'event' | 'trace', 
   const select: SelectItem = { ...logAggregation(rollup[0]!, rollup[1], `rollup("${rollup.join('", "')}")`, schema, notes), where: holdingFacets(where, measure, schema, notes), whereLanguage: 'lucene' };
   const series: Series = { source: kind, selects: [select], formulas: [], groupBy, notes: [] };
   return { tile: monitorTile(monitor.name, series, sources, index), interval, cond, extra: {} };
+}
+
+/** `formula("(query / query1) * 100").last("1h") > 10`, its named queries in `options.variables` */
+const FORMULA_MONITOR = /^\s*formula\("((?:[^"\\]|\\.)*)"\)\s*\.last\("(\w+)"\)\s*(>=|<=|==|!=|>|<)\s*(-?\d+(?:\.\d+)?)\s*$/;
+
+/** The named queries of a formula monitor, as a widget's newer-form request holds them. */
+function namedQueriesOf(monitor: DatadogMonitor): NamedQuery[] {
+  const variables = monitor.options.variables;
+  const valid = (q: unknown): q is NamedQuery => typeof q === 'object' && q !== null && typeof (q as NamedQuery).name === 'string' && typeof (q as NamedQuery).data_source === 'string';
+  if (!Array.isArray(variables) || variables.length === 0 || !variables.every(valid)) throw new Unsupported('the formula names queries that options.variables does not hold as named queries');
+  return variables;
+}
+
+/**
+ * A formula over named log (event, span) queries: their selects and the formula on a tile of the
+ * monitors dashboard, as a widget's, and an alert on it. A query's group limit (its top N groups)
+ * is dropped: HyperDX's alert evaluates every group.
+ */
+function formulaTarget(monitor: DatadogMonitor, sources: Sources, settings: TranslationSettings, index: number, notes: string[]): Target {
+  const [, formula, window, comparator, threshold] = FORMULA_MONITOR.exec(monitor.query)!;
+  const queries = namedQueriesOf(monitor);
+  const series = emptySeries();
+  const top = addNamedQueries(series, queries, [{ formula: formula!.replace(/\\"/g, '"') }], defaultsContext(monitor.variables, settings));
+  if (top) throw new Unsupported('top() in a monitor formula has no HyperDX equivalent (an alert evaluates every group)');
+  for (const q of queries) for (const g of q.group_by ?? []) if (g.limit !== undefined) notes.push(`the group limit of ${g.limit} of "${q.name}" (by ${g.facet}) dropped: HyperDX's alert evaluates every group`);
+  const drawn = withoutTrivialFormulas(series);
+  notes.push(...drawn.notes);
+  return { tile: monitorTile(monitor.name, drawn, sources, index), interval: intervalFor(window!, notes), cond: condition(monitor, comparator!, Number(threshold), notes), extra: {} };
 }
 
 const TARGETS: Record<string, 'metric' | 'service' | 'log' | 'event' | 'trace'> = {
