@@ -77,6 +77,8 @@ const NOTE_MODES: [RegExp, Partial<MonitorModes>][] = [
   [/^the empty term .* dropped/, { dropEmptyTerms: true }],
   [/\.rollup\(.*\) dropped/, { ignoreRollup: true, gaugeInterval: 'last' }],
   [/^the range .* is matched as the integers|in a search: its default .* applied|^index\(.*\) dropped/, {}],
+  // the workload makes two groups of a facet, fewer than any limit
+  [/^the group limit of \d+ of .* dropped/, {}],
   [/^(warning|critical recovery|warning recovery) threshold .* not migrated|^warning after .* checks not migrated/, {}],
   // the workload runs each service check once a minute: consecutive runs are consecutive 1m windows
   [/^\d+ consecutive CRITICAL checks became \d+ consecutive 1m windows/, {}],
@@ -147,7 +149,7 @@ function corpusCases(outcome: Outcome): Case[] {
     if (plan.outcome === 'skipped' || !plan.alert || !plan.target) return;
     outcome.translated++;
     try {
-      cases.push({ file, monitor, plan, query: readMonitorQuery(monitor.type, monitor.query, monitor.options.thresholds?.critical, monitor.options.on_missing_data as string | undefined), modes: modesOf(plan.notes) });
+      cases.push({ file, monitor, plan, query: readMonitorQuery(monitor.type, monitor.query, monitor.options.thresholds?.critical, monitor.options.on_missing_data as string | undefined, monitor.options.variables), modes: modesOf(plan.notes) });
     } catch (err) {
       if (!(err instanceof NotModelled)) throw err;
       count(outcome.skipped, err.message);

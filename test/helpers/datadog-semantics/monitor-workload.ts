@@ -40,6 +40,7 @@ const MAX_LOGS = 250;
 /** A monitor's query as a widget request, the shape ./workload.ts reads needs from. */
 function requestOf(q: MonitorQuery): unknown {
   if (q.kind === 'check') return {};
+  if (q.kind === 'formula') return { queries: q.queries.map((n) => ({ data_source: n.over, search: { query: n.search }, group_by: n.groupBy.map((facet) => ({ facet })), compute: { metric: n.measure } })) };
   if (q.kind === 'metric') return { q: q.text };
   const groupBy = q.groupBy.map((facet) => ({ facet }));
   if (q.over === 'events') return { queries: [{ data_source: 'events', search: { query: q.search }, group_by: groupBy }] };
@@ -195,6 +196,15 @@ export function monitorDataset(reads: readonly MonitorRead[], end: number, types
   const events: DatadogLog[] = [];
   const lastMinute: Window = { from: end - STEP_MS, buckets: 1 };
   for (const r of reads) {
+    if (r.query.kind === 'formula') {
+      // each query's logs as generated (the formula's value is not steered to its threshold)
+      const one = emptyNeeds();
+      addNeeds(one, [requestOf(r.query)], r.variables);
+      const made = generate(one, lastMinute, types);
+      logs.push(...made.logs);
+      events.push(...made.events);
+      continue;
+    }
     if (r.query.kind !== 'search' || r.query.over === 'spans') continue;
     const one = emptyNeeds();
     addNeeds(one, [requestOf(r.query)], r.variables);

@@ -18,7 +18,7 @@
  * `MonitorModes` switches each documented difference to the HyperDX side.
  */
 import { cellsOf, type Ctx, type Dataset, DATADOG, expressionGrid, type Grid, GROUP_SEP, type Leaf, logGrid, metricGrid, type Modes, NotModelled, reduceGrid, STEP_MS, tagValuesOf, type Variable } from './evaluate';
-import { type MetricTerm, metricTerms, readQuery, type Term } from './metric-query';
+import { type MetricTerm, metricTerms, readFormula, readQuery, type Term } from './metric-query';
 
 export type Comparator = '>' | '>=' | '<' | '<=' | '==' | '!=';
 
@@ -53,7 +53,24 @@ interface CheckQuery extends Common {
   last: number;
 }
 
-export type MonitorQuery = (Common & { kind: 'metric'; timeAgg: string; text: string; expr: Term }) | SearchQuery | CheckQuery;
+/** One named search query of a formula monitor (`options.variables`). */
+interface NamedSearch {
+  name: string;
+  over: 'logs' | 'events' | 'spans';
+  search: string;
+  aggregation: string;
+  measure: string | undefined;
+  groupBy: string[];
+}
+
+/** `formula("(query / query1) * 100").last("1h") > 10` over named search queries. */
+interface FormulaQuery extends Common {
+  kind: 'formula';
+  formula: Term;
+  queries: NamedSearch[];
+}
+
+export type MonitorQuery = (Common & { kind: 'metric'; timeAgg: string; text: string; expr: Term }) | SearchQuery | CheckQuery | FormulaQuery;
 
 /** One service check run as the agent sends it (status 0 OK, 1 WARNING, 2 CRITICAL, 3 UNKNOWN). */
 export interface CheckRun {
@@ -82,6 +99,25 @@ function windowMinutes(text: string): number {
 
 const METRIC = /^\s*(\w+)\(([\w]+)\)\s*:\s*([\s\S]+?)\s*(>=|<=|==|!=|>|<)\s*(-?[\d.]+(?:e[+-]?\d+)?)\s*$/;
 const SEARCH = /^\s*(logs|trace-analytics|spans|events)\("((?:[^"\\]|\\.)*)"\)((?:\.\w+\([^)]*\))*)\s*(>=|<=|==|!=|>|<)\s*(-?[\d.]+)\s*$/;
+const FORMULA = /^\s*formula\("((?:[^"\\]|\\.)*)"\)\s*\.last\("(\w+)"\)\s*(>=|<=|==|!=|>|<)\s*(-?[\d.]+)\s*$/;
+
+const DATA_SOURCES: Record<string, NamedSearch['over']> = { logs: 'logs', events: 'events', spans: 'spans' };
+
+/** A formula monitor: its formula over the named search queries `variables` (options.variables) holds. */
+function readFormulaQuery(m: RegExpExecArray, variables: unknown, critical: number | undefined): FormulaQuery {
+  const [, formula, window, comparator, threshold] = m;
+  const list = Array.isArray(variables) ? (variables as Record<string, unknown>[]) : [];
+  const queries = list.map((v): NamedSearch => {
+    const over = DATA_SOURCES[String(v.data_source)];
+    if (over === undefined) throw new NotModelled(`a formula over ${String(v.data_source)} queries`);
+    const compute = (v.compute ?? {}) as { aggregation?: string; metric?: string };
+    const groupBy = ((v.group_by ?? []) as { facet: string }[]).map((g) => g.facet);
+    return { name: String(v.name), over, search: (v.search as { query?: string } | undefined)?.query ?? '', aggregation: compute.aggregation ?? 'count', measure: compute.metric, groupBy };
+  });
+  if (queries.length === 0) throw new NotModelled('a formula monitor without its queries');
+  return { kind: 'formula', formula: readFormula(formula!.replace(/\\"/g, '"')), queries, minutes: windowMinutes(window!), comparator: comparator as Comparator, threshold: critical ?? Number(threshold) };
+}
+
 const TIME_AGGS = new Set(['avg', 'sum', 'min', 'max', 'last']);
 
 const args = (text: string | undefined): string[] => [...(text ?? '').matchAll(/"([^"]*)"/g)].map((m) => m[1]!);
@@ -92,8 +128,10 @@ const args = (text: string | undefined): string[] => [...(text ?? '').matchAll(/
  * over logs, events or spans compares an empty window as 0 ("default", as Datadog's monitor API
  * documents it) or not.
  */
-export function readMonitorQuery(type: string, query: string, critical: number | undefined, onMissingData = 'default'): MonitorQuery {
+export function readMonitorQuery(type: string, query: string, critical: number | undefined, onMissingData = 'default', variables: unknown = undefined): MonitorQuery {
   if (type === 'service check') return readCheckQuery(query, critical);
+  const formula = FORMULA.exec(query);
+  if (formula) return readFormulaQuery(formula, variables, critical);
   if (type === 'query alert' || type === 'metric alert') {
     const m = METRIC.exec(query);
     if (!m) throw new NotModelled('a metric monitor query of another form');
@@ -190,6 +228,21 @@ function searchValues(q: SearchQuery, data: Dataset, end: number, modes: Monitor
   return values.size === 0 && q.emptyIsZero ? new Map([['', 0]]) : values;
 }
 
+/** A formula monitor's value per group: each named query over the window, joined by the formula (a group one query lacks has no value, unless `formulaZero`). */
+function formulaValues(q: FormulaQuery, data: Dataset, end: number, modes: MonitorModes): Map<string, number> {
+  if (q.queries.some((n) => n.over === 'spans')) throw new NotModelled('span monitors (the workload sends no spans)');
+  const minutes = modes.minutes ?? q.minutes;
+  const ctx: Ctx = { data, window: { from: end - minutes * STEP_MS, buckets: minutes }, modes, variables: [], groupOrder: q.queries[0]!.groupBy };
+  const grids = new Map(q.queries.map((n) => [n.name, logGrid({ search: n.search, aggregation: n.aggregation, measure: n.measure, groupBy: n.groupBy, events: n.over === 'events' }, ctx, false)]));
+  const leaf: Leaf = (t) => {
+    const grid = t.type === 'ref' ? grids.get(t.name) : undefined;
+    if (grid === undefined) throw new NotModelled('a formula naming no query of the monitor');
+    return grid;
+  };
+  const grid = expressionGrid(q.formula, ctx, leaf, cellsOf([...grids.values()]));
+  return typeof grid === 'number' ? new Map([['', grid]]) : mapValues(grid);
+}
+
 /**
  * A service check monitor per group (its `by` tags' values): the status of its last run before
  * `end`, and whether its last `critical` runs are all CRITICAL (UNKNOWN too: `unknownAlerts`).
@@ -216,7 +269,7 @@ export function checkStates(q: CheckQuery, runs: readonly CheckRun[], end: numbe
 /** The value per group (by values joined by GROUP_SEP) a monitor compares with its threshold. */
 export function monitorValues(q: MonitorQuery, data: MonitorData, end: number, variables: readonly Variable[], modes: MonitorModes): Map<string, number> {
   if (q.kind === 'check') return new Map([...checkStates(q, data.checks, end, modes)].map(([g, s]) => [g, s.status]));
-  const values = q.kind === 'metric' ? metricValues(q, data, end, variables, modes) : searchValues(q, data, end, modes);
+  const values = q.kind === 'metric' ? metricValues(q, data, end, variables, modes) : q.kind === 'formula' ? formulaValues(q, data, end, modes) : searchValues(q, data, end, modes);
   if (values.size === 0 && modes.noDataIsZero) return new Map([['', 0]]);
   return values;
 }
