@@ -8,7 +8,8 @@
  * - for each monitor in turn, the first metric it reads that none before it scaled is scaled so
  *   that its groups fall on both sides of its threshold (an ungrouped one on either side, by the
  *   hash of its file); each log count monitor's groups get as many matching logs as put them on
- *   either side of its threshold, and a log measure's values are scaled as a metric's;
+ *   either side of its threshold, a log measure's values are scaled as a metric's, and a log
+ *   formula's first query given copies of its logs until its groups straddle its threshold;
  * - each service check monitor's groups run once a minute, one CRITICAL for as many runs as alert,
  *   one a run short, one UNKNOWN, one WARNING, one OK.
  * Other monitors reading the same metric or logs see the same data: their comparison holds, it
@@ -18,7 +19,7 @@ import { GROUP_SEP, type SentSeries, STEP_MS, type Variable, type Window } from 
 import { facetValue } from './evaluate';
 import { type DatadogLog, eventSearchText, matches, readSearch } from './log-search';
 import { metricTerms } from './metric-query';
-import { alerts, type CheckRun, type MonitorData, type MonitorModes, type MonitorQuery, monitorValues } from './monitor';
+import { alerts, type CheckRun, type FormulaQuery, type MonitorData, type MonitorModes, type MonitorQuery, monitorValues } from './monitor';
 import { addNeeds, emptyNeeds, generate, hash, type KnownTypes, sendEvents, sendLogs, sendSeries } from './workload';
 
 export interface MonitorRead {
@@ -184,6 +185,37 @@ function checkRuns(reads: readonly MonitorRead[], end: number): CheckRun[] {
   });
 }
 
+/** Copies the formula's first query may be given, in each group it alternates. */
+const MULTIPLIERS = [1, 2, 3, 4, 6, 8, 12, 16];
+
+/**
+ * A log formula monitor's logs, the first query's matching logs copied (in every other group, or
+ * in its one group) as many times as put its groups on both sides of its threshold (one group: on
+ * the side the hash of its key picks), as its alert is compared; as generated when none does.
+ */
+function steeredFormula(r: MonitorRead & { query: FormulaQuery }, made: DatadogLog[], before: readonly DatadogLog[], end: number): DatadogLog[] {
+  const [first] = r.query.queries;
+  const search = readSearch(first!.search);
+  const matched = made.filter((l) => first!.over === 'logs' && matches(search, l));
+  const groups = [...new Set(matched.map((l) => groupOf(l, first!.groupBy)))].sort();
+  const withCopies = (k: number): DatadogLog[] => {
+    const copied = matched.filter((l) => groups.length === 1 || groups.indexOf(groupOf(l, first!.groupBy)) % 2 === 1);
+    return [...made, ...Array.from({ length: k - 1 }, (_, c) => copied.map((l, i) => ({ ...l, ts: end - STEP_MS + (((c + 1) * 7919 + i * 613) % 59_000) + 500 }))).flat()];
+  };
+  const above = hash(r.key) % 2 === 0;
+  const meets = (k: number): boolean => {
+    let values: number[];
+    try {
+      values = [...monitorValues(r.query, { series: new Map(), logs: [...before, ...withCopies(k)], events: [], checks: [] }, end, r.variables, r.modes).values()];
+    } catch {
+      return false;
+    }
+    const sides = new Set(values.map((v) => alerts(r.query, v)));
+    return values.length > 1 ? sides.size === 2 : values.length === 1 && sides.has(above);
+  };
+  return withCopies(MULTIPLIERS.find(meets) ?? 1);
+}
+
 /** Points, logs and service check runs for `reads`, over windows that end at `end` (ms, a minute boundary). */
 export function monitorDataset(reads: readonly MonitorRead[], end: number, types: KnownTypes): MonitorData {
   const recent: Window = { from: end - RECENT_MINUTES * STEP_MS, buckets: RECENT_MINUTES };
@@ -197,11 +229,10 @@ export function monitorDataset(reads: readonly MonitorRead[], end: number, types
   const lastMinute: Window = { from: end - STEP_MS, buckets: 1 };
   for (const r of reads) {
     if (r.query.kind === 'formula') {
-      // each query's logs as generated (the formula's value is not steered to its threshold)
       const one = emptyNeeds();
       addNeeds(one, [requestOf(r.query)], r.variables);
       const made = generate(one, lastMinute, types);
-      logs.push(...made.logs);
+      logs.push(...steeredFormula(r as MonitorRead & { query: FormulaQuery }, [...made.logs], logs, end));
       events.push(...made.events);
       continue;
     }

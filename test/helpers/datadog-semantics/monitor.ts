@@ -64,7 +64,7 @@ interface NamedSearch {
 }
 
 /** `formula("(query / query1) * 100").last("1h") > 10` over named search queries. */
-interface FormulaQuery extends Common {
+export interface FormulaQuery extends Common {
   kind: 'formula';
   formula: Term;
   queries: NamedSearch[];
