@@ -61,6 +61,44 @@ describe('metric query parser', () => {
     expect(second).toMatchObject({ kind: 'metric', aggregator: undefined, metric: 'y', filter: { kind: 'var', name: 'scope' } });
   });
 
+  // Datadog's advanced filtering takes its boolean words in either case, and IN / NOT IN lists (integrations-core monitors write `phase:abort or phase:error`)
+  it.each([
+    [
+      'avg:x{phase:abort or phase:error}',
+      {
+        kind: 'or',
+        filters: [
+          { kind: 'tag', key: 'phase', value: 'abort' },
+          { kind: 'tag', key: 'phase', value: 'error' },
+        ],
+      },
+    ],
+    [
+      'avg:x{not phase:running and env:prod}',
+      {
+        kind: 'and',
+        filters: [
+          { kind: 'not', filter: { kind: 'tag', key: 'phase', value: 'running' } },
+          { kind: 'tag', key: 'env', value: 'prod' },
+        ],
+      },
+    ],
+    ['avg:x{state IN (open,half_open, forced_open)}', { kind: 'or', filters: ['open', 'half_open', 'forced_open'].map((value) => ({ kind: 'tag', key: 'state', value })) }],
+    [
+      'avg:x{env:prod AND location NOT IN (atlanta,seattle)}',
+      {
+        kind: 'and',
+        filters: [
+          { kind: 'tag', key: 'env', value: 'prod' },
+          { kind: 'not', filter: { kind: 'or', filters: ['atlanta', 'seattle'].map((value) => ({ kind: 'tag', key: 'location', value })) } },
+        ],
+      },
+    ],
+    ['avg:x{state in (open)}', { kind: 'tag', key: 'state', value: 'open' }],
+  ])('reads %s', (query, filter) => {
+    expect(parseMetricExpression(query)).toMatchObject({ kind: 'metric', metric: 'x', filter });
+  });
+
   it.each([
     ['avg:x{a:b', 'expected "}" at column 10'],
     ['avg:x{*} +', 'expected a metric query, number or function at column 11'],
