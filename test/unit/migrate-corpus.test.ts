@@ -83,7 +83,7 @@ const percent = (t: ReportTotals['translated']): number => Math.round((1000 * (t
 
 describe.each([
   // repository, dashboards, monitors, then the report's totals: data widgets, text widgets, monitors
-  ['integrations-core', 576, 379, { exact: 1075, approximated: 10335, dropped: 1657 }, 2163, { exact: 0, approximated: 304, dropped: 75 }],
+  ['integrations-core', 576, 379, { exact: 1075, approximated: 10335, dropped: 1657 }, 2163, { exact: 0, approximated: 305, dropped: 74 }],
   ['integrations-extras', 213, 46, { exact: 464, approximated: 2242, dropped: 394 }, 801, { exact: 0, approximated: 32, dropped: 14 }],
 ] as const)('%s', (repo, dashboards, monitors, widgetTotals, textWidgets, monitorTotals) => {
   const corpus = translate(repo);

@@ -286,6 +286,12 @@ describe('monitors', () => {
     expect(plan.outcome).toBe('partial');
   });
 
+  it('a window of months (metric monitors reach back a month) becomes the widest interval, said', () => {
+    const plan = translateMonitor(monitor('sum(last_1mo):sum:nginx.cache.bypass.responses_count{*} by {host}.as_count() > 500'), 'f', SOURCES, webhooks, 0);
+    expect(plan.alert).toMatchObject({ interval: '1d' });
+    expect(plan.notes).toEqual(expect.arrayContaining([expect.stringMatching(/^evaluation window last_1mo became the 1d interval/)]));
+  });
+
   it('a sum over the window of a count summed across series translates in full', () => {
     const plan = translateMonitor(monitor('sum(last_5m):sum:nginx.cache.bypass.responses_count{*}.as_count() > 90'), 'f', SOURCES, webhooks, 0);
     expect(plan.notes).toEqual([]);

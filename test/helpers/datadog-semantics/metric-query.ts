@@ -91,19 +91,12 @@ function filterAtom(c: Cursor): TagFilter {
 
 /** `key IN (a, b)`: any of the values; `key NOT IN (a, b)`: none; undefined when neither follows the key. */
 function inList(c: Cursor, key: string): TagFilter | undefined {
-  const from = c.at;
-  const not = c.keyword('NOT');
-  if (!c.keyword('IN')) {
-    c.at = from;
-    return undefined;
-  }
-  c.must('(');
-  const of: TagFilter[] = [];
-  do of.push({ op: 'tag', key, value: c.while(/[^,()\s]/) });
-  while (c.take(','));
-  c.must(')');
+  const list = /^\s*(not\s+)?in\s*\(([^)]*)\)/i.exec(c.src.slice(c.at));
+  if (!list) return undefined;
+  c.at += list[0].length;
+  const of = list[2]!.split(',').map((v): TagFilter => ({ op: 'tag', key, value: v.trim() }));
   const any: TagFilter = of.length === 1 ? of[0]! : { op: 'or', of };
-  return not ? { op: 'not', of: any } : any;
+  return list[1] ? { op: 'not', of: any } : any;
 }
 
 function filterAnd(c: Cursor): TagFilter {

@@ -47,11 +47,12 @@ const INTERVALS: readonly [AlertInterval, number][] = [
   ['1d', 1440],
 ];
 
-const UNIT_MINUTES: Record<string, number> = { m: 1, h: 60, d: 1440, w: 10080 };
+/** A month as Datadog's `last_1mo` window spans it: 30 days. */
+const UNIT_MINUTES: Record<string, number> = { m: 1, h: 60, d: 1440, w: 10080, mo: 43200 };
 
-/** `last_10m`, `5m` → the smallest HyperDX interval covering the window (and a note if wider). */
+/** `last_10m`, `5m` → the smallest HyperDX interval covering the window (and a note if wider or narrower). */
 function intervalFor(window: string, notes: string[]): AlertInterval {
-  const m = /^(?:last_)?(\d+)([mhdw])$/.exec(window);
+  const m = /^(?:last_)?(\d+)(mo|[mhdw])$/.exec(window);
   if (!m) throw new Unsupported(`evaluation window "${window}" is not understood`);
   const minutes = Number(m[1]) * UNIT_MINUTES[m[2]!]!;
   const fit = INTERVALS.find(([, n]) => n >= minutes) ?? INTERVALS[INTERVALS.length - 1]!;
