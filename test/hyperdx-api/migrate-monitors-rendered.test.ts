@@ -1,16 +1,17 @@
 /**
  * Issue 37, item 1, for monitors: correctness of the migrated alerts checked by running them. The
- * integrations-core monitors (test/fixtures/migrate/corpus/) are migrated; for the metrics and
- * logs they read, agent-format points and logs are generated (test/helpers/datadog-semantics/
- * monitor-workload.ts) and sent through the bridge (the built sidecar and our collector) into
- * ClickHouse; each migrated alert is evaluated by HyperDX's own alert checker (./alert-server.js:
- * `processAlert`, which builds the query of the alert's tile or saved search for its interval,
- * runs it, and compares each group's value with the threshold) over the window that ends at the
- * end of the data; and per group, the value and whether it alerts must equal what the Datadog
- * monitor means over the same points and logs, computed independently (test/helpers/
- * datadog-semantics/monitor.ts). An approximated alert is compared against what its notes say it
- * computes (`modesOf`); a note the comparison cannot model leaves the monitor out, counted by
- * reason.
+ * integrations-core monitors (test/fixtures/migrate/corpus/) are migrated; for the metrics, logs
+ * and service checks they read, agent-format points, logs and check runs are generated
+ * (test/helpers/datadog-semantics/monitor-workload.ts) and sent through the bridge (the built
+ * sidecar and our collector) into ClickHouse; each migrated alert is evaluated by HyperDX's own
+ * alert checker (./alert-server.js: `processAlert`, which builds the query of the alert's tile or
+ * saved search for its interval, runs it, and compares each group's value with the threshold;
+ * a multi-window alert once per window it counts) over the window that ends at the end of the
+ * data, then over one after it that holds no data; and per group, the value and whether it
+ * alerts must equal what the Datadog monitor means over the same data, computed independently
+ * (test/helpers/datadog-semantics/monitor.ts: metric, log, event, log formula and service check
+ * monitors). An approximated alert is compared against what its notes say it computes
+ * (`modesOf`); a note the comparison cannot model leaves the monitor out, counted by reason.
  *
  * A checker error or a mismatch fails the suite. By default a deterministic sample of the
  * monitors is evaluated (those whose path hashes into 1 of SAMPLE_EVERY);
