@@ -163,7 +163,8 @@ function primary(c: Cursor): Term {
     const args: (Term | string)[] = [];
     if (!c.take(')')) {
       do {
-        const arg = primaryOrSum(c);
+        // the first argument is the expression the function applies to (a named query in a formula), the rest may be words
+        const arg = args.length === 0 ? sum(c) : primaryOrSum(c);
         args.push(arg.type === 'call' && arg.name === 'string' ? (arg.args[0] as string) : arg);
       } while (c.take(','));
       c.must(')');
