@@ -264,15 +264,27 @@ describe('monitors', () => {
     const plan = translateMonitor(monitor('avg(last_5m):avg:system.cpu.user{env:prod} by {host} > 90'), 'f', SOURCES, webhooks, 0);
     // HyperDX takes each gauge series' last point in the interval: Datadog's avg over the window is reported
     expect(plan.outcome).toBe('partial');
-    expect(plan.notes).toEqual([expect.stringContaining("time aggregation avg(last_5m): HyperDX reads each gauge series' last point"), expect.stringContaining('system.cpu.user: its type is not known')]);
+    expect(plan.notes).toEqual([expect.stringContaining("time aggregation avg(last_5m): HyperDX reads each gauge series' last point"), expect.stringContaining('system.cpu.user: its type is not known'), expect.stringContaining('checked once every 5m')]);
     expect(plan.target).toMatchObject({ kind: 'tile', tile: { config: { groupBy: "ResourceAttributes['host.name']" } } });
     expect(plan.alert).toMatchObject({ threshold: 90, thresholdType: 'above_exclusive', interval: '5m', source: 'tile', channel: { type: 'webhook', webhookId: 'w-ops' } });
   });
 
-  it("a gauge monitor on the window's last point translates in full", () => {
+  const CHECKED_EVERY_5M = 'checked once every 5m over windows aligned to the clock, where Datadog checks the last 5m every minute: an alert can come up to 5m later, and a breach across two windows is seen in two parts';
+
+  it("a gauge monitor on the window's last point differs only in when it is checked, which is said", () => {
     const plan = translateMonitor(monitor('last(last_5m):avg:postgresql.connections{env:prod} by {host} > 90'), 'f', SOURCES, webhooks, 0);
+    expect(plan.notes).toEqual([CHECKED_EVERY_5M]);
+  });
+
+  it('a one-minute window is checked every minute, as Datadog checks it: it translates in full', () => {
+    const plan = translateMonitor(monitor('last(last_1m):avg:postgresql.connections{env:prod} by {host} > 90'), 'f', SOURCES, webhooks, 0);
     expect(plan.notes).toEqual([]);
     expect(plan.outcome).toBe('full');
+  });
+
+  it("a window HyperDX widens says Datadog's own window in the checking schedule", () => {
+    const plan = translateMonitor(monitor('last(last_10m):avg:postgresql.connections{env:prod} by {host} > 90'), 'f', SOURCES, webhooks, 0);
+    expect(plan.notes).toEqual(expect.arrayContaining([expect.stringMatching(/^checked once every 15m .* where Datadog checks the last 10m every minute/)]));
   });
 
   // rendered comparison (test/hyperdx-api/migrate-monitors-rendered.test.ts): HyperDX's interval holds each series' count over the whole interval
@@ -292,9 +304,9 @@ describe('monitors', () => {
     expect(plan.notes).toEqual(expect.arrayContaining([expect.stringMatching(/^evaluation window last_1mo became the 1d interval/)]));
   });
 
-  it('a sum over the window of a count summed across series translates in full', () => {
+  it('a sum over the window of a count summed across series differs only in when it is checked', () => {
     const plan = translateMonitor(monitor('sum(last_5m):sum:nginx.cache.bypass.responses_count{*}.as_count() > 90'), 'f', SOURCES, webhooks, 0);
-    expect(plan.notes).toEqual([]);
+    expect(plan.notes).toEqual([CHECKED_EVERY_5M]);
   });
 
   // Datadog's count monitors over logs, events and spans evaluate an empty window as 0 (on_missing_data "default"), as HyperDX does

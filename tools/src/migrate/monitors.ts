@@ -50,13 +50,18 @@ const INTERVALS: readonly [AlertInterval, number][] = [
 /** A month as Datadog's `last_1mo` window spans it: 30 days. */
 const UNIT_MINUTES: Record<string, number> = { m: 1, h: 60, d: 1440, w: 10080, mo: 43200 };
 
-/** `last_10m`, `5m` → the smallest HyperDX interval covering the window (and a note if wider or narrower). */
+/**
+ * `last_10m`, `5m` → the smallest HyperDX interval covering the window (and a note if wider or
+ * narrower). HyperDX's checker looks at an alert once per interval, over windows aligned to the
+ * clock; Datadog evaluates the last X every minute: past a minute, that is said too.
+ */
 function intervalFor(window: string, notes: string[]): AlertInterval {
   const m = /^(?:last_)?(\d+)(mo|[mhdw])$/.exec(window);
   if (!m) throw new Unsupported(`evaluation window "${window}" is not understood`);
   const minutes = Number(m[1]) * UNIT_MINUTES[m[2]!]!;
   const fit = INTERVALS.find(([, n]) => n >= minutes) ?? INTERVALS[INTERVALS.length - 1]!;
   if (fit[1] !== minutes) notes.push(`evaluation window ${window} became the ${fit[0]} interval (HyperDX intervals: ${INTERVALS.map(([i]) => i).join(', ')})`);
+  if (fit[1] > 1) notes.push(`checked once every ${fit[0]} over windows aligned to the clock, where Datadog checks the last ${m[1]}${m[2]} every minute: an alert can come up to ${fit[0]} later, and a breach across two windows is seen in two parts`);
   return fit[0];
 }
 
