@@ -25,6 +25,7 @@ import { defaultSources, EXP_HISTOGRAM_TABLE } from '../../tools/src/hyperdx/ser
 import { useClickHouseStack } from '../helpers/clickhouse-stack';
 import { DATADOG, type Dataset, GROUP_SEP, type Grid, type Modes, NotModelled, STEP_MS, type Window } from '../helpers/datadog-semantics/evaluate';
 import { type Expected, expectedOf } from '../helpers/datadog-semantics/widget';
+import { applyNamedNote } from '../helpers/datadog-semantics/named-notes';
 import { sendSketches } from '../helpers/datadog-semantics/distribution';
 import { sendSpans, spansFor } from '../helpers/datadog-semantics/spans';
 import { addEventStreamNeeds, addNeeds, emptyNeeds, generate, sendEvents, sendLogs, sendSeries } from '../helpers/datadog-semantics/workload';
@@ -93,36 +94,13 @@ function corpusCases(): Case[] {
 function modesOf(notes: readonly string[]): Modes {
   const modes: Modes = { ...DATADOG };
   for (const note of notes) {
-    const gauge = READ_AS_GAUGE.exec(note);
-    if (gauge) {
-      modes.readAsGauge = [...modes.readAsGauge, gauge[1]!];
-      continue;
-    }
-    const kept = KEEP_MISSING.exec(note);
-    if (kept) {
-      modes.keepMissingFacets = [...modes.keepMissingFacets, kept[1]!];
-      continue;
-    }
-    const shared = SHARED_FIELD.exec(note);
-    if (shared) {
-      modes.sharedFields = [...modes.sharedFields, shared[1]!];
-      continue;
-    }
+    if (applyNamedNote(note, modes)) continue;
     const switched = NOTE_MODES.find(([re]) => re.test(note));
     if (!switched) throw new NotModelled(`note: ${note.replace(/"[^"]*"|\$[\w-]+|\d+/g, '…').slice(0, 100)}`);
     Object.assign(modes, switched[1]);
   }
   return modes;
 }
-
-/** A metric the migration reads as a gauge for want of its type: points sent as counts (another tile counts it) are not found. */
-const READ_AS_GAUGE = /^([^\s:]+): its type is not known .* read as a gauge/;
-
-/** A facet the migration cannot name in HyperDX's search: its records without it are kept (that facet's only: the tile narrows to the others). */
-const KEEP_MISSING = /^records without (.+?) are drawn in an empty group or counted as 0/;
-
-/** A name whose tag and attribute the bridge keeps as one field. */
-const SHARED_FIELD = /^the tag (\S+) and the attribute @\S+ are one field in the bridge/;
 
 /** Each documented approximation and the side of it the tile is compared on; `{}`: it changes nothing over generated data. */
 const NOTE_MODES: [RegExp, Partial<Modes>][] = [

@@ -23,17 +23,21 @@ export interface Rendered {
   meta: { name: string; type: string }[];
 }
 
-export interface Renderer {
-  render: (request: RenderRequest) => Promise<Rendered>;
+export interface Renderer<Request = RenderRequest> {
+  render: (request: Request) => Promise<Rendered>;
   stop: () => Promise<void>;
 }
 
-/** `login`: the read-only login HyperDX's connection uses (passed in the environment, never on the command line). */
-export async function startRenderer(clickhouseUrl: string, login: ClickHouseLogin): Promise<Renderer> {
+/**
+ * `login`: the read-only login HyperDX's connection uses (passed in the environment, never on the
+ * command line). `script`: another server of the same protocol (./alert-server.js), `env` its
+ * settings.
+ */
+export async function startRenderer<Request = RenderRequest>(clickhouseUrl: string, login: ClickHouseLogin, script = 'render-server.js', env: Record<string, string> = {}): Promise<Renderer<Request>> {
   const apiDir = join(ensureHyperdxApi(), 'packages', 'api');
-  const child: ChildProcess = spawn(ensureApiNode(), ['-r', 'ts-node/register/transpile-only', '-r', 'tsconfig-paths/register', join(__dirname, 'render-server.js'), clickhouseUrl], {
+  const child: ChildProcess = spawn(ensureApiNode(), ['-r', 'ts-node/register/transpile-only', '-r', 'tsconfig-paths/register', join(__dirname, script), clickhouseUrl], {
     cwd: apiDir,
-    env: { PATH: process.env.PATH ?? '', NODE_ENV: 'production', TS_NODE_TRANSPILE_ONLY: 'true', RENDER_CLICKHOUSE_USER: login.user, RENDER_CLICKHOUSE_PASSWORD: login.password },
+    env: { PATH: process.env.PATH ?? '', NODE_ENV: 'production', TS_NODE_TRANSPILE_ONLY: 'true', RENDER_CLICKHOUSE_USER: login.user, RENDER_CLICKHOUSE_PASSWORD: login.password, ...env },
     stdio: ['pipe', 'pipe', 'pipe'],
   });
   const stderr: string[] = [];

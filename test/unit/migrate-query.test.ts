@@ -61,6 +61,44 @@ describe('metric query parser', () => {
     expect(second).toMatchObject({ kind: 'metric', aggregator: undefined, metric: 'y', filter: { kind: 'var', name: 'scope' } });
   });
 
+  // Datadog's advanced filtering takes its boolean words in either case, and IN / NOT IN lists (integrations-core monitors write `phase:abort or phase:error`)
+  it.each([
+    [
+      'avg:x{phase:abort or phase:error}',
+      {
+        kind: 'or',
+        filters: [
+          { kind: 'tag', key: 'phase', value: 'abort' },
+          { kind: 'tag', key: 'phase', value: 'error' },
+        ],
+      },
+    ],
+    [
+      'avg:x{not phase:running and env:prod}',
+      {
+        kind: 'and',
+        filters: [
+          { kind: 'not', filter: { kind: 'tag', key: 'phase', value: 'running' } },
+          { kind: 'tag', key: 'env', value: 'prod' },
+        ],
+      },
+    ],
+    ['avg:x{state IN (open,half_open, forced_open)}', { kind: 'or', filters: ['open', 'half_open', 'forced_open'].map((value) => ({ kind: 'tag', key: 'state', value })) }],
+    [
+      'avg:x{env:prod AND location NOT IN (atlanta,seattle)}',
+      {
+        kind: 'and',
+        filters: [
+          { kind: 'tag', key: 'env', value: 'prod' },
+          { kind: 'not', filter: { kind: 'or', filters: ['atlanta', 'seattle'].map((value) => ({ kind: 'tag', key: 'location', value })) } },
+        ],
+      },
+    ],
+    ['avg:x{state in (open)}', { kind: 'tag', key: 'state', value: 'open' }],
+  ])('reads %s', (query, filter) => {
+    expect(parseMetricExpression(query)).toMatchObject({ kind: 'metric', metric: 'x', filter });
+  });
+
   it.each([
     ['avg:x{a:b', 'expected "}" at column 10'],
     ['avg:x{*} +', 'expected a metric query, number or function at column 11'],
@@ -226,15 +264,98 @@ describe('monitors', () => {
     const plan = translateMonitor(monitor('avg(last_5m):avg:system.cpu.user{env:prod} by {host} > 90'), 'f', SOURCES, webhooks, 0);
     // HyperDX takes each gauge series' last point in the interval: Datadog's avg over the window is reported
     expect(plan.outcome).toBe('partial');
-    expect(plan.notes).toEqual([expect.stringContaining("time aggregation avg(last_5m): HyperDX reads each gauge series' last point"), expect.stringContaining('system.cpu.user: its type is not known')]);
+    expect(plan.notes).toEqual([expect.stringContaining("time aggregation avg(last_5m): HyperDX reads each gauge series' last point"), expect.stringContaining('system.cpu.user: its type is not known'), expect.stringContaining('checked once every 5m')]);
     expect(plan.target).toMatchObject({ kind: 'tile', tile: { config: { groupBy: "ResourceAttributes['host.name']" } } });
     expect(plan.alert).toMatchObject({ threshold: 90, thresholdType: 'above_exclusive', interval: '5m', source: 'tile', channel: { type: 'webhook', webhookId: 'w-ops' } });
   });
 
-  it("a gauge monitor on the window's last point translates in full", () => {
+  const CHECKED_EVERY_5M = 'checked once every 5m over windows aligned to the clock, where Datadog checks the last 5m every minute: an alert can come up to 5m later, and a breach across two windows is seen in two parts';
+
+  it("a gauge monitor on the window's last point differs only in when it is checked, which is said", () => {
     const plan = translateMonitor(monitor('last(last_5m):avg:postgresql.connections{env:prod} by {host} > 90'), 'f', SOURCES, webhooks, 0);
+    expect(plan.notes).toEqual([CHECKED_EVERY_5M]);
+  });
+
+  it('a one-minute window is checked every minute, as Datadog checks it: it translates in full', () => {
+    const plan = translateMonitor(monitor('last(last_1m):avg:postgresql.connections{env:prod} by {host} > 90'), 'f', SOURCES, webhooks, 0);
     expect(plan.notes).toEqual([]);
     expect(plan.outcome).toBe('full');
+  });
+
+  it("a window HyperDX widens says Datadog's own window in the checking schedule", () => {
+    const plan = translateMonitor(monitor('last(last_10m):avg:postgresql.connections{env:prod} by {host} > 90'), 'f', SOURCES, webhooks, 0);
+    expect(plan.notes).toEqual(expect.arrayContaining([expect.stringMatching(/^checked once every 15m .* where Datadog checks the last 10m every minute/)]));
+  });
+
+  // rendered comparison (test/hyperdx-api/migrate-monitors-rendered.test.ts): HyperDX's interval holds each series' count over the whole interval
+  it.each([
+    ['min(last_1h):min:godaddy.certificate.certificate_expiration_days{*} by {certificateid} <= 7', 'time aggregation min(last_1h) became one min per interval'],
+    ['avg(last_5m):avg:nginx.cache.bypass.responses_count{*}.as_count() > 90', 'time aggregation avg(last_5m) became one avg per interval'],
+    ['sum(last_5m):avg:nginx.cache.bypass.responses_count{*}.as_count() > 90', 'time aggregation sum(last_5m) became one avg per interval'],
+  ])('%s: a count read over the window with another aggregation than a sum of sums is reported', (query, note) => {
+    const plan = translateMonitor(monitor(query), 'f', SOURCES, webhooks, 0);
+    expect(plan.notes).toEqual(expect.arrayContaining([expect.stringContaining(note)]));
+    expect(plan.outcome).toBe('partial');
+  });
+
+  it('a window of months (metric monitors reach back a month) becomes the widest interval, said', () => {
+    const plan = translateMonitor(monitor('sum(last_1mo):sum:nginx.cache.bypass.responses_count{*} by {host}.as_count() > 500'), 'f', SOURCES, webhooks, 0);
+    expect(plan.alert).toMatchObject({ interval: '1d' });
+    expect(plan.notes).toEqual(expect.arrayContaining([expect.stringMatching(/^evaluation window last_1mo became the 1d interval/)]));
+  });
+
+  it('a sum over the window of a count summed across series differs only in when it is checked', () => {
+    const plan = translateMonitor(monitor('sum(last_5m):sum:nginx.cache.bypass.responses_count{*}.as_count() > 90'), 'f', SOURCES, webhooks, 0);
+    expect(plan.notes).toEqual([CHECKED_EVERY_5M]);
+  });
+
+  // Datadog's count monitors over logs, events and spans evaluate an empty window as 0 (on_missing_data "default"), as HyperDX does
+  it.each([
+    [{}, false],
+    [{ on_missing_data: 'default' }, false],
+    [{ on_missing_data: 'show_no_data' }, true],
+    [{ on_missing_data: 'resolve' }, true],
+  ])('a log count monitor below a threshold, options %j: fires on no data as Datadog does unless it says otherwise (note: %s)', (options, noted) => {
+    const query = 'logs("service:web").index("*").rollup("count").last("5m") < 5';
+    const plan = translateMonitor(readMonitor({ name: 'm', type: 'log alert', query, message: '@webhook-ops', options: { ...options, thresholds: { critical: 5 } } }), 'f', SOURCES, webhooks, 0);
+    expect(plan.notes.some((n) => n.startsWith('HyperDX counts an interval without data as 0'))).toBe(noted);
+  });
+
+  it('a log measure monitor below a threshold says it fires on no data', () => {
+    const query = 'logs("service:web").index("*").rollup("avg", "@duration").last("5m") < 5';
+    const plan = translateMonitor(readMonitor({ name: 'm', type: 'log alert', query, message: '@webhook-ops', options: { thresholds: { critical: 5 } } }), 'f', SOURCES, webhooks, 0);
+    expect(plan.notes).toEqual(expect.arrayContaining([expect.stringMatching(/^HyperDX counts an interval without data as 0/)]));
+  });
+
+  // rendered comparison: Datadog alerts on consecutive CRITICAL runs only; an UNKNOWN run (status 3) leaves the monitor OK
+  it('a service check monitor alerts on the CRITICAL status, and says an UNKNOWN one alerts too', () => {
+    const check = (critical: number) => readMonitor({ name: 'm', type: 'service check', query: '"consul.check".over("*").by("host").last(3).count_by_status()', message: '@webhook-ops', options: { thresholds: { critical, ok: 1 } } });
+    const once = translateMonitor(check(1), 'f', SOURCES, webhooks, 0);
+    expect(once.alert).toMatchObject({ thresholdType: 'above', threshold: 2, interval: '1m' });
+    expect(once.notes).toEqual([expect.stringMatching(/UNKNOWN.* also meets/)]);
+    expect(once.outcome).toBe('partial');
+    const twice = translateMonitor(check(2), 'f', SOURCES, webhooks, 0);
+    expect(twice.alert).toMatchObject({ numConsecutiveWindows: 2 });
+    expect(twice.notes).toEqual(expect.arrayContaining([expect.stringMatching(/UNKNOWN.* also meets/), '2 consecutive CRITICAL checks became 2 consecutive 1m windows with a CRITICAL status']));
+  });
+
+  it('a formula of log queries becomes a tile of their selects and the formula, and an alert on it', () => {
+    const query = (name: string, search: string) => ({ name, data_source: 'logs', search: { query: search }, indexes: ['*'], group_by: [{ facet: '@recipe', limit: 10 }], compute: { aggregation: 'count' } });
+    const options = { thresholds: { critical: 10 }, variables: [query('query', 'service:jobs status:error'), query('query1', 'service:jobs')] };
+    const plan = translateMonitor(readMonitor({ name: 'm', type: 'log alert', query: 'formula("(query / query1) * 100").last("1h") > 10', message: '@webhook-ops', options }), 'f', SOURCES, webhooks, 0);
+    expect(plan.outcome).toBe('partial');
+    expect(plan.target).toMatchObject({
+      kind: 'tile',
+      tile: { config: { sourceId: 'l1', select: [{ aggFn: 'count', where: expect.stringContaining('SeverityText:"error"') }, { aggFn: 'count' }], formulas: [{ expression: '(A / B) * 100' }], groupBy: "LogAttributes['recipe']" } },
+    });
+    expect(plan.alert).toMatchObject({ source: 'tile', interval: '1h', threshold: 10, thresholdType: 'above_exclusive' });
+    expect(plan.notes).toEqual(expect.arrayContaining([expect.stringMatching(/group limit of 10 .*dropped/)]));
+  });
+
+  it('a log formula monitor without its queries is skipped with the reason', () => {
+    const plan = translateMonitor(readMonitor({ name: 'm', type: 'log alert', query: 'formula("query / query1").last("1h") > 10', message: '@webhook-ops', options: {} }), 'f', SOURCES, webhooks, 0);
+    expect(plan.outcome).toBe('skipped');
+    expect(plan.notes.join('\n')).toContain('options.variables');
   });
 
   it('a log monitor becomes a saved search and its alert', () => {

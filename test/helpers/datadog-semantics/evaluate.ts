@@ -46,10 +46,11 @@ export interface Dataset {
   spans?: readonly DatadogLog[];
 }
 
-/** The intervals compared: `buckets` minutes from `from` (ms). */
+/** The intervals compared: `buckets` minutes (or `step` ms each) from `from` (ms). */
 export interface Window {
   from: number;
   buckets: number;
+  step?: number;
 }
 
 export const STEP_MS = 60_000;
@@ -221,8 +222,9 @@ const SPACE: Record<string, (v: number[]) => number> = {
 };
 
 const bucketOf = (ctx: Ctx, ms: number): number | undefined => {
-  const i = Math.floor((ms - ctx.window.from) / STEP_MS);
-  return i >= 0 && i < ctx.window.buckets ? ctx.window.from + i * STEP_MS : undefined;
+  const step = ctx.window.step ?? STEP_MS;
+  const i = Math.floor((ms - ctx.window.from) / step);
+  return i >= 0 && i < ctx.window.buckets ? ctx.window.from + i * step : undefined;
 };
 
 const groupKey = (values: readonly string[]): string => values.join(GROUP_SEP);

@@ -61,10 +61,11 @@ class Cursor {
     return this.src.slice(from, this.at);
   }
 
+  /** `word` in either case, as Datadog's advanced filtering takes `and` for `AND`. */
   keyword(word: string): boolean {
     this.blank();
     const after = this.src[this.at + word.length] ?? ' ';
-    if (this.src.slice(this.at, this.at + word.length) !== word || !/[\s(]/.test(after)) return false;
+    if (this.src.slice(this.at, this.at + word.length).toUpperCase() !== word || !/[\s(]/.test(after)) return false;
     this.at += word.length;
     return true;
   }
@@ -82,10 +83,20 @@ function filterAtom(c: Cursor): TagFilter {
   if (word === '*') return { op: 'all' };
   if (word.startsWith('$')) return { op: 'variable', name: word.slice(1).replace(/\.value$/, ''), key: undefined };
   const colon = word.indexOf(':');
-  if (colon < 0) return { op: 'tag', key: word, value: undefined };
+  if (colon < 0) return inList(c, word) ?? { op: 'tag', key: word, value: undefined };
   const [key, value] = [word.slice(0, colon), word.slice(colon + 1)];
   if (value.startsWith('$')) return { op: 'variable', name: value.slice(1).replace(/\.value$/, ''), key };
   return { op: 'tag', key, value };
+}
+
+/** `key IN (a, b)`: any of the values; `key NOT IN (a, b)`: none; undefined when neither follows the key. */
+function inList(c: Cursor, key: string): TagFilter | undefined {
+  const list = /^\s*(not\s+)?in\s*\(([^)]*)\)/i.exec(c.src.slice(c.at));
+  if (!list) return undefined;
+  c.at += list[0].length;
+  const of = list[2]!.split(',').map((v): TagFilter => ({ op: 'tag', key, value: v.trim() }));
+  const any: TagFilter = of.length === 1 ? of[0]! : { op: 'or', of };
+  return list[1] ? { op: 'not', of: any } : any;
 }
 
 function filterAnd(c: Cursor): TagFilter {
@@ -107,7 +118,7 @@ function metricTerm(c: Cursor, first: string): MetricTerm {
   const filter = c.next() === '}' ? ({ op: 'all' } as const) : filterOr(c);
   c.must('}');
   const by: string[] = [];
-  if (c.keyword('by')) {
+  if (c.keyword('BY')) {
     c.must('{');
     do by.push(c.while(/[^,}\s]/));
     while (c.take(','));
@@ -152,7 +163,8 @@ function primary(c: Cursor): Term {
     const args: (Term | string)[] = [];
     if (!c.take(')')) {
       do {
-        const arg = primaryOrSum(c);
+        // the first argument is the expression the function applies to (a named query in a formula), the rest may be words
+        const arg = args.length === 0 ? sum(c) : primaryOrSum(c);
         args.push(arg.type === 'call' && arg.name === 'string' ? (arg.args[0] as string) : arg);
       } while (c.take(','));
       c.must(')');

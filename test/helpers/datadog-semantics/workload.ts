@@ -160,7 +160,8 @@ const OFFSETS = [5, 20, 35, 50];
 /** Series per metric, at least. */
 const SERIES = 4;
 
-function hash(text: string): number {
+/** FNV-1a of `text`: a stable choice by name. */
+export function hash(text: string): number {
   let h = 2166136261;
   for (const c of text) h = Math.imul(h ^ c.charCodeAt(0), 16777619);
   return h >>> 0;

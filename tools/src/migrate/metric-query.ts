@@ -91,11 +91,11 @@ class Reader {
     return w;
   }
 
-  /** A whole word (`AND`, not the start of `ANDROID:…`). */
+  /** A whole word (`AND`, not the start of `ANDROID:…`), in either case (Datadog's advanced filtering takes `and` as `AND`). */
   eatKeyword(word: string): boolean {
     this.skipSpace();
     const after = this.text[this.pos + word.length];
-    if (!this.text.startsWith(word, this.pos) || (after !== undefined && !/[\s(]/.test(after))) return false;
+    if (this.text.slice(this.pos, this.pos + word.length).toUpperCase() !== word || (after !== undefined && !/[\s(]/.test(after))) return false;
     this.pos += word.length;
     return true;
   }
@@ -130,10 +130,27 @@ function parseFilterTerm(r: Reader): Filter {
   if (r.eat('$')) return { kind: 'var', name: r.word(/[A-Za-z0-9_.-]/, 'a template variable name').replace(/\.value$/, '') };
   const term = r.word(/[^,{}()\s]/, 'a tag filter');
   const colon = term.indexOf(':');
-  if (colon < 0) return { kind: 'tag', key: term, value: '', bare: true };
+  if (colon < 0) return valueList(r, term) ?? { kind: 'tag', key: term, value: '', bare: true };
   const value = term.slice(colon + 1);
   if (value.startsWith('$')) return { kind: 'var', name: value.slice(1).replace(/\.value$/, ''), key: term.slice(0, colon) };
   return { kind: 'tag', key: term.slice(0, colon), value };
+}
+
+/** `key IN (a, b)` (any of the values) and `key NOT IN (a, b)` after the key; undefined when neither follows. */
+function valueList(r: Reader, key: string): Filter | undefined {
+  const start = r.pos;
+  const negated = r.eatKeyword('NOT');
+  if (!r.eatKeyword('IN')) {
+    r.pos = start;
+    return undefined;
+  }
+  r.expect('(');
+  const values: Filter[] = [];
+  do values.push({ kind: 'tag', key, value: r.word(/[^,()\s]/, 'a tag value') });
+  while (r.eat(','));
+  r.expect(')');
+  const any: Filter = values.length === 1 ? values[0]! : { kind: 'or', filters: values };
+  return negated ? { kind: 'not', filter: any } : any;
 }
 
 function parseFilterAnd(r: Reader): Filter {
@@ -185,7 +202,7 @@ function parseMetric(r: Reader, first: string, start: number): MetricQuery {
   r.expect('{');
   const filter = r.peek() === '}' ? ({ kind: 'any' } as const) : parseFilterOr(r);
   r.expect('}');
-  const groupBy = r.eatKeyword('by') ? parseTagList(r) : [];
+  const groupBy = r.eatKeyword('BY') ? parseTagList(r) : [];
   return { kind: 'metric', aggregator, metric, filter, groupBy, methods: parseMethods(r) };
 }
 

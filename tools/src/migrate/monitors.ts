@@ -9,13 +9,14 @@
  * are skipped and reported with the reason.
  */
 import type { AlertChannelWebhook, AlertInterval, AlertThresholdType } from '../stack-api/types';
-import type { DatadogMonitor } from './datadog';
+import type { DatadogMonitor, NamedQuery } from './datadog';
 import { EVENT_SEARCH, holdingFacets, keptTo, LOG_SEARCH, searchFieldSql, spanSearch, translateSearch } from './log-search';
 import { metricQueriesOf, parseMetricExpression, QueryError } from './metric-query';
 import { channelsFor, convertMessage, type WebhookMap } from './notifications';
 import { type AlertDraft, formerMarkerFor, identityOf, MARKER_PREFIX, markerFor, type MonitorPlan, outcomeOf, type Sources, type TileInput } from './plan';
 import {
   addExpression,
+  addNamedQueries,
   DEFAULT_SETTINGS,
   defaultsContext,
   emptySeries,
@@ -46,15 +47,21 @@ const INTERVALS: readonly [AlertInterval, number][] = [
   ['1d', 1440],
 ];
 
-const UNIT_MINUTES: Record<string, number> = { m: 1, h: 60, d: 1440, w: 10080 };
+/** A month as Datadog's `last_1mo` window spans it: 30 days. */
+const UNIT_MINUTES: Record<string, number> = { m: 1, h: 60, d: 1440, w: 10080, mo: 43200 };
 
-/** `last_10m`, `5m` → the smallest HyperDX interval covering the window (and a note if wider). */
+/**
+ * `last_10m`, `5m` → the smallest HyperDX interval covering the window (and a note if wider or
+ * narrower). HyperDX's checker looks at an alert once per interval, over windows aligned to the
+ * clock; Datadog evaluates the last X every minute: past a minute, that is said too.
+ */
 function intervalFor(window: string, notes: string[]): AlertInterval {
-  const m = /^(?:last_)?(\d+)([mhdw])$/.exec(window);
+  const m = /^(?:last_)?(\d+)(mo|[mhdw])$/.exec(window);
   if (!m) throw new Unsupported(`evaluation window "${window}" is not understood`);
   const minutes = Number(m[1]) * UNIT_MINUTES[m[2]!]!;
   const fit = INTERVALS.find(([, n]) => n >= minutes) ?? INTERVALS[INTERVALS.length - 1]!;
   if (fit[1] !== minutes) notes.push(`evaluation window ${window} became the ${fit[0]} interval (HyperDX intervals: ${INTERVALS.map(([i]) => i).join(', ')})`);
+  if (fit[1] > 1) notes.push(`checked once every ${fit[0]} over windows aligned to the clock, where Datadog checks the last ${m[1]}${m[2]} every minute: an alert can come up to ${fit[0]} later, and a breach across two windows is seen in two parts`);
   return fit[0];
 }
 
@@ -65,14 +72,18 @@ interface Condition {
   threshold: number;
 }
 
-/** The critical threshold (options win over the query's number, as in Datadog); the rest is reported. */
-function condition(monitor: DatadogMonitor, comparator: string, queryThreshold: number, notes: string[]): Condition {
+/**
+ * The critical threshold (options win over the query's number, as in Datadog); the rest is
+ * reported. `emptyIsZero`: Datadog also compares an empty window as 0 (a count monitor over logs,
+ * events or spans with `on_missing_data` "default", as Datadog's monitor API documents it).
+ */
+function condition(monitor: DatadogMonitor, comparator: string, queryThreshold: number, notes: string[], emptyIsZero = false): Condition {
   const thresholds = monitor.options.thresholds ?? {};
   for (const other of ['warning', 'critical_recovery', 'warning_recovery'] as const) {
     if (thresholds[other] !== undefined) notes.push(`${other.replace('_', ' ')} threshold ${thresholds[other]} not migrated (a HyperDX alert has one threshold)`);
   }
   const cond = { thresholdType: COMPARATORS[comparator]!, threshold: thresholds.critical ?? queryThreshold };
-  if (firesOnZero(cond)) notes.push(`HyperDX counts an interval without data as 0, which meets "${comparator} ${cond.threshold}": this alert also fires when no data arrives (Datadog's does not, unless it notifies on no data)`);
+  if (firesOnZero(cond) && !emptyIsZero) notes.push(`HyperDX counts an interval without data as 0, which meets "${comparator} ${cond.threshold}": this alert also fires when no data arrives (Datadog's does not, unless it notifies on no data)`);
   return cond;
 }
 
@@ -147,13 +158,17 @@ interface Target {
 /**
  * What becomes of the monitor's time aggregation. HyperDX buckets a gauge series by its last
  * point in the interval before it aggregates across series (test/hyperdx-api/migrate-tiles.test.ts
- * pins this), so for gauges only Datadog's `last` survives; other series give one space
- * aggregation per interval.
+ * pins this), so for gauges only Datadog's `last` survives. Other series give one space
+ * aggregation per interval of each series' total over the interval: Datadog's value is that only
+ * for the sum over the window of a sum across series (test/hyperdx-api/
+ * migrate-monitors-rendered.test.ts: `min(last_1h):min:` of a count compares a minute's count in
+ * Datadog, an hour's in HyperDX).
  */
 function timeAggregationNotes(selects: readonly SelectItem[], timeAggr: string, window: string): string[] {
   if (selects.some((s) => s.metricType === 'gauge')) return timeAggr === 'last' ? [] : [`time aggregation ${timeAggr}(${window}): HyperDX reads each gauge series' last point in the interval, where Datadog takes the ${timeAggr} of its points`];
   const spaceAggs = new Set<string>(selects.map((s) => s.aggFn));
-  return spaceAggs.size === 1 && spaceAggs.has(timeAggr) ? [] : [`time aggregation ${timeAggr}(${window}) became one ${[...spaceAggs].join('/')} per interval`];
+  if (timeAggr === 'sum' && spaceAggs.size === 1 && spaceAggs.has('sum')) return [];
+  return [`time aggregation ${timeAggr}(${window}) became one ${[...spaceAggs].join('/')} per interval of each series' total over the interval, where Datadog takes the ${timeAggr} of the values at each rollup point`];
 }
 
 function metricTarget(monitor: DatadogMonitor, sources: Sources, index: number, settings: TranslationSettings, notes: string[]): Target {
@@ -186,8 +201,8 @@ const SERVICE_CHECK = /^\s*"([^"]+)"\s*\.over\(([^)]*)\)(?:\s*\.by\(([^)]*)\))?\
 
 const quotedList = (args: string | undefined): string[] => [...(args ?? '').matchAll(/"([^"]*)"/g)].map((m) => m[1]!).flatMap((s) => s.split(',').map((t) => t.trim()));
 
-/** The bridge's service-check gauge is 2 for CRITICAL (docs/translation.md, Type mapping). */
-const CRITICAL = 2;
+/** The bridge's service-check gauge is 2 for CRITICAL, 3 for UNKNOWN (docs/translation.md, Type mapping). */
+const [CRITICAL, UNKNOWN] = [2, 3];
 
 function serviceCheckTarget(monitor: DatadogMonitor, sources: Sources, index: number, notes: string[]): Target {
   const m = SERVICE_CHECK.exec(monitor.query);
@@ -210,6 +225,8 @@ function serviceCheckTarget(monitor: DatadogMonitor, sources: Sources, index: nu
   };
   const consecutive = Math.max(1, Math.round(monitor.options.thresholds?.critical ?? Number(last)));
   if (monitor.options.thresholds?.warning !== undefined) notes.push(`warning after ${monitor.options.thresholds.warning} checks not migrated (a HyperDX alert has one threshold)`);
+  // the gauge's values order the statuses: HyperDX's `>= 2` cannot leave UNKNOWN (3) out, where Datadog's check alert counts CRITICAL runs only
+  notes.push(`an UNKNOWN status (${UNKNOWN}) also meets the alert's ">= ${CRITICAL}": Datadog alerts on CRITICAL runs only (an UNKNOWN one leaves the monitor OK)`);
   if (consecutive > 1) notes.push(`${consecutive} consecutive CRITICAL checks became ${consecutive} consecutive 1m windows with a CRITICAL status`);
   return {
     tile: monitorTile(monitor.name, series, sources, index),
@@ -229,6 +246,7 @@ const LOG_MONITOR = /^\s*(?:logs|trace-analytics|spans|events)\("((?:[^"\\]|\\.)
  * dashboard, and a tile alert on it.
  */
 function searchTarget(monitor: DatadogMonitor, over: 'log' | 'event' | 'trace', sources: Sources, settings: TranslationSettings, marker: string, index: number, notes: string[]): Target {
+  if (FORMULA_MONITOR.test(monitor.query)) return formulaTarget(monitor, sources, settings, index, notes);
   const m = LOG_MONITOR.exec(monitor.query);
   if (!m) throw new Unsupported(`the query is not \`${over === 'trace' ? 'trace-analytics' : `${over}s`}("…").….last("…") comparator threshold\``);
   // events are log records of the Logs source (docs/translation.md, Events)
@@ -246,8 +264,9 @@ function searchTarget(monitor: DatadogMonitor, over: 'log' | 'event' | 'trace', 
   const searched = holdingFacets(translateSearch(search!.replace(/\\"/g, '"'), schema, notes), facets, schema, notes);
   const where = keptTo(over === 'trace' ? 'spans' : `${over}s`, searched);
   const interval = intervalFor(window, notes);
-  const cond = condition(monitor, comparator!, Number(threshold), notes);
-  if (rollup[0] === 'count' && rollup.length === 1) {
+  const counted = rollup[0] === 'count' && rollup.length === 1;
+  const cond = condition(monitor, comparator!, Number(threshold), notes, counted && (monitor.options.on_missing_data ?? 'default') === 'default');
+  if (counted) {
     return {
       search: { kind: 'search', search: { name: monitor.name, sourceId: sourceIdOf(kind, sources), where, whereLanguage: 'lucene', tags: [marker, 'datadog'] } },
       interval,
@@ -259,6 +278,34 @@ function searchTarget(monitor: DatadogMonitor, over: 'log' | 'event' | 'trace', 
   const select: SelectItem = { ...logAggregation(rollup[0]!, rollup[1], `rollup("${rollup.join('", "')}")`, schema, notes), where: holdingFacets(where, measure, schema, notes), whereLanguage: 'lucene' };
   const series: Series = { source: kind, selects: [select], formulas: [], groupBy, notes: [] };
   return { tile: monitorTile(monitor.name, series, sources, index), interval, cond, extra: {} };
+}
+
+/** `formula("(query / query1) * 100").last("1h") > 10`, its named queries in `options.variables` */
+const FORMULA_MONITOR = /^\s*formula\("((?:[^"\\]|\\.)*)"\)\s*\.last\("(\w+)"\)\s*(>=|<=|==|!=|>|<)\s*(-?\d+(?:\.\d+)?)\s*$/;
+
+/** The named queries of a formula monitor, as a widget's newer-form request holds them. */
+function namedQueriesOf(monitor: DatadogMonitor): NamedQuery[] {
+  const variables = monitor.options.variables;
+  const valid = (q: unknown): q is NamedQuery => typeof q === 'object' && q !== null && typeof (q as NamedQuery).name === 'string' && typeof (q as NamedQuery).data_source === 'string';
+  if (!Array.isArray(variables) || variables.length === 0 || !variables.every(valid)) throw new Unsupported('the formula names queries that options.variables does not hold as named queries');
+  return variables;
+}
+
+/**
+ * A formula over named log (event, span) queries: their selects and the formula on a tile of the
+ * monitors dashboard, as a widget's, and an alert on it. A query's group limit (its top N groups)
+ * is dropped: HyperDX's alert evaluates every group.
+ */
+function formulaTarget(monitor: DatadogMonitor, sources: Sources, settings: TranslationSettings, index: number, notes: string[]): Target {
+  const [, formula, window, comparator, threshold] = FORMULA_MONITOR.exec(monitor.query)!;
+  const queries = namedQueriesOf(monitor);
+  const series = emptySeries();
+  const top = addNamedQueries(series, queries, [{ formula: formula!.replace(/\\"/g, '"') }], defaultsContext(monitor.variables, settings));
+  if (top) throw new Unsupported('top() in a monitor formula has no HyperDX equivalent (an alert evaluates every group)');
+  for (const q of queries) for (const g of q.group_by ?? []) if (g.limit !== undefined) notes.push(`the group limit of ${g.limit} of "${q.name}" (by ${g.facet}) dropped: HyperDX's alert evaluates every group`);
+  const drawn = withoutTrivialFormulas(series);
+  notes.push(...drawn.notes);
+  return { tile: monitorTile(monitor.name, drawn, sources, index), interval: intervalFor(window!, notes), cond: condition(monitor, comparator!, Number(threshold), notes), extra: {} };
 }
 
 const TARGETS: Record<string, 'metric' | 'service' | 'log' | 'event' | 'trace'> = {
