@@ -13,7 +13,10 @@
  * On the wire: operation_name, resource_name and type are the span's name, resource and type; a
  * tag or a string attribute is a meta entry under its name, a number attribute a metrics entry;
  * `@_top_level` is the tracers' `_dd.top_level` metric (Datadog's facet for it), sent only where
- * it is a number.
+ * it is a number. Every other span is an integration's, as a tracer sends one whose service
+ * differs from its process's: `_dd.base_service` names the process (PROCESS_SERVICE), which the
+ * bridge files the span under, keeping the span's own service beside it; Datadog's `service` is
+ * the span's own either way.
  */
 import { encodeMsgpack, type Encodable } from '../../fixtures/traces/msgpack-writer';
 import type { Window } from './evaluate';
@@ -40,6 +43,9 @@ export const spansFor = (needs: readonly LogNeed[], window: Window, offset: numb
 
 const tagValue = (span: DatadogLog, key: string): string | undefined => span.tags.find((t) => t.startsWith(`${key}:`))?.slice(key.length + 1);
 
+/** The process an integration span's tracer runs in (`_dd.base_service`). */
+const PROCESS_SERVICE = 'gen-process';
+
 const MS_NS = 1_000_000n;
 /** A span's duration when no search measures it: 1 ms. */
 const DEFAULT_DURATION_NS = 1_000_000;
@@ -53,6 +59,7 @@ function wireSpan(span: DatadogLog, id: number): Record<string, Encodable> {
     const key = colon < 0 ? tag : tag.slice(0, colon);
     if (colon > 0 && !(SPAN_FIELDS as readonly string[]).includes(key)) meta[key] = tag.slice(colon + 1);
   }
+  if (id % 2 === 0 && span.service !== PROCESS_SERVICE) meta['_dd.base_service'] = PROCESS_SERVICE;
   let duration = DEFAULT_DURATION_NS;
   for (const [name, value] of Object.entries(span.attributes)) {
     if (name === 'duration' && typeof value === 'number') duration = value;
