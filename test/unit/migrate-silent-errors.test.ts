@@ -274,6 +274,18 @@ describe('found by drawing every integrations-core dashboard', () => {
     expect(notes.join()).toContain('only when run with --keep-internal-tags');
   });
 
+  it('a span search on @duration with a time unit (>5s, [1ms TO 2s]) compares the Duration column (ns) with nanoseconds', () => {
+    const span = (q: string): string => translateSearch(q, spanSearch(DEFAULT_SETTINGS.semconv));
+    expect(span('@duration:>5s')).toBe('Duration:>5000000000');
+    expect(span('@duration:>=1.5s service:web')).toContain('Duration:>=1500000000');
+    expect(span('@duration:[1ms TO 2s]')).toBe('Duration:[1000000 TO 2000000000]');
+    expect(span('@duration:{250us TO 1m}')).toBe('Duration:{250000 TO 60000000000}');
+    expect(span('@duration:<100ms')).toBe('Duration:<100000000');
+    // a bare number is nanoseconds already
+    expect(span('@duration:>500000000')).toBe('Duration:>500000000');
+    expect(() => span('@duration:>5parsecs')).toThrow(/duration unit/);
+  });
+
   it("a percentile of a metric listed as a count says that Datadog draws it only for a distribution (kong's p95 of a count)", () => {
     const settings = { ...DEFAULT_SETTINGS, metricTypes: new Map([['app.requests', 'count' as const]]) };
     const plan = translateDashboard(readDashboard({ title: 'd', layout_type: 'ordered', widgets: [metricWidget('timeseries', 'p95:app.requests{*}'), metricWidget('timeseries', 'p95:app.latency{*}')] }), 'd.json', SOURCES, settings);

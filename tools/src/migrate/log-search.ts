@@ -140,6 +140,32 @@ const SPAN_FIELDS: ReadonlyMap<string, string | Column> = new Map<string, string
 /** What `@_top_level` reads: the tracers' sampling bookkeeping, which the bridge leaves out by default (src/signals/traces/finish.ts, INTERNAL_TAGS). */
 const TOP_LEVEL_NOTE = "@_top_level reads the tracers' _dd.top_level, which the bridge writes only when run with --keep-internal-tags: without it the search matches no span";
 
+/** Nanoseconds per duration unit of a span search (`@duration:>5s`). */
+const DURATION_UNITS: ReadonlyMap<string, number> = new Map([
+  ['ns', 1],
+  ['us', 1e3],
+  ['µs', 1e3],
+  ['ms', 1e6],
+  ['s', 1e9],
+  ['m', 60e9],
+  ['h', 3600e9],
+]);
+
+/**
+ * A duration value with time units (`>5s`, `[1ms TO 2s]`) in nanoseconds, as the Duration
+ * column holds it (HyperDX would compare the column with the text `5s`); undefined when it has
+ * none (a bare number is nanoseconds already, as Datadog reads it).
+ */
+function durationInNs(value: string): string | undefined {
+  const amount = /(-?\d+(?:\.\d+)?)([a-zµ]+)/g;
+  if (!amount.test(value)) return undefined;
+  return value.replace(amount, (_m, n: string, unit: string) => {
+    const ns = DURATION_UNITS.get(unit);
+    if (ns === undefined) throw new Unsupported(`the duration unit ${unit} in @duration:${value} (ns, us, ms, s, m and h are migrated)`);
+    return String(Math.round(Number(n) * ns));
+  });
+}
+
 /** An integration span's own service (ServiceName holds its process's, `_dd.base_service`). */
 const OWN_SERVICE = { map: 'SpanAttributes', key: 'datadog.service' } as const;
 
@@ -147,7 +173,7 @@ const OWN_SERVICE = { map: 'SpanAttributes', key: 'datadog.service' } as const;
  * Spans. A span's own service is `datadog.service` when the bridge filed it under its process's
  * (ServiceName), else ServiceName: `service:x` reads both, exactly. `status:error` is the
  * span's Error status, `status:ok` any other; `@duration` is the Duration column (ns, as
- * Datadog's). Attributes follow the semantic-convention opt-in the bridge ran with.
+ * Datadog's; a value with time units, `>5s`, converted). Attributes follow the semantic-convention opt-in the bridge ran with.
  */
 export function spanSearch(optIn: SemconvOptIn): SearchSchema {
   return {
@@ -156,6 +182,8 @@ export function spanSearch(optIn: SemconvOptIn): SearchSchema {
     groupBy: (key) => (key === 'service' ? `if(${sqlField(OWN_SERVICE)} != '', ${sqlField(OWN_SERVICE)}, ServiceName)` : key === 'status' ? "if(StatusCode = 'Error', 'error', 'ok')" : undefined),
     term: (key, value, match, notes) => {
       if (key === '@_top_level') notes.push(TOP_LEVEL_NOTE);
+      const ns = key === '@duration' || key === 'duration' ? durationInNs(value) : undefined;
+      if (ns !== undefined) return `Duration:${ns}`;
       if (key === 'service') return `(${match(luceneField(OWN_SERVICE), value)} OR (${match('ServiceName', value)} AND NOT ${luceneField(OWN_SERVICE)}:*))`;
       if (key !== 'status') return undefined;
       const error = value.replace(/"/g, '').toLowerCase() === 'error';
