@@ -286,6 +286,23 @@ describe('found by drawing every integrations-core dashboard', () => {
     expect(() => span('@duration:>5parsecs')).toThrow(/duration unit/);
   });
 
+  it('a span measure of @duration (avg, p95, max) reads the Duration column, which every span has, without asking HyperDX that it exists (notEmpty of a UInt64 fails)', () => {
+    const spanWidget = (aggregation: string) => ({
+      definition: {
+        type: 'timeseries',
+        requests: [{ response_format: 'timeseries', queries: [{ data_source: 'spans', name: 'q', compute: { aggregation, metric: '@duration' }, group_by: [{ facet: 'resource_name', limit: 10 }], search: { query: 'service:web' } }] }],
+      },
+    });
+    const plan = translateDashboard(readDashboard({ title: 'd', layout_type: 'ordered', widgets: ['avg', 'pc95', 'max'].map(spanWidget) }), 'd.json', { ...SOURCES, trace: 't1' }, DEFAULT_SETTINGS);
+    const wheres = (plan.body.tiles as TileInput[]).filter((t) => t.config?.displayType !== 'markdown').map((t) => selectsOf(t.config as Record<string, unknown>)[0]!.where);
+    expect(wheres).toHaveLength(3);
+    for (const where of wheres) {
+      expect(where).not.toContain('Duration:*');
+      expect(where).toContain('SpanAttributes.dd.span.Resource:*');
+    }
+    expect(translateSearch('@duration:* service:web', spanSearch(DEFAULT_SETTINGS.semconv))).not.toContain('Duration:*');
+  });
+
   it("a percentile of a metric listed as a count says that Datadog draws it only for a distribution (kong's p95 of a count)", () => {
     const settings = { ...DEFAULT_SETTINGS, metricTypes: new Map([['app.requests', 'count' as const]]) };
     const plan = translateDashboard(readDashboard({ title: 'd', layout_type: 'ordered', widgets: [metricWidget('timeseries', 'p95:app.requests{*}'), metricWidget('timeseries', 'p95:app.latency{*}')] }), 'd.json', SOURCES, settings);

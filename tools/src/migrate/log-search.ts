@@ -182,7 +182,10 @@ export function spanSearch(optIn: SemconvOptIn): SearchSchema {
     groupBy: (key) => (key === 'service' ? `if(${sqlField(OWN_SERVICE)} != '', ${sqlField(OWN_SERVICE)}, ServiceName)` : key === 'status' ? "if(StatusCode = 'Error', 'error', 'ok')" : undefined),
     term: (key, value, match, notes) => {
       if (key === '@_top_level') notes.push(TOP_LEVEL_NOTE);
-      const ns = key === '@duration' || key === 'duration' ? durationInNs(value) : undefined;
+      const duration = key === '@duration' || key === 'duration';
+      // every span has a duration; HyperDX's `Duration:*` fails (notEmpty of a UInt64)
+      if (duration && value === '*') return 'Duration:>=0';
+      const ns = duration ? durationInNs(value) : undefined;
       if (ns !== undefined) return `Duration:${ns}`;
       if (key === 'service') return `(${match(luceneField(OWN_SERVICE), value)} OR (${match('ServiceName', value)} AND NOT ${luceneField(OWN_SERVICE)}:*))`;
       if (key !== 'status') return undefined;
@@ -333,10 +336,16 @@ export function holdingFacets(where: string, facets: readonly string[], schema: 
   // a facet whose name HyperDX's Lucene cannot hold (`@campaign name`, `@a.b[2]`): its records are not narrowed, which is said
   const named = facets.filter((f) => /^@?[\w.-]+$/.test(f));
   for (const f of facets.filter((x) => !named.includes(x))) notes.push(`records without ${f} are drawn in an empty group or counted as 0 (HyperDX's search cannot name the facet to leave them out)`);
-  const held = named.map((f) => `${searchField(schema, f)}:*`);
+  const held = named.map((f) => searchField(schema, f)).flatMap((field) => (EVERY_RECORD_HOLDS.has(field) ? [] : [`${field}:*`]));
   if (held.length === 0) return where;
   return [...(where === '' ? [] : [`(${where})`]), ...held].join(' AND ');
 }
+
+/**
+ * Number columns every record has (a span's Duration): nothing to narrow, and HyperDX's `:*` on
+ * one fails in ClickHouse (notEmpty of a UInt64).
+ */
+const EVERY_RECORD_HOLDS: ReadonlySet<string> = new Set(['Duration']);
 
 /** `$name` (or `$name.value`) in a log search. */
 const VARIABLE = /(^|[\s(])(-?)(?:([@\w.-]+):)?\$([A-Za-z0-9_.-]+?)(?:\.value)?(?=$|[\s)"])/g;
