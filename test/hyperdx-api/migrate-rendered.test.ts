@@ -1,8 +1,9 @@
 /**
  * Issue 37, item 1: correctness of the migration checked by running it. The integrations-core
- * dashboards (test/fixtures/migrate/corpus/) are migrated; for the metrics and logs their
- * migrated tiles read, agent-format points and logs are generated (test/helpers/datadog-semantics/
- * workload.ts) and sent through the bridge (the built sidecar and our collector) into ClickHouse;
+ * dashboards (test/fixtures/migrate/corpus/) are migrated; for the metrics, logs and APM spans
+ * their migrated tiles read, agent-format points and logs and tracer-format spans are generated
+ * (test/helpers/datadog-semantics/workload.ts, spans.ts) and sent through the bridge (the built
+ * sidecar, run with --keep-internal-tags, and our collector) into ClickHouse;
  * each migrated tile is drawn by HyperDX's own code (./render-server.js: the API's tile
  * conversion, common-utils' chart conversions and query renderer) over the last hour; and what
  * it draws must equal what the Datadog widget means over the same points and logs, computed
