@@ -303,6 +303,12 @@ describe('found by drawing every integrations-core dashboard', () => {
     expect(translateSearch('@duration:* service:web', spanSearch(DEFAULT_SETTINGS.semconv))).not.toContain('Duration:*');
   });
 
+  it("a span search's span_id (Datadog's decimal id) matches the SpanId column, which holds it in hex", () => {
+    const span = (q: string): string => translateSearch(q, spanSearch(DEFAULT_SETTINGS.semconv));
+    expect(span('span_id:123')).toBe('SpanId:"000000000000007b"');
+    expect(span('span_id:18446744073709551615')).toBe('SpanId:"ffffffffffffffff"');
+  });
+
   it("a percentile of a metric listed as a count says that Datadog draws it only for a distribution (kong's p95 of a count)", () => {
     const settings = { ...DEFAULT_SETTINGS, metricTypes: new Map([['app.requests', 'count' as const]]) };
     const plan = translateDashboard(readDashboard({ title: 'd', layout_type: 'ordered', widgets: [metricWidget('timeseries', 'p95:app.requests{*}'), metricWidget('timeseries', 'p95:app.latency{*}')] }), 'd.json', SOURCES, settings);

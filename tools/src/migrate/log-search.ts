@@ -166,6 +166,13 @@ function durationInNs(value: string): string | undefined {
   });
 }
 
+/** Datadog's span id (decimal, 64 bits) as the SpanId column holds it (16 hex digits); undefined for another value. */
+function hexSpanId(value: string): string | undefined {
+  const digits = value.replace(/^"|"$/g, '');
+  if (!/^\d{1,20}$/.test(digits) || BigInt(digits) >= 1n << 64n) return undefined;
+  return BigInt(digits).toString(16).padStart(16, '0');
+}
+
 /** An integration span's own service (ServiceName holds its process's, `_dd.base_service`). */
 const OWN_SERVICE = { map: 'SpanAttributes', key: 'datadog.service' } as const;
 
@@ -173,7 +180,7 @@ const OWN_SERVICE = { map: 'SpanAttributes', key: 'datadog.service' } as const;
  * Spans. A span's own service is `datadog.service` when the bridge filed it under its process's
  * (ServiceName), else ServiceName: `service:x` reads both, exactly. `status:error` is the
  * span's Error status, `status:ok` any other; `@duration` is the Duration column (ns, as
- * Datadog's; a value with time units, `>5s`, converted). Attributes follow the semantic-convention opt-in the bridge ran with.
+ * Datadog's; a value with time units, `>5s`, converted); `span_id` (decimal) is SpanId in hex. Attributes follow the semantic-convention opt-in the bridge ran with.
  */
 export function spanSearch(optIn: SemconvOptIn): SearchSchema {
   return {
@@ -182,6 +189,8 @@ export function spanSearch(optIn: SemconvOptIn): SearchSchema {
     groupBy: (key) => (key === 'service' ? `if(${sqlField(OWN_SERVICE)} != '', ${sqlField(OWN_SERVICE)}, ServiceName)` : key === 'status' ? "if(StatusCode = 'Error', 'error', 'ok')" : undefined),
     term: (key, value, match, notes) => {
       if (key === '@_top_level') notes.push(TOP_LEVEL_NOTE);
+      const spanId = key === 'span_id' ? hexSpanId(value) : undefined;
+      if (spanId !== undefined) return `SpanId:"${spanId}"`;
       const duration = key === '@duration' || key === 'duration';
       // every span has a duration; HyperDX's `Duration:*` fails (notEmpty of a UInt64)
       if (duration && value === '*') return 'Duration:>=0';
