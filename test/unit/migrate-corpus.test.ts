@@ -83,8 +83,8 @@ const percent = (t: ReportTotals['translated']): number => Math.round((1000 * (t
 
 describe.each([
   // repository, dashboards, monitors, then the report's totals: data widgets, text widgets, monitors
-  ['integrations-core', 576, 379, { exact: 1070, approximated: 10340, dropped: 1657 }, 2163, { exact: 0, approximated: 305, dropped: 74 }],
-  ['integrations-extras', 213, 46, { exact: 464, approximated: 2241, dropped: 395 }, 801, { exact: 0, approximated: 32, dropped: 14 }],
+  ['integrations-core', 576, 379, { exact: 1065, approximated: 10345, dropped: 1657 }, 2163, { exact: 0, approximated: 305, dropped: 74 }],
+  ['integrations-extras', 213, 46, { exact: 460, approximated: 2245, dropped: 395 }, 801, { exact: 0, approximated: 32, dropped: 14 }],
 ] as const)('%s', (repo, dashboards, monitors, widgetTotals, textWidgets, monitorTotals) => {
   const corpus = translate(repo);
 

@@ -316,6 +316,18 @@ describe('found by drawing every integrations-core dashboard', () => {
     expect(plan.widgets[0]!.status).toBe('approximated');
   });
 
+  it.each([
+    ['@severity:high', '(LogAttributes.severity:"high" OR SeverityText:"high")'],
+    ['@level:WARNING', '(LogAttributes.level:"WARNING" OR SeverityText:"warn")'],
+    ['-@status:error', 'NOT (LogAttributes.status:"error" OR SeverityText:"error")'],
+    ['@hostname:web-1', '(LogAttributes.hostname:"web-1" OR ResourceAttributes.host.name:"web-1")'],
+    ['@service:checkout', '(LogAttributes.service:"checkout" OR ServiceName:"checkout")'],
+  ])("%s: an attribute the bridge takes for the log's own level, host or service is also matched there, and said", (query, where) => {
+    const notes: string[] = [];
+    expect(translateLogSearch(query, notes)).toBe(where);
+    expect(notes.join()).toContain('by the bridge when it is the first of its group with a value');
+  });
+
   it('a key named one way only says nothing', () => {
     const plan = translateDashboard(readDashboard({ title: 'm', layout_type: 'ordered', widgets: [logWidget('a', 'source:plivo @message_type:sms'), logWidget('b', 'source:plivo', ['@message_type'])] }), 'm.json', SOURCES);
     expect(plan.widgets.flatMap((w) => w.notes).filter((n) => n.includes('one field in the bridge'))).toEqual([]);

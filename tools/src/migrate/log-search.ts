@@ -7,6 +7,8 @@
  */
 import type { SemconvOptIn } from '../../../src/config/options';
 import { attributeName, attributeNames } from '../../../src/signals/shared/known-keys';
+import { HOST_KEYS, SERVICE_KEYS, STATUS_KEYS } from '../../../src/signals/logs/datadog';
+import { severityOf } from '../../../src/signals/logs/severity';
 import { type Column, luceneField, sqlField, tagColumn, wildcardNote } from './attributes';
 import type { TemplateVariable } from './datadog';
 import { Unsupported } from './unsupported';
@@ -48,11 +50,51 @@ export interface SearchSchema {
 
 const statusName = (value: string): string => STATUS_NAMES.get(value.toLowerCase()) ?? value.toLowerCase();
 
+interface OwnField {
+  /** where the logs translation puts the attribute's value when it takes it */
+  column: string | Column;
+  /** the value as it is stored there */
+  stored: (value: string) => string;
+  what: string;
+}
+
+const LEVEL: OwnField = { column: 'SeverityText', stored: (v) => severityOf(v).text, what: 'level' };
+const HOST: OwnField = { column: tagColumn('logs', 'host'), stored: (v) => v, what: 'host' };
+const SERVICE: OwnField = { column: 'ServiceName', stored: (v) => v, what: 'service' };
+
+/**
+ * Attributes the logs translation takes for the record's own level, host or service
+ * (src/signals/logs/datadog.ts): in each group, the first with a value is moved there and not
+ * kept as an attribute, another that disagrees stays one.
+ */
+const OWN_FIELDS: ReadonlyMap<string, OwnField> = new Map([...STATUS_KEYS.map((k) => [k, LEVEL] as const), ...HOST_KEYS.map((k) => [k, HOST] as const), ...SERVICE_KEYS.map((k) => [k, SERVICE] as const)]);
+
+const ownFieldNote = (key: string, own: OwnField): string =>
+  `${key} is taken for the log's ${own.what} by the bridge when it is the first of its group with a value (and is then not kept as an attribute): ${key}:… matches the attribute or the ${own.what}, so also logs whose ${own.what} came from another field`;
+
+/** A plain or quoted value as stored in the own field's column; a wildcard, range or `*` as written. */
+function ownValue(own: OwnField, value: string): string {
+  const quoted = value.length > 1 && value.startsWith('"') && value.endsWith('"');
+  if (!quoted && /[*[{<>]/.test(value)) return value;
+  return `"${own
+    .stored((quoted ? value.slice(1, -1) : value).replace(/\\(.)/g, '$1'))
+    .replace(/\\/g, '\\\\')
+    .replace(/"/g, '\\"')}"`;
+}
+
 /** Logs: as the logs translation stores them (docs/translation.md, Logs). */
 export const LOG_SEARCH: SearchSchema = {
   // an `@attribute` is a field of the record, named as the logs translation names fields (never a resource key, as a tag of that name would be)
   column: (key) => (key.startsWith('@') ? { map: 'LogAttributes', key: attributeName(key.slice(1)) } : (RESERVED_FIELDS.get(key) ?? tagColumn('logs', key))),
   rename: (column) => (column === 'SeverityText' ? statusName : undefined),
+  term: (key, value, match, notes) => {
+    const own = key.startsWith('@') ? OWN_FIELDS.get(key.slice(1)) : undefined;
+    if (own === undefined) return undefined;
+    const note = ownFieldNote(key, own);
+    if (!notes.includes(note)) notes.push(note);
+    const column = typeof own.column === 'string' ? own.column : luceneField(own.column);
+    return `(${match(searchField(LOG_SEARCH, key), value)} OR ${match(column, ownValue(own, value))})`;
+  },
 };
 
 /** The field as HyperDX search names it. */
