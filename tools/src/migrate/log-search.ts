@@ -51,16 +51,16 @@ export interface SearchSchema {
 const statusName = (value: string): string => STATUS_NAMES.get(value.toLowerCase()) ?? value.toLowerCase();
 
 interface OwnField {
-  /** where the logs translation puts the attribute's value when it takes it */
-  column: string | Column;
+  /** where the logs translation puts the attribute's value when it takes it, as HyperDX's search names it */
+  field: string;
   /** the value as it is stored there */
   stored: (value: string) => string;
   what: string;
 }
 
-const LEVEL: OwnField = { column: 'SeverityText', stored: (v) => severityOf(v).text, what: 'level' };
-const HOST: OwnField = { column: tagColumn('logs', 'host'), stored: (v) => v, what: 'host' };
-const SERVICE: OwnField = { column: 'ServiceName', stored: (v) => v, what: 'service' };
+const LEVEL: OwnField = { field: 'SeverityText', stored: (v) => severityOf(v).text, what: 'level' };
+const HOST: OwnField = { field: luceneField(tagColumn('logs', 'host')), stored: (v) => v, what: 'host' };
+const SERVICE: OwnField = { field: 'ServiceName', stored: (v) => v, what: 'service' };
 
 /**
  * Attributes the logs translation takes for the record's own level, host or service
@@ -72,16 +72,6 @@ const OWN_FIELDS: ReadonlyMap<string, OwnField> = new Map([...STATUS_KEYS.map((k
 const ownFieldNote = (key: string, own: OwnField): string =>
   `${key} is taken for the log's ${own.what} by the bridge when it is the first of its group with a value (and is then not kept as an attribute): ${key}:… matches the attribute or the ${own.what}, so also logs whose ${own.what} came from another field`;
 
-/** A plain or quoted value as stored in the own field's column; a wildcard, range or `*` as written. */
-function ownValue(own: OwnField, value: string): string {
-  const quoted = value.length > 1 && value.startsWith('"') && value.endsWith('"');
-  if (!quoted && /[*[{<>]/.test(value)) return value;
-  return `"${own
-    .stored((quoted ? value.slice(1, -1) : value).replace(/\\(.)/g, '$1'))
-    .replace(/\\/g, '\\\\')
-    .replace(/"/g, '\\"')}"`;
-}
-
 /** Logs: as the logs translation stores them (docs/translation.md, Logs). */
 export const LOG_SEARCH: SearchSchema = {
   // an `@attribute` is a field of the record, named as the logs translation names fields (never a resource key, as a tag of that name would be)
@@ -92,8 +82,8 @@ export const LOG_SEARCH: SearchSchema = {
     if (own === undefined) return undefined;
     const note = ownFieldNote(key, own);
     if (!notes.includes(note)) notes.push(note);
-    const column = typeof own.column === 'string' ? own.column : luceneField(own.column);
-    return `(${match(searchField(LOG_SEARCH, key), value)} OR ${match(column, ownValue(own, value))})`;
+    // the stored value is matched as the attribute's is (exactTerm), renamed as the bridge stores it
+    return `(${match(searchField(LOG_SEARCH, key), value)} OR ${exactTerm(own.field, value, own.stored, notes)})`;
   },
 };
 
